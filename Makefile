@@ -1,0 +1,110 @@
+# wasmbox build. Heavy steps (guest runtimes, their native translation) are
+# scripts under runtimes/ that cache their output outside the clone, keyed by
+# a hash of their recipe; this Makefile records where each result lives in
+# build/*.dir and builds our own C on top.
+#
+#   make            build build/wasmbox
+#   make run        a 30-second demo
+#   make test       all tests (unit, end to end, CLI), then under ASan+UBSan
+#   make bench      benchmarks against native python3.11
+#   make conformance  CPython's own regression tests inside wasmbox
+
+BUILD   ?= build
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Werror
+CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
+LDLIBS  := -lpthread -lm
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/api/*.c) src/runtimes/registry.c
+SRC_RT  := src/runtimes/python.c
+SRC_CLI := src/cli/main.c
+
+.PHONY: all deps run test test-unit test-e2e test-cli test-asan bench conformance clean
+.DELETE_ON_ERROR:
+
+all: $(BUILD)/wasmbox
+
+deps:
+	@bash scripts/deps.sh
+
+# ---- guest runtimes (cached outside the clone) ---------------------------
+$(BUILD)/python.dir: runtimes/lib.sh runtimes/python/build.sh runtimes/python/wasmbox_main.c \
+                     runtimes/python/wasi_shims.c runtimes/python/wasi_shims.h | deps
+	@mkdir -p $(BUILD)
+	bash runtimes/python/build.sh > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/python-native.dir: $(BUILD)/python.dir runtimes/native.sh tools/w2c_split.py
+	bash runtimes/native.sh python "$$(cat $(BUILD)/python.dir)/python.wasm" > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/mkimage: tools/mkimage.c src/wasi/image.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< -o $@
+
+$(BUILD)/python-stdlib.img: $(BUILD)/python.dir $(BUILD)/mkimage
+	$(BUILD)/mkimage "$$(cat $(BUILD)/python.dir)/stdlib" $@
+
+$(BUILD)/images.o: $(BUILD)/python-stdlib.img
+	printf '.section .rodata\n.balign 4096\n.global wb_python_stdlib\nwb_python_stdlib:\n.incbin "%s"\n.global wb_python_stdlib_end\nwb_python_stdlib_end:\n.section .note.GNU-stack,"",@progbits\n' \
+	  "$(abspath $(BUILD)/python-stdlib.img)" > $(BUILD)/images.S
+	$(CC) -c $(BUILD)/images.S -o $@
+
+# ---- our C ----------------------------------------------------------------
+# $(1): object dir, $(2): extra flags
+define objects
+$(1)/%.o: src/%.c $(wildcard src/*/*.h) include/wasmbox.h | $(BUILD)/python-native.dir
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -I"$$$$(cat $(BUILD)/python-native.dir)" -c $$< -o $$@
+endef
+$(eval $(call objects,$(BUILD)/obj,))
+$(eval $(call objects,$(BUILD)/asan,$(SAN)))
+
+OBJ_LIB  = $(SRC_LIB:src/%.c=$(BUILD)/obj/%.o) $(SRC_RT:src/%.c=$(BUILD)/obj/%.o)
+ASAN_LIB = $(SRC_LIB:src/%.c=$(BUILD)/asan/%.o) $(SRC_RT:src/%.c=$(BUILD)/asan/%.o)
+NATIVE   = $$(cat $(BUILD)/python-native.dir)/python.o
+
+$(BUILD)/libwasmbox.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/python-native.dir
+	rm -f $@
+	ar rcs $@ $(OBJ_LIB) $(BUILD)/images.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+
+$(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/python-native.dir
+	rm -f $@
+	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+
+$(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(BUILD)/libwasmbox.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/wasmbox-asan: $(BUILD)/asan/cli/main.o $(BUILD)/libwasmbox-asan.a
+	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
+
+# ---- tests ------------------------------------------------------------------
+TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+
+$(BUILD)/tests/%: tests/%.c tests/harness.h $(BUILD)/libwasmbox.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox.a -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD)/tests-asan/%: tests/%.c tests/harness.h $(BUILD)/libwasmbox-asan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-asan.a -o $@ $(LDLIBS) -lcmocka
+
+test: deps $(BUILD)/wasmbox $(TESTS:%=$(BUILD)/tests/%)
+	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(TESTS)
+	@$(MAKE) --no-print-directory test-asan
+
+test-asan: deps $(BUILD)/wasmbox-asan $(TESTS:%=$(BUILD)/tests-asan/%)
+	@ASAN_OPTIONS=detect_leaks=1:handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:use_sigaltstack=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh $(BUILD)/tests-asan $(BUILD)/wasmbox-asan $(TESTS)
+
+run: $(BUILD)/wasmbox
+	@bash scripts/demo.sh $(BUILD)/wasmbox
+
+bench: $(BUILD)/wasmbox
+	@bash bench/run.sh $(BUILD)/wasmbox
+
+conformance: $(BUILD)/wasmbox
+	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test"
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,107 @@
+/* wasmbox: run untrusted Python (and more) in a WebAssembly sandbox.
+ *
+ * Contract
+ *   wasmbox_new()        creates a library instance (thread-safe to share).
+ *   wasmbox_run()        runs one request to completion and hands back a
+ *                        result; it never hangs past the request's timeout
+ *                        and never lets guest code touch anything but the
+ *                        request's workspace (mounted at /app).
+ *   wasmbox_result_json() renders a result as the JSON object of DESIGN.md.
+ *   wasmbox_result_free(), wasmbox_free() release them.
+ * Guest failures (exceptions, timeouts, exhausted limits, crashes) are
+ * results with a status, not errors: wasmbox_run() fails only for a bad
+ * request (WASMBOX_EUSAGE) or a host failure (WASMBOX_EINTERNAL), with a
+ * message in `err`. Strings in a result stay valid until it is freed. */
+#ifndef WASMBOX_H
+#define WASMBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WASMBOX_DEFAULT_TIMEOUT_S 30.0
+#define WASMBOX_DEFAULT_MEMORY (256ull << 20)
+#define WASMBOX_DEFAULT_MAX_OUTPUT (1u << 20)
+
+enum { WASMBOX_OK = 0, WASMBOX_EUSAGE = 2, WASMBOX_EINTERNAL = 4 };
+
+typedef enum {
+  WASMBOX_STATUS_OK,            /* ran to the end, exit code 0 */
+  WASMBOX_STATUS_ERROR,         /* raised, or exited non-zero */
+  WASMBOX_STATUS_TIMEOUT,       /* stopped at the wall-clock limit */
+  WASMBOX_STATUS_OUT_OF_FUEL,   /* stopped at the instruction budget */
+  WASMBOX_STATUS_OUT_OF_MEMORY, /* needed more than the memory limit */
+  WASMBOX_STATUS_CRASHED,       /* trapped: stack exhausted, invalid access */
+} wasmbox_status;
+
+/* A host directory the guest may read (never write) at guest_path. */
+typedef struct {
+  const char *host_dir;
+  const char *guest_path;   /* absolute; not / and not inside /app */
+} wasmbox_mount;
+
+#define WASMBOX_MAX_MOUNTS 16
+
+typedef struct {
+  const char *language;     /* "python" (default); aliases: "py" */
+  const char *code;         /* the program */
+  size_t code_len;          /* 0: strlen(code) */
+  const char *filename;     /* shown in tracebacks; NULL: "<string>" */
+  const char *workspace;    /* host directory mounted at /app; NULL: a fresh
+                               temporary directory, removed afterwards */
+  double timeout_seconds;   /* 0: WASMBOX_DEFAULT_TIMEOUT_S */
+  uint64_t memory_bytes;    /* linear memory limit; 0: WASMBOX_DEFAULT_MEMORY */
+  size_t max_output_bytes;  /* kept per stream (stdout, stderr); 0: default */
+  const char *stdin_data;   /* bytes the guest reads from stdin */
+  size_t stdin_len;
+  const char *const *env;   /* "NAME=value" entries the guest sees; none else */
+  size_t env_len;
+  const wasmbox_mount *mounts; /* extra read-only host directories */
+  size_t mounts_len;
+} wasmbox_request;
+
+typedef struct {
+  wasmbox_status status;
+  int exit_code;
+  const char *stdout_data, *stderr_data;  /* NUL-terminated; may hold NULs */
+  size_t stdout_len, stderr_len;
+  bool stdout_truncated, stderr_truncated;
+  uint64_t stdout_total, stderr_total;    /* bytes the guest wrote */
+  const char *error_type;                 /* NULL when status is ok */
+  const char *error_message;
+  const char *error_traceback;
+  const char *const *guidance;            /* hints for the caller */
+  size_t guidance_len;
+  double duration_ms;
+  uint64_t fuel_used;
+  uint64_t memory_peak_bytes;
+  const char *session_id;                 /* NULL: a stateless call */
+  const char *const *files_changed;       /* guest paths under /app */
+  size_t files_changed_len;
+} wasmbox_result;
+
+typedef struct wasmbox wasmbox;
+
+wasmbox *wasmbox_new(char *err, size_t errlen);
+void wasmbox_free(wasmbox *wb);
+
+int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen);
+void wasmbox_result_free(wasmbox_result *r);
+
+/* "ok", "error", "timeout", "out_of_fuel", "out_of_memory", "crashed" */
+const char *wasmbox_status_name(wasmbox_status s);
+
+/* The result as one JSON object (malloc'd; free() it). */
+char *wasmbox_result_json(const wasmbox_result *r);
+
+/* Languages this build runs, NULL-terminated. */
+const char *const *wasmbox_languages(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

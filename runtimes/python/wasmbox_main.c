@@ -1,0 +1,164 @@
+/* Guest side of the Python runtime: replaces Programs/python.c.
+ *
+ * The module is a WASI reactor. The host calls, in order:
+ *   _initialize()                    C constructors (wasi-libc)
+ *   wasmbox_init() -> 0 | -1         start the interpreter, import the helper
+ *   wasmbox_alloc(n) -> ptr          room for the code and its file name
+ *   wasmbox_run(code, len, name, len) -> exit status (0 ok, 1 exception, N exit)
+ * wasmbox_run may be called again on the same instance: __main__ keeps its
+ * globals, which is what a session is. An uncaught exception is printed to
+ * stderr as CPython would and reported to the host through the import
+ * wasmbox.report_error (type, message, traceback), so the host never parses
+ * guest output. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WB_EXPORT(name) __attribute__((export_name(#name)))
+
+__attribute__((import_module("wasmbox"), import_name("report_error")))
+void wb_report_error(const char *type, uint32_t type_len, const char *msg,
+                     uint32_t msg_len, const char *tb, uint32_t tb_len);
+
+/* Runs in the module _wasmbox. Kept in Python: it is glue over the
+ * interpreter's own compile/exec/traceback machinery. */
+static const char helper_source[] =
+    "import sys, linecache, traceback, __main__\n"
+    "_HELPER = __file__\n"
+    "def run(src, filename):\n"
+    "    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)\n"
+    "    exec(compile(src, filename, 'exec'), __main__.__dict__)\n"
+    "def exit_status(exc):\n"
+    "    code = exc.code\n"
+    "    if code is None:\n"
+    "        return 0\n"
+    "    if isinstance(code, int):\n"
+    "        return code & 0xff\n"
+    "    print(code, file=sys.stderr)\n"
+    "    return 1\n"
+    "def describe(exc):\n"
+    "    tb = exc.__traceback__\n"
+    "    while tb is not None and tb.tb_frame.f_code.co_filename == _HELPER:\n"
+    "        tb = tb.tb_next\n"
+    /* the last 1000 entries, as CPython's own printer shows: formatting
+       every frame of a deep recursion would take seconds */
+    "    text = ''.join(traceback.format_exception(type(exc), exc, tb, limit=-1000))\n"
+    "    sys.stderr.write(text)\n"
+    "    t = type(exc)\n"
+    "    name = t.__qualname__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__qualname__\n"
+    "    try:\n"
+    "        msg = str(exc)\n"
+    "    except Exception:\n"
+    "        msg = '<unprintable ' + name + '>'\n"
+    "    return name, msg, text\n";
+
+static PyObject *helper_run, *helper_exit_status, *helper_describe;
+
+static void flush_stdio(void) {
+  static const char *names[] = {"stdout", "stderr"};
+  for (int i = 0; i < 2; i++) {
+    PyObject *f = PySys_GetObject(names[i]); /* borrowed */
+    if (f && f != Py_None) {
+      PyObject *r = PyObject_CallMethod(f, "flush", NULL);
+      Py_XDECREF(r);
+    }
+    PyErr_Clear();
+  }
+}
+
+WB_EXPORT(wasmbox_init) int wasmbox_init(void) {
+  PyPreConfig pre;
+  PyPreConfig_InitIsolatedConfig(&pre);
+  pre.utf8_mode = 1;
+  if (PyStatus_Exception(Py_PreInitialize(&pre))) return -1;
+
+  PyConfig config;
+  PyConfig_InitIsolatedConfig(&config);
+  config.install_signal_handlers = 0;
+  config.write_bytecode = 0;
+  config.site_import = 1;
+  config.buffered_stdio = 0; /* output written before a timeout is kept */
+  config.parse_argv = 0;
+  wchar_t *argv[] = {L""};
+  PyStatus st = PyConfig_SetString(&config, &config.home, L"/usr/local");
+  if (!PyStatus_Exception(st)) st = PyConfig_SetString(&config, &config.program_name, L"python3");
+  if (!PyStatus_Exception(st)) st = PyConfig_SetArgv(&config, 1, argv);
+  if (!PyStatus_Exception(st)) st = Py_InitializeFromConfig(&config);
+  PyConfig_Clear(&config);
+  if (PyStatus_Exception(st)) return -1;
+
+  PyObject *code = Py_CompileString(helper_source, "<wasmbox>", Py_file_input);
+  PyObject *mod = code ? PyImport_ExecCodeModuleEx("_wasmbox", code, "<wasmbox>") : NULL;
+  Py_XDECREF(code);
+  if (!mod) { PyErr_Print(); return -1; }
+  helper_run = PyObject_GetAttrString(mod, "run");
+  helper_exit_status = PyObject_GetAttrString(mod, "exit_status");
+  helper_describe = PyObject_GetAttrString(mod, "describe");
+  Py_DECREF(mod);
+  if (!helper_run || !helper_exit_status || !helper_describe) { PyErr_Print(); return -1; }
+  /* The workspace is the working directory (relative paths land in it). */
+  if (chdir("/app") != 0) return -1;
+  return 0;
+}
+
+WB_EXPORT(wasmbox_alloc) void *wasmbox_alloc(uint32_t size) { return malloc(size ? size : 1); }
+
+/* Report the pending exception and return the exit status. SystemExit is a
+ * normal exit; anything else is printed and reported. When formatting itself
+ * fails (memory is full) the bare type name is reported. */
+static int report_exception(void) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (value && tb) PyException_SetTraceback(value, tb);
+  int status = 1;
+  if (value && PyErr_GivenExceptionMatches(type, PyExc_SystemExit)) {
+    PyObject *r = PyObject_CallOneArg(helper_exit_status, value);
+    if (r) status = (int)PyLong_AsLong(r);
+    Py_XDECREF(r);
+    PyErr_Clear();
+  } else {
+    PyObject *d = value ? PyObject_CallOneArg(helper_describe, value) : NULL;
+    Py_ssize_t n[3];
+    const char *s[3] = {0};
+    if (d && PyTuple_Check(d) && PyTuple_GET_SIZE(d) == 3) {
+      for (int i = 0; i < 3; i++) {
+        s[i] = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(d, i), &n[i]);
+        if (!s[i]) break;
+      }
+    }
+    if (s[0] && s[1] && s[2]) {
+      wb_report_error(s[0], (uint32_t)n[0], s[1], (uint32_t)n[1], s[2], (uint32_t)n[2]);
+    } else {
+      PyErr_Clear();
+      const char *tn = type ? ((PyTypeObject *)type)->tp_name : "SystemError";
+      wb_report_error(tn, (uint32_t)strlen(tn), "", 0, "", 0);
+    }
+    Py_XDECREF(d);
+  }
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+  return status;
+}
+
+WB_EXPORT(wasmbox_run) int wasmbox_run(char *code, uint32_t code_len, char *name, uint32_t name_len) {
+  PyObject *src = PyUnicode_DecodeUTF8(code, code_len, "surrogateescape");
+  PyObject *fname = PyUnicode_DecodeUTF8(name, name_len, "surrogateescape");
+  free(code);
+  free(name);
+  int status = 0;
+  PyObject *r = (src && fname) ? PyObject_CallFunctionObjArgs(helper_run, src, fname, NULL) : NULL;
+  Py_XDECREF(src);
+  Py_XDECREF(fname);
+  if (r) {
+    Py_DECREF(r);
+  } else {
+    status = report_exception();
+  }
+  flush_stdio();
+  return status;
+}

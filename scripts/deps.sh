@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Install the Debian packages wasmbox needs to build and test (only the ones
+# missing; needs root or sudo on a fresh machine).
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../runtimes/lib.sh"
+wb_apt_install \
+  gcc make binutils libc6-dev python3 python3.11 dpkg-dev tcl xz-utils \
+  clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 wabt binaryen \
+  libcmocka-dev

@@ -1,0 +1,125 @@
+/* Guidance hints (see guidance.h). Rules look at the status and the error the
+ * guest reported; each rule adds at most one hint. */
+#include "api/guidance.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Modules that are not in the standard library but that code often wants. */
+static const char *const third_party[] = {
+    "numpy", "pandas", "requests", "scipy", "matplotlib", "sklearn", "torch", "tensorflow", "bs4",
+    "lxml", "yaml", "PIL", "httpx", "aiohttp", "flask", "django", "pydantic", "openai", "sympy", NULL};
+
+/* Standard modules that cannot work without processes, threads, native
+ * extensions or the network. */
+static const char *const unavailable_stdlib[] = {
+    "_ctypes", "ctypes", "_ssl", "ssl", "_multiprocessing", "multiprocessing", "_posixsubprocess",
+    "readline", "_curses", "curses", "_tkinter", "tkinter", "_hashlib", "dbm", "_dbm", "_gdbm", NULL};
+
+static bool in_list(const char *const *list, const char *s, size_t n) {
+  for (size_t i = 0; list[i]; i++)
+    if (strlen(list[i]) == n && !strncmp(list[i], s, n)) return true;
+  return false;
+}
+
+static bool has(const char *s, const char *needle) { return s && strstr(s, needle); }
+
+static bool is(const char *s, const char *v) { return s && !strcmp(s, v); }
+
+static void add(char **out, size_t *n, char *hint) {
+  if (hint && *n < WB_GUIDANCE_MAX) out[(*n)++] = hint;
+  else free(hint);
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...) {
+  char *s = NULL;
+  va_list ap;
+  va_start(ap, f);
+  if (vasprintf(&s, f, ap) < 0) s = NULL;
+  va_end(ap);
+  return s;
+}
+
+/* "No module named 'numpy.linalg'" -> "numpy" (top-level name). */
+static bool missing_module(const char *msg, const char **name, size_t *len) {
+  const char *p = msg ? strstr(msg, "No module named '") : NULL;
+  if (!p) return false;
+  p += strlen("No module named '");
+  size_t n = strcspn(p, "'.");
+  if (n == 0) return false;
+  *name = p;
+  *len = n;
+  return true;
+}
+
+static void python_rules(const wb_guidance_input *in, char **out, size_t *n) {
+  const char *t = in->error_type, *m = in->error_message, *tb = in->traceback;
+  const char *mod;
+  size_t len;
+  if ((is(t, "ModuleNotFoundError") || is(t, "ImportError")) && missing_module(m, &mod, &len)) {
+    if (in_list(unavailable_stdlib, mod, len))
+      add(out, n, fmt("'%.*s' is not available in the sandbox: there are no native extensions, "
+                      "processes, threads or network. Use pure-Python standard modules instead.", (int)len, mod));
+    else if (in_list(third_party, mod, len))
+      add(out, n, fmt("'%.*s' is not installed and packages cannot be installed: only the Python standard "
+                      "library is available (e.g. json, csv, statistics, decimal, re, sqlite3).", (int)len, mod));
+    else
+      add(out, n, fmt("Only the Python standard library is available, plus files you put in /app. "
+                      "Check the module name '%.*s'.", (int)len, mod));
+  }
+  bool file_error = is(t, "FileNotFoundError") || is(t, "PermissionError") || is(t, "IsADirectoryError") ||
+                    is(t, "NotADirectoryError") || is(t, "OSError");
+  if (file_error && m && (has(m, "'/") || has(m, "'..")) && !has(m, "'/app")) {
+    add(out, n, fmt("Only /app (the workspace, also the current directory) can be read and written; "
+                    "other host paths do not exist in the sandbox. Use paths like /app/data.csv."));
+  } else if (is(t, "PermissionError") && has(m, "Errno 2")) {
+    add(out, n, fmt("The path leads outside /app (through '..' or a symlink); the sandbox only allows "
+                    "files inside /app."));
+  }
+  if (is(t, "socket.gaierror") || is(t, "urllib.error.URLError") || is(t, "ConnectionRefusedError") ||
+      is(t, "ConnectionError") || has(tb, "socket.py") || has(tb, "/http/client.py") || has(m, "ENOTSUP")) {
+    add(out, n, fmt("There is no network access in the sandbox. Pass the data in with the code, on stdin "
+                    "or as a file in /app."));
+  }
+  if (has(tb, "subprocess.py") || has(tb, "os.system") || has(m, "fork") || has(m, "spawn") ||
+      (is(t, "AttributeError") && (has(m, "'system'") || has(m, "'fork'") || has(m, "'popen'")))) {
+    add(out, n, fmt("Processes cannot be started in the sandbox (no subprocess, os.system or fork): "
+                    "do the work in Python itself."));
+  }
+  if (is(t, "RecursionError"))
+    add(out, n, fmt("Recursion went too deep: rewrite the recursion as a loop with an explicit stack."));
+}
+
+size_t wb_guidance(const wb_guidance_input *in, char **out) {
+  size_t n = 0;
+  switch (in->status) {
+    case WASMBOX_STATUS_TIMEOUT:
+      add(out, &n, fmt("The code did not finish within %g s and was stopped. Make it faster, process less per "
+                       "call, or raise the timeout (timeout_seconds / --timeout).", in->timeout_seconds));
+      break;
+    case WASMBOX_STATUS_OUT_OF_MEMORY:
+      add(out, &n, fmt("The code needed more than the %llu MB memory limit. Process data in chunks or with "
+                       "generators, or raise the limit (memory_mb / --memory).",
+                       (unsigned long long)(in->memory_bytes >> 20)));
+      break;
+    case WASMBOX_STATUS_OUT_OF_FUEL:
+      add(out, &n, fmt("The code used up its instruction budget (fuel). Reduce the work or raise the budget "
+                       "(fuel / --fuel)."));
+      break;
+    case WASMBOX_STATUS_CRASHED:
+      if (has(in->error_message, "stack"))
+        add(out, &n, fmt("The call stack overflowed (recursion too deep for the sandbox stack): rewrite the "
+                         "recursion as a loop, or keep the default recursion limit."));
+      break;
+    default:
+      break;
+  }
+  if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "python")) python_rules(in, out, &n);
+  if (in->output_truncated)
+    add(out, &n, fmt("Output beyond %zu bytes per stream was dropped. Print a summary and write large results "
+                     "to a file in /app instead.", in->max_output));
+  return n;
+}

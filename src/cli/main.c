@@ -1,0 +1,396 @@
+/* wasmbox: the command-line front end. A thin client of the library: it
+ * parses arguments, reads code and stdin, calls wasmbox_run(), and prints
+ * the result (plain, or one JSON object with --json).
+ *
+ * Exit codes of `run`: 0 the code ran and exited 0; 1 it raised, crashed or
+ * exited non-zero; 2 bad usage; 3 a limit stopped it or cut its output
+ * (timeout, fuel, memory, output); 4 internal error. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/json.h"
+#include "wasmbox.h"
+
+#define WASMBOX_VERSION "0.1.0"
+#define INPUT_MAX (64u << 20)
+
+enum { EXIT_OK = 0, EXIT_GUEST = 1, EXIT_USAGE = 2, EXIT_LIMIT = 3, EXIT_INTERNAL = 4 };
+
+static const char run_usage[] =
+    "usage: wasmbox run [options] (-c CODE | FILE | -)\n"
+    "\n"
+    "Run Python code in a WebAssembly sandbox. The code sees only /app (the\n"
+    "workspace, also its working directory) and the standard library: no other\n"
+    "files, no network, no processes, no host environment.\n"
+    "\n"
+    "  -c CODE              the program text\n"
+    "  FILE                 a file holding the program ('-' reads it from stdin)\n"
+    "  --lang LANG          python (default; also from a .py FILE)\n"
+    "  --workspace DIR      host directory mounted read-write at /app\n"
+    "                       (default: a fresh temporary directory, removed after)\n"
+    "  --timeout SECONDS    wall-clock limit (default 30)\n"
+    "  --memory MB          memory limit (default 256)\n"
+    "  --max-output BYTES   output kept per stream (default 1048576)\n"
+    "  --stdin FILE         what the program reads on stdin ('-': this stdin);\n"
+    "                       default: this stdin when it is not a terminal\n"
+    "  --env NAME=VALUE     set a variable for the program (repeatable); the host\n"
+    "                       environment is never visible. --env NAME copies NAME.\n"
+    "  --mount DIR:PATH     show host directory DIR read-only at PATH (repeatable)\n"
+    "  --json               print the result as one JSON object\n"
+    "\n"
+    "exit status: 0 ok, 1 the code raised or exited non-zero, 2 bad usage,\n"
+    "3 a limit stopped it or cut its output, 4 internal error\n";
+
+static const char main_usage[] =
+    "usage: wasmbox COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  run        run code in the sandbox (wasmbox run --help)\n"
+    "  version    print the version and the languages of this build\n";
+
+typedef struct {
+  bool json;
+} output_mode;
+
+static int fail_usage(const output_mode *m, const char *msg) {
+  if (m->json) {
+    wb_buf b = {0};
+    wb_buf_puts(&b, "{\"error\":{\"type\":\"UsageError\",\"message\":");
+    wb_json_cstr(&b, msg);
+    wb_buf_puts(&b, "}}\n");
+    char *s = wb_buf_take(&b);
+    if (s) fputs(s, stdout);
+    free(s);
+  } else {
+    fprintf(stderr, "wasmbox: %s\n", msg);
+  }
+  return EXIT_USAGE;
+}
+
+static int fail_internal(const output_mode *m, const char *msg) {
+  if (m->json) {
+    wb_buf b = {0};
+    wb_buf_puts(&b, "{\"error\":{\"type\":\"InternalError\",\"message\":");
+    wb_json_cstr(&b, msg);
+    wb_buf_puts(&b, "}}\n");
+    char *s = wb_buf_take(&b);
+    if (s) fputs(s, stdout);
+    free(s);
+  } else {
+    fprintf(stderr, "wasmbox: internal error: %s\n", msg);
+  }
+  return EXIT_INTERNAL;
+}
+
+/* Read all of fd, at most INPUT_MAX bytes, giving up after `seconds`
+ * (a pipe nobody closes must not hang the command). */
+static int read_all(int fd, double seconds, wb_buf *out, char *err, size_t errlen) {
+  struct timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  char chunk[65536];
+  for (;;) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double left = seconds - ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9);
+    if (left <= 0) {
+      snprintf(err, errlen, "input was not closed within %g s", seconds);
+      return -1;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int pr = poll(&p, 1, (int)(left * 1000) + 1);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr == 0) continue;
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0) {
+      snprintf(err, errlen, "cannot read input: %s", strerror(errno));
+      return -1;
+    }
+    if (n == 0) break;
+    if (out->len + (size_t)n > INPUT_MAX) {
+      snprintf(err, errlen, "input is larger than %u MB", INPUT_MAX >> 20);
+      return -1;
+    }
+    wb_buf_append(out, chunk, (size_t)n);
+  }
+  if (out->failed) {
+    snprintf(err, errlen, "out of memory reading input");
+    return -1;
+  }
+  return 0;
+}
+
+static int read_path(const char *path, double seconds, wb_buf *out, char *err, size_t errlen) {
+  if (!strcmp(path, "-")) return read_all(0, seconds, out, err, errlen);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  int r = read_all(fd, seconds, out, err, errlen);
+  close(fd);
+  return r;
+}
+
+static bool parse_double(const char *s, double *v) {
+  char *end;
+  errno = 0;
+  *v = strtod(s, &end);
+  return errno == 0 && end != s && *end == 0;
+}
+
+static bool parse_u64(const char *s, unsigned long long *v) {
+  char *end;
+  errno = 0;
+  if (*s == '-') return false;
+  *v = strtoull(s, &end, 10);
+  return errno == 0 && end != s && *end == 0;
+}
+
+static const char *language_of_file(const char *path) {
+  const char *dot = strrchr(path, '.');
+  if (dot && !strcmp(dot, ".py")) return "python";
+  if (dot && (!strcmp(dot, ".js") || !strcmp(dot, ".mjs"))) return "javascript";
+  return NULL;
+}
+
+static int print_result(const wasmbox_result *r, const output_mode *m, size_t max_output) {
+  bool limit = r->status == WASMBOX_STATUS_TIMEOUT || r->status == WASMBOX_STATUS_OUT_OF_FUEL ||
+               r->status == WASMBOX_STATUS_OUT_OF_MEMORY;
+  bool cut = r->stdout_truncated || r->stderr_truncated;
+  int code = r->status == WASMBOX_STATUS_OK ? (cut ? EXIT_LIMIT : EXIT_OK) : limit ? EXIT_LIMIT : EXIT_GUEST;
+  if (m->json) {
+    char *s = wasmbox_result_json(r);
+    if (!s) return fail_internal(m, "out of memory");
+    fputs(s, stdout);
+    fputc('\n', stdout);
+    free(s);
+    return code;
+  }
+  fwrite(r->stdout_data, 1, r->stdout_len, stdout);
+  fflush(stdout);
+  fwrite(r->stderr_data, 1, r->stderr_len, stderr);
+  if (r->status != WASMBOX_STATUS_OK && r->status != WASMBOX_STATUS_ERROR)
+    fprintf(stderr, "wasmbox: %s: %s\n", wasmbox_status_name(r->status), r->error_message ? r->error_message : "");
+  else if (r->status == WASMBOX_STATUS_ERROR && !r->error_traceback && r->error_message)
+    fprintf(stderr, "wasmbox: %s\n", r->error_message);
+  if (r->stdout_truncated)
+    fprintf(stderr, "wasmbox: stdout truncated: %llu bytes written, first %zu kept\n",
+            (unsigned long long)r->stdout_total, max_output);
+  if (r->stderr_truncated)
+    fprintf(stderr, "wasmbox: stderr truncated: %llu bytes written, first %zu kept\n",
+            (unsigned long long)r->stderr_total, max_output);
+  for (size_t i = 0; i < r->guidance_len; i++) fprintf(stderr, "hint: %s\n", r->guidance[i]);
+  return code;
+}
+
+static int cmd_run(int argc, char **argv) {
+  output_mode m = {0};
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--json")) m.json = true;
+
+  wasmbox_request req = {0};
+  const char *code = NULL, *file = NULL, *stdin_path = NULL, *lang = NULL;
+  const char **env = calloc((size_t)argc, sizeof *env);
+  size_t nenv = 0;
+  wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
+  char *mount_specs[WASMBOX_MAX_MOUNTS];
+  size_t nmounts = 0;
+  char msg[512];
+  if (!env) return fail_internal(&m, "out of memory");
+  int rc = EXIT_OK;
+  wb_buf code_buf = {0}, stdin_buf = {0};
+  char **env_owned = calloc((size_t)argc, sizeof *env_owned);
+  size_t nowned = 0;
+  if (!env_owned) {
+    free(env);
+    return fail_internal(&m, "out of memory");
+  }
+
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    bool takes = !strcmp(a, "-c") || !strcmp(a, "--lang") || !strcmp(a, "--workspace") || !strcmp(a, "--timeout") ||
+                 !strcmp(a, "--memory") || !strcmp(a, "--max-output") || !strcmp(a, "--stdin") || !strcmp(a, "--env") ||
+                 !strcmp(a, "--mount");
+    if (takes && !v) {
+      snprintf(msg, sizeof msg, "%s needs a value", a);
+      rc = fail_usage(&m, msg);
+      goto out;
+    }
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(run_usage, stdout);
+      goto out;
+    } else if (!strcmp(a, "--json")) {
+    } else if (!strcmp(a, "-c")) {
+      code = v, i++;
+    } else if (!strcmp(a, "--lang")) {
+      lang = v, i++;
+    } else if (!strcmp(a, "--workspace")) {
+      req.workspace = v, i++;
+    } else if (!strcmp(a, "--stdin")) {
+      stdin_path = v, i++;
+    } else if (!strcmp(a, "--timeout")) {
+      if (!parse_double(v, &req.timeout_seconds) || !(req.timeout_seconds > 0)) {
+        snprintf(msg, sizeof msg, "--timeout wants a positive number of seconds, not '%s'", v);
+        rc = fail_usage(&m, msg);
+        goto out;
+      }
+      i++;
+    } else if (!strcmp(a, "--memory")) {
+      unsigned long long mb;
+      if (!parse_u64(v, &mb) || mb == 0 || mb > 4096) {
+        snprintf(msg, sizeof msg, "--memory wants megabytes between 1 and 4096, not '%s'", v);
+        rc = fail_usage(&m, msg);
+        goto out;
+      }
+      req.memory_bytes = mb << 20;
+      i++;
+    } else if (!strcmp(a, "--max-output")) {
+      unsigned long long n;
+      if (!parse_u64(v, &n) || n == 0) {
+        snprintf(msg, sizeof msg, "--max-output wants a positive number of bytes, not '%s'", v);
+        rc = fail_usage(&m, msg);
+        goto out;
+      }
+      req.max_output_bytes = (size_t)n;
+      i++;
+    } else if (!strcmp(a, "--mount")) {
+      const char *colon = strrchr(v, ':');
+      if (!colon || colon == v || !colon[1] || nmounts == WASMBOX_MAX_MOUNTS) {
+        snprintf(msg, sizeof msg, "--mount wants HOST_DIR:GUEST_PATH (at most %d), not '%s'", WASMBOX_MAX_MOUNTS, v);
+        rc = fail_usage(&m, msg);
+        goto out;
+      }
+      char *spec = strndup(v, (size_t)(colon - v));
+      if (!spec) {
+        rc = fail_internal(&m, "out of memory");
+        goto out;
+      }
+      mount_specs[nmounts] = spec;
+      mounts[nmounts++] = (wasmbox_mount){.host_dir = spec, .guest_path = colon + 1};
+      i++;
+    } else if (!strcmp(a, "--env")) {
+      if (strchr(v, '=')) {
+        env[nenv++] = v;
+      } else {
+        const char *val = getenv(v);
+        if (!val) {
+          snprintf(msg, sizeof msg, "--env %s: no such variable in this environment", v);
+          rc = fail_usage(&m, msg);
+          goto out;
+        }
+        char *e;
+        if (asprintf(&e, "%s=%s", v, val) < 0) {
+          rc = fail_internal(&m, "out of memory");
+          goto out;
+        }
+        env_owned[nowned++] = e;
+        env[nenv++] = e;
+      }
+      i++;
+    } else if (a[0] == '-' && a[1] != 0) {
+      snprintf(msg, sizeof msg, "unknown option %s (see wasmbox run --help)", a);
+      rc = fail_usage(&m, msg);
+      goto out;
+    } else if (!file) {
+      file = a;
+    } else {
+      snprintf(msg, sizeof msg, "unexpected argument '%s' (one FILE only)", a);
+      rc = fail_usage(&m, msg);
+      goto out;
+    }
+  }
+  if (!!code + !!file != 1) {
+    rc = fail_usage(&m, code ? "give either -c CODE or FILE, not both" : "no code: give -c CODE, FILE or -");
+    goto out;
+  }
+  double timeout = req.timeout_seconds ? req.timeout_seconds : WASMBOX_DEFAULT_TIMEOUT_S;
+  char err[512];
+  if (file) {
+    if (read_path(file, timeout, &code_buf, err, sizeof err) != 0) {
+      rc = fail_usage(&m, err);
+      goto out;
+    }
+    if (!lang) lang = language_of_file(file);
+    if (strcmp(file, "-")) {
+      const char *slash = strrchr(file, '/');
+      req.filename = slash ? slash + 1 : file;
+    }
+    req.code = code_buf.data ? code_buf.data : "";
+    req.code_len = code_buf.len;
+  } else {
+    req.code = code;
+    req.code_len = strlen(code);
+  }
+  if (req.code_len == 0) req.code = "\n", req.code_len = 1;
+  req.language = lang;
+  /* stdin: explicit, or this process's when it is a pipe or file */
+  if (stdin_path && !strcmp(stdin_path, "-") && file && !strcmp(file, "-")) {
+    rc = fail_usage(&m, "the code and its stdin cannot both come from stdin");
+    goto out;
+  }
+  if (!stdin_path && !(file && !strcmp(file, "-")) && !isatty(0)) {
+    int fl = fcntl(0, F_GETFL);
+    if (fl >= 0) stdin_path = "-";
+  }
+  if (stdin_path) {
+    if (read_path(stdin_path, timeout, &stdin_buf, err, sizeof err) != 0) {
+      rc = fail_usage(&m, err);
+      goto out;
+    }
+    req.stdin_data = stdin_buf.data;
+    req.stdin_len = stdin_buf.len;
+  }
+  req.env = env;
+  req.env_len = nenv;
+  req.mounts = mounts;
+  req.mounts_len = nmounts;
+
+  wasmbox *wb = wasmbox_new(err, sizeof err);
+  if (!wb) {
+    rc = fail_internal(&m, err);
+    goto out;
+  }
+  wasmbox_result *res;
+  int r = wasmbox_run(wb, &req, &res, err, sizeof err);
+  if (r == WASMBOX_EUSAGE) rc = fail_usage(&m, err);
+  else if (r != WASMBOX_OK) rc = fail_internal(&m, err);
+  else {
+    rc = print_result(res, &m, req.max_output_bytes ? req.max_output_bytes : WASMBOX_DEFAULT_MAX_OUTPUT);
+    wasmbox_result_free(res);
+  }
+  wasmbox_free(wb);
+out:
+  wb_buf_free(&code_buf);
+  wb_buf_free(&stdin_buf);
+  for (size_t i = 0; i < nowned; i++) free(env_owned[i]);
+  for (size_t i = 0; i < nmounts; i++) free(mount_specs[i]);
+  free(env_owned);
+  free(env);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    fputs(main_usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? EXIT_USAGE : EXIT_OK;
+  }
+  if (!strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+    printf("wasmbox %s\nlanguages:", WASMBOX_VERSION);
+    for (const char *const *l = wasmbox_languages(); *l; l++) printf(" %s", *l);
+    printf("\n");
+    return EXIT_OK;
+  }
+  fprintf(stderr, "wasmbox: unknown command '%s'\n%s", argv[1], main_usage);
+  return EXIT_USAGE;
+}

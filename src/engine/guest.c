@@ -1,0 +1,123 @@
+/* Guest frames, traps and the signals that produce them (see guest.h). */
+#include "engine/guest.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wasm-rt.h>
+
+static _Thread_local wb_guest_frame *current;
+
+wb_guest_frame *wb_guest_current(void) { return current; }
+
+int wb_guest_timer_signal(void) { return SIGRTMIN + 3; }
+
+_Noreturn void wb_guest_trap(int code) {
+  wb_guest_frame *f = current;
+  if (!f) abort(); /* a trap outside any guest call is a host bug */
+  siglongjmp(f->jmp, code);
+}
+
+void wb_guest_begin(wb_guest_frame *f) {
+  f->in_guest = 0;
+  f->deadline_hit = 0;
+  f->memory_grow_failed = 0;
+  f->fault_offset = 0;
+  f->exit_code = 0;
+  current = f;
+}
+
+void wb_guest_end(void) { current = NULL; }
+
+void wb_host_enter(void) {
+  wb_guest_frame *f = current;
+  if (f) f->in_guest = 0;
+}
+
+void wb_host_leave(void) {
+  wb_guest_frame *f = current;
+  if (!f) return;
+  /* Set in_guest before testing the flag: a signal arriving between the two
+   * then unwinds by itself, and one arriving before is seen by the test. */
+  f->in_guest = 1;
+  if (f->deadline_hit) wb_guest_trap(WB_TRAP_TIMEOUT);
+}
+
+/* Handlers that were installed before ours: faults that are not the guest's
+ * go to them, so a host program's own crash handling keeps working. */
+static struct sigaction prev_segv, prev_bus;
+static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void pass_on(int sig, siginfo_t *si, void *ctx) {
+  struct sigaction *prev = sig == SIGSEGV ? &prev_segv : &prev_bus;
+  if ((prev->sa_flags & SA_SIGINFO) && prev->sa_sigaction) {
+    prev->sa_sigaction(sig, si, ctx);
+  } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN && prev->sa_handler) {
+    prev->sa_handler(sig);
+  } else {
+    /* default action: return, the fault repeats and the process dies honestly */
+    signal(sig, SIG_DFL);
+  }
+}
+
+/* A fault is a guest trap only while guest code runs and only at an address
+ * the guest can reach: its linear memory reservation (out of bounds) or the
+ * guard below its stack (exhaustion). Anything else is not ours. */
+static void on_fault(int sig, siginfo_t *si, void *ctx) {
+  wb_guest_frame *f = current;
+  if (f && f->in_guest) {
+    uintptr_t a = (uintptr_t)si->si_addr;
+    uintptr_t m = (uintptr_t)f->mem_base;
+    if (m && a >= m && a - m < f->mem_reserved) {
+      f->fault_offset = a - m;
+      siglongjmp(f->jmp, WASM_RT_TRAP_OOB);
+    }
+    if (a >= f->stack_lo && a < f->stack_hi) siglongjmp(f->jmp, WASM_RT_TRAP_EXHAUSTION);
+  }
+  pass_on(sig, si, ctx);
+}
+
+static void on_timer(int sig, siginfo_t *si, void *ctx) {
+  (void)sig;
+  (void)si;
+  (void)ctx;
+  wb_guest_frame *f = current;
+  if (!f) return;
+  f->deadline_hit = 1;
+  if (f->in_guest) siglongjmp(f->jmp, WB_TRAP_TIMEOUT);
+}
+
+/* (Re)claim SIGSEGV/SIGBUS: a host program may have installed its own
+ * handler since the last guest call (test frameworks do, per test). */
+static void claim(int sig, struct sigaction *prev) {
+  struct sigaction cur;
+  sigaction(sig, NULL, &cur);
+  if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fault) return;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, wb_guest_timer_signal());
+  sa.sa_sigaction = on_fault;
+  sigaction(sig, &sa, prev);
+}
+
+static void install_timer_handler(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGSEGV);
+  sigaddset(&sa.sa_mask, SIGBUS);
+  sa.sa_sigaction = on_timer;
+  sigaction(wb_guest_timer_signal(), &sa, NULL);
+}
+
+void wb_guest_install_handlers(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, install_timer_handler);
+  pthread_mutex_lock(&install_lock);
+  claim(SIGSEGV, &prev_segv);
+  claim(SIGBUS, &prev_bus);
+  pthread_mutex_unlock(&install_lock);
+}

@@ -1,0 +1,59 @@
+/* The guest frame: what a thread running WebAssembly needs for traps.
+ *
+ * Contract: a thread calls guest code only between wb_guest_begin() and
+ * wb_guest_end(). Inside, every trap (out of bounds, stack exhaustion,
+ * unreachable, timeout, proc_exit) siglongjmps back to the frame's jump
+ * buffer with a wb_trap code. Host code called by the guest (WASI imports)
+ * runs between wb_host_enter() and wb_host_leave() so the timeout signal
+ * never unwinds host code: it only marks the deadline, and leave() traps.
+ * One frame per thread; frames do not nest. */
+#ifndef WASMBOX_ENGINE_GUEST_H
+#define WASMBOX_ENGINE_GUEST_H
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Trap codes: wasm-rt's (1..8) plus the host's own. */
+enum {
+  WB_TRAP_TIMEOUT = 100, /* wall-clock deadline passed */
+  WB_TRAP_EXIT = 101,    /* guest called proc_exit */
+  WB_TRAP_FUEL = 102,    /* instruction budget used up */
+};
+
+typedef struct wb_guest_frame {
+  sigjmp_buf jmp;
+  volatile sig_atomic_t in_guest;     /* 1 while WebAssembly code runs */
+  volatile sig_atomic_t deadline_hit; /* set by the timer signal */
+  uint8_t *mem_base;                  /* linear memory reservation, for faults */
+  size_t mem_reserved;
+  uintptr_t stack_lo, stack_hi;       /* this thread's stack incl. guard */
+  int memory_grow_failed;             /* a memory.grow hit the limit */
+  uint64_t fault_offset;              /* OOB trap: faulting offset in memory */
+  uint32_t exit_code;                 /* valid after WB_TRAP_EXIT */
+} wb_guest_frame;
+
+/* Install the timer handler (once) and claim SIGSEGV/SIGBUS (again, if a
+ * host program replaced our handler); call before every guest call. Faults
+ * that are not the guest's go to the handler we replaced. */
+void wb_guest_install_handlers(void);
+
+/* Signal used for the wall-clock timer. */
+int wb_guest_timer_signal(void);
+
+/* Make `f` this thread's current frame / clear it. Call sigsetjmp(f->jmp, 1)
+ * right after begin; its non-zero return is the trap code. */
+void wb_guest_begin(wb_guest_frame *f);
+void wb_guest_end(void);
+wb_guest_frame *wb_guest_current(void);
+
+/* Host code inside a guest call. leave() traps with WB_TRAP_TIMEOUT if the
+ * deadline passed meanwhile. */
+void wb_host_enter(void);
+void wb_host_leave(void);
+
+/* Leave guest code with a trap (noreturn). */
+_Noreturn void wb_guest_trap(int code);
+
+#endif

@@ -1,0 +1,38 @@
+/* The "wasmbox" import module (see host_imports.h). */
+#include "engine/host_imports.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <wasm-rt.h>
+
+#include "engine/guest.h"
+
+#define TYPE_MAX 256
+#define MESSAGE_MAX (16u << 10)
+#define TRACEBACK_MAX (64u << 10)
+
+static const char cut_mark[] = "\n[... cut by wasmbox]";
+
+/* A bounded copy of guest bytes; a cut copy ends with a visible mark. */
+static char *copy_guest(struct Z_wasmbox_instance_t *h, uint32_t ptr, uint32_t len, uint32_t max) {
+  if ((uint64_t)ptr + len > h->mem->size) wb_guest_trap(WASM_RT_TRAP_OOB);
+  uint32_t n = len > max ? max : len;
+  size_t extra = len > max ? sizeof cut_mark - 1 : 0;
+  char *s = malloc((size_t)n + extra + 1);
+  if (!s) return NULL;
+  memcpy(s, h->mem->data + ptr, n);
+  memcpy(s + n, cut_mark, extra);
+  s[n + extra] = 0;
+  return s;
+}
+
+void Z_wasmboxZ_report_error(struct Z_wasmbox_instance_t *h, uint32_t type, uint32_t type_len, uint32_t msg,
+                             uint32_t msg_len, uint32_t tb, uint32_t tb_len) {
+  wb_host_enter();
+  wb_outcome *o = h->out;
+  wb_outcome_clear(o);
+  o->error_type = copy_guest(h, type, type_len, TYPE_MAX);
+  o->error_message = copy_guest(h, msg, msg_len, MESSAGE_MAX);
+  o->error_traceback = copy_guest(h, tb, tb_len, TRACEBACK_MAX);
+  wb_host_leave();
+}

@@ -1,0 +1,51 @@
+/* A runtime: one guest module translated to native code, as the engine sees it.
+ *
+ * Every runtime module is a WASI reactor exporting the same small ABI:
+ *   _initialize()                          C constructors
+ *   wasmbox_init() -> 0 | error            start the interpreter
+ *   wasmbox_alloc(size) -> ptr             guest memory for the host to fill
+ *   wasmbox_run(code, len, name, len) -> exit status (buffers freed by guest)
+ * and imports only wasi_snapshot_preview1 and wasmbox.report_error. A new
+ * language is a recipe under runtimes/ plus a glue file filling this table
+ * (src/runtimes/NAME.c); the engine never names a module. */
+#ifndef WASMBOX_ENGINE_RUNTIME_H
+#define WASMBOX_ENGINE_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <wasm-rt.h>
+
+#include "wasi/image.h"
+
+struct Z_wasi_snapshot_preview1_instance_t;
+struct Z_wasmbox_instance_t;
+
+typedef struct wb_runtime {
+  const char *language;       /* "python" */
+  const char *version;        /* of the interpreter */
+  const char *default_name;   /* file name for code given inline */
+  const char *oom_error_type; /* the guest's exception for exhausted memory */
+  const char *image_path;     /* where the runtime's read-only files appear */
+  size_t instance_size;
+  /* Once per process, before the first instantiate: register types and
+   * check the embedded image. False (reason in err) if it is unusable. */
+  bool (*prepare)(char *err, size_t errlen);
+  const wb_image *(*image)(void);
+  void (*instantiate)(void *inst, struct Z_wasi_snapshot_preview1_instance_t *wasi,
+                      struct Z_wasmbox_instance_t *host);
+  void (*free)(void *inst);
+  wasm_rt_memory_t *(*memory)(void *inst);
+  void (*initialize)(void *inst);
+  uint32_t (*init)(void *inst);
+  uint32_t (*alloc)(void *inst, uint32_t size);
+  uint32_t (*run)(void *inst, uint32_t code, uint32_t code_len, uint32_t name, uint32_t name_len);
+} wb_runtime;
+
+/* The runtimes linked into this binary, NULL-terminated. */
+extern const wb_runtime *const wb_runtimes[];
+
+/* By language name or alias ("python", "py", "javascript", "js"); NULL if none. */
+const wb_runtime *wb_runtime_find(const char *language);
+
+#endif

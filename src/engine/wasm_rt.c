@@ -1,0 +1,178 @@
+/* Our implementation of wasm-rt.h (Debian wabt 1.0.32), the runtime that
+ * wasm2c output calls. Why not Debian's libwasm-rt-impl: its trap buffer is
+ * one global, its SIGSEGV handler claims every crash in the process, and
+ * freeing a memory leaks its reservation.
+ *
+ * Linear memory: 8 GiB of address space reserved PROT_NONE (any u32 address
+ * plus u32 offset lands inside it), the first `pages` readable and writable.
+ * Out-of-bounds accesses fault in the reservation and become traps
+ * (guest.c), so the generated code needs no bounds checks. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <wasm-rt.h>
+
+#include "engine/guest.h"
+#include "engine/wasm_rt_ext.h"
+
+#define PAGE_SIZE 65536u
+
+void wasm_rt_init(void) { wb_guest_install_handlers(); }
+
+bool wasm_rt_is_initialized(void) { return true; }
+
+void wasm_rt_free(void) {}
+
+void wasm_rt_trap(wasm_rt_trap_t code) { wb_guest_trap((int)code); }
+
+/* Function types: a process-wide registry, identical signatures share an
+ * index (call_indirect compares indices). */
+typedef struct {
+  uint32_t params, results;
+  wasm_rt_type_t types[];
+} func_type;
+
+static pthread_mutex_t types_lock = PTHREAD_MUTEX_INITIALIZER;
+static func_type **types;
+static uint32_t ntypes;
+
+uint32_t wasm_rt_register_func_type(uint32_t params, uint32_t results, ...) {
+  uint32_t n = params + results;
+  func_type *t = malloc(sizeof *t + n * sizeof(wasm_rt_type_t));
+  if (!t) abort();
+  t->params = params;
+  t->results = results;
+  va_list ap;
+  va_start(ap, results);
+  for (uint32_t i = 0; i < n; i++) t->types[i] = va_arg(ap, wasm_rt_type_t);
+  va_end(ap);
+
+  pthread_mutex_lock(&types_lock);
+  for (uint32_t i = 0; i < ntypes; i++) {
+    if (types[i]->params == params && types[i]->results == results &&
+        memcmp(types[i]->types, t->types, n * sizeof(wasm_rt_type_t)) == 0) {
+      pthread_mutex_unlock(&types_lock);
+      free(t);
+      return i + 1;
+    }
+  }
+  func_type **grown = realloc(types, (ntypes + 1) * sizeof *types);
+  if (!grown) abort();
+  types = grown;
+  types[ntypes++] = t;
+  uint32_t idx = ntypes;
+  pthread_mutex_unlock(&types_lock);
+  return idx;
+}
+
+void wasm_rt_allocate_memory(wasm_rt_memory_t *m, uint32_t initial_pages, uint32_t max_pages) {
+  void *base = mmap(NULL, WB_MEMORY_RESERVATION, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) abort(); /* address space exhausted: host failure */
+  size_t bytes = (size_t)initial_pages * PAGE_SIZE;
+  if (bytes && mprotect(base, bytes, PROT_READ | PROT_WRITE) != 0) abort();
+  m->data = base;
+  m->pages = initial_pages;
+  m->max_pages = max_pages;
+  m->size = (uint32_t)bytes;
+}
+
+uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t delta) {
+  uint32_t old = m->pages;
+  uint64_t want = (uint64_t)old + delta;
+  if (want > m->max_pages || want > 65536) {
+    wb_guest_frame *f = wb_guest_current();
+    if (f) f->memory_grow_failed = 1;
+    return UINT32_MAX;
+  }
+  if (delta == 0) return old;
+  if (mprotect(m->data + (size_t)old * PAGE_SIZE, (size_t)delta * PAGE_SIZE,
+               PROT_READ | PROT_WRITE) != 0)
+    return UINT32_MAX;
+  m->pages = (uint32_t)want;
+  /* 65536 pages is exactly 4 GiB, which a u32 cannot hold. */
+  m->size = want == 65536 ? UINT32_MAX : (uint32_t)(want * PAGE_SIZE);
+  return old;
+}
+
+void wasm_rt_free_memory(wasm_rt_memory_t *m) {
+  if (m->data) munmap(m->data, WB_MEMORY_RESERVATION);
+  m->data = NULL;
+  m->pages = m->size = 0;
+}
+
+/* Tables live in host memory; growing one reallocates, so it runs as host
+ * code (a timeout must not unwind the allocator). */
+void wasm_rt_allocate_funcref_table(wasm_rt_funcref_table_t *t, uint32_t elements, uint32_t max) {
+  t->size = elements;
+  t->max_size = max;
+  t->data = calloc(elements ? elements : 1, sizeof *t->data);
+  if (!t->data) abort();
+}
+
+void wasm_rt_free_funcref_table(wasm_rt_funcref_table_t *t) {
+  free(t->data);
+  t->data = NULL;
+}
+
+uint32_t wasm_rt_grow_funcref_table(wasm_rt_funcref_table_t *t, uint32_t delta, wasm_rt_funcref_t init) {
+  uint32_t old = t->size;
+  uint64_t want = (uint64_t)old + delta;
+  if (want > t->max_size || want > WB_TABLE_MAX) return UINT32_MAX;
+  wb_host_enter();
+  wasm_rt_funcref_t *d = realloc(t->data, (size_t)(want ? want : 1) * sizeof *d);
+  if (d) {
+    for (uint64_t i = old; i < want; i++) d[i] = init;
+    t->data = d;
+    t->size = (uint32_t)want;
+  }
+  wb_host_leave();
+  return d ? old : UINT32_MAX;
+}
+
+void wasm_rt_allocate_externref_table(wasm_rt_externref_table_t *t, uint32_t elements, uint32_t max) {
+  t->size = elements;
+  t->max_size = max;
+  t->data = calloc(elements ? elements : 1, sizeof *t->data);
+  if (!t->data) abort();
+}
+
+void wasm_rt_free_externref_table(wasm_rt_externref_table_t *t) {
+  free(t->data);
+  t->data = NULL;
+}
+
+uint32_t wasm_rt_grow_externref_table(wasm_rt_externref_table_t *t, uint32_t delta, wasm_rt_externref_t init) {
+  uint32_t old = t->size;
+  uint64_t want = (uint64_t)old + delta;
+  if (want > t->max_size || want > WB_TABLE_MAX) return UINT32_MAX;
+  wb_host_enter();
+  wasm_rt_externref_t *d = realloc(t->data, (size_t)(want ? want : 1) * sizeof *d);
+  if (d) {
+    for (uint64_t i = old; i < want; i++) d[i] = init;
+    t->data = d;
+    t->size = (uint32_t)want;
+  }
+  wb_host_leave();
+  return d ? old : UINT32_MAX;
+}
+
+const char *wasm_rt_strerror(wasm_rt_trap_t trap) {
+  switch ((int)trap) {
+    case WASM_RT_TRAP_NONE: return "no error";
+    case WASM_RT_TRAP_OOB: return "out-of-bounds memory access";
+    case WASM_RT_TRAP_INT_OVERFLOW: return "integer overflow";
+    case WASM_RT_TRAP_DIV_BY_ZERO: return "integer divide by zero";
+    case WASM_RT_TRAP_INVALID_CONVERSION: return "invalid conversion to integer";
+    case WASM_RT_TRAP_UNREACHABLE: return "unreachable instruction executed";
+    case WASM_RT_TRAP_CALL_INDIRECT: return "invalid indirect call";
+    case WASM_RT_TRAP_UNCAUGHT_EXCEPTION: return "uncaught exception";
+    case WASM_RT_TRAP_EXHAUSTION: return "call stack exhausted";
+    case WB_TRAP_TIMEOUT: return "wall-clock timeout";
+    case WB_TRAP_EXIT: return "exit";
+    case WB_TRAP_FUEL: return "out of fuel";
+  }
+  return "unknown trap";
+}

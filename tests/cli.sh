@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# CLI tests: `wasmbox run` as a user types it. Prints "ok N - what" or
+# "not ok N - what" per check (TAP-like); exit status is the failure count.
+set -u
+W=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0 bad=0
+
+check() { # check "what" CONDITION...
+  local what=$1; shift
+  n=$((n + 1))
+  if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; bad=$((bad + 1)); fi
+}
+# run ARGS...: sets out, err, rc
+run() { out=$("$W" "$@" 2>"$tmp/err" </dev/null); rc=$?; err=$(cat "$tmp/err"); }
+# json FIELD-EXPR: evaluate a Python expression over the parsed JSON in $out
+json() { python3 -c "import json,sys; r=json.loads(sys.argv[1]); print($1)" "$out" 2>/dev/null; }
+is_one_json_object() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); assert isinstance(d, dict)" "$out" 2>/dev/null; }
+
+run run -c 'print(6*7)'
+check "prints 42" [ "$out" = 42 ]
+check "exit 0 on success" [ "$rc" = 0 ]
+
+printf 'x = 1\n\nraise ValueError("in file")\n' > "$tmp/job.py"
+run run "$tmp/job.py"
+check "FILE runs, exception -> exit 1" [ "$rc" = 1 ]
+check "traceback names the file" grep -q 'File "job.py", line 3' <<<"$err"
+
+out=$(echo 'print("from stdin")' | "$W" run - 2>/dev/null); rc=$?
+check "code from stdin with -" [ "$out" = "from stdin" ] && [ "$rc" = 0 ]
+
+out=$(printf 'a\nb\n' | "$W" run -c 'import sys; print(sys.stdin.read().upper().split())' 2>/dev/null)
+check "piped stdin reaches the program" [ "$out" = "['A', 'B']" ]
+
+printf 'file input' > "$tmp/in.txt"
+run run --stdin "$tmp/in.txt" -c 'import sys; print(sys.stdin.read())'
+check "--stdin FILE" [ "$out" = "file input" ]
+
+run run -c 'import sys; sys.exit(4)'
+check "sys.exit(4) -> exit 1" [ "$rc" = 1 ]
+
+run run --timeout 0.5 -c 'while True: pass'
+check "timeout -> exit 3" [ "$rc" = 3 ]
+check "timeout is explained on stderr" grep -q "timeout" <<<"$err"
+
+run run --memory 64 -c 'x = bytearray(100 << 20)'
+check "memory limit -> exit 3" [ "$rc" = 3 ]
+
+run run --max-output 10 -c 'print("y" * 100)'
+check "cut output -> exit 3" [ "$rc" = 3 ]
+check "cut output is reported" grep -q "stdout truncated: 101 bytes written, first 10 kept" <<<"$err"
+check "cut output keeps the head" [ "$out" = "yyyyyyyyyy" ]
+
+for bad_args in "--bogus" "--timeout" "--timeout abc" "--timeout -1" "--memory 0" "--memory 5000" \
+                "-c 1 $tmp/job.py" "$tmp/missing.py" "--lang cobol -c 1" "--env 1BAD=x -c 1" "--env NO_SUCH_VAR_X -c 1" ""; do
+  # shellcheck disable=SC2086
+  run run $bad_args
+  check "usage error for 'run $bad_args' -> exit 2" [ "$rc" = 2 ]
+done
+run frobnicate
+check "unknown command -> exit 2" [ "$rc" = 2 ]
+
+run run --json -c 'print("hi")'
+check "--json prints one object" is_one_json_object
+check "--json status ok" [ "$(json "r['status']")" = ok ]
+check "--json stdout" [ "$(json "r['stdout']")" = hi ]
+check "--json has every result field" [ "$(json "sorted(r)")" = "['duration_ms', 'error', 'exit_code', 'files_changed', 'fuel_used', 'memory_peak_bytes', 'session_id', 'status', 'stderr', 'stderr_bytes', 'stderr_truncated', 'stdout', 'stdout_bytes', 'stdout_truncated']" ]
+
+run run --json -c 'import nonexistent_mod'
+check "--json error object" [ "$(json "r['error']['type']")" = ModuleNotFoundError ]
+check "--json error has guidance" [ "$(json "len(r['error']['guidance'])")" = 1 ]
+check "--json error exit 1" [ "$rc" = 1 ]
+
+run run --json --timeout 0.3 -c 'while 1: pass'
+check "--json timeout status" [ "$(json "r['status']")" = timeout ]
+check "--json timeout is one object" is_one_json_object
+
+run run --json --timeout nope -c 1
+check "--json usage error is one object" is_one_json_object
+check "--json usage error names it" [ "$(json "r['error']['type']")" = UsageError ]
+
+mkdir "$tmp/ws"
+run run --workspace "$tmp/ws" --json -c 'open("out.csv", "w").write("a,b\n")'
+check "--workspace: file lands on the host" [ "$(cat "$tmp/ws/out.csv")" = "a,b" ]
+check "files_changed lists it" [ "$(json "r['files_changed']")" = "['/app/out.csv']" ]
+run run --workspace "$tmp/ws" -c 'print(open("/app/out.csv").read().strip())'
+check "--workspace: a later call reads it" [ "$out" = "a,b" ]
+
+export WASMBOX_CLI_SECRET=s3cret
+run run -c 'import os; print(os.environ.get("WASMBOX_CLI_SECRET"))'
+check "host environment is invisible" [ "$out" = None ]
+run run --env WASMBOX_CLI_SECRET --env MODE=fast -c 'import os; print(os.environ["WASMBOX_CLI_SECRET"], os.environ["MODE"])'
+check "--env copies and sets variables" [ "$out" = "s3cret fast" ]
+
+# time the command alone: the pipeline itself lasts as long as sleep does
+read -r rc took < <(sleep 3 | { s=$(date +%s.%N); "$W" run --timeout 0.5 -c 'print(1)' >/dev/null 2>&1
+                               echo "$? $(python3 -c "print(round($(date +%s.%N) - $s, 1))")"; })
+check "an unclosed stdin pipe cannot hang the command (exit 2)" [ "$rc" = 2 ]
+check "  ... it gives up at the timeout ($took s)" python3 -c "assert $took < 2.9"
+
+run run --help
+check "run --help" [ "$rc" = 0 ] && grep -q -- "--workspace" <<<"$out"
+run version
+check "version lists python" grep -q "python" <<<"$out"
+
+exit "$bad"

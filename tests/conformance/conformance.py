@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Run CPython test modules in wasmbox and natively; compare with the
+expected-failure list (expected_failures.txt: one test id per line, then
+`#` and why it cannot pass in the sandbox).
+
+usage: conformance.py WASMBOX TESTDIR
+Fails when a test fails in wasmbox that is not listed, or a module does not run.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODULES = ['test_json', 'test_re', 'test_datetime', 'test_decimal', 'test_fractions', 'test_statistics',
+           'test_collections', 'test_itertools', 'test_csv', 'test_sqlite3', 'test_zlib', 'test_base64',
+           'test_textwrap', 'test_difflib', 'test_string', 'test_math']
+GUEST_TEST_DIR = '/usr/local/lib/python3.11/test'
+
+
+def expected_failures():
+    out = {}
+    for line in open(os.path.join(HERE, 'expected_failures.txt')):
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        test, _, why = line.partition('#')
+        if not why.strip():
+            sys.exit(f'expected_failures.txt: no reason given for {test.strip()}')
+        out[test.strip()] = why.strip()
+    return out
+
+
+def last_json(text):
+    for line in reversed(text.strip().splitlines()):
+        if line.startswith('{'):
+            return json.loads(line)
+    return None
+
+
+def run_native(testdir, module):
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(testdir))
+    with tempfile.TemporaryDirectory() as cwd:
+        p = subprocess.run(['/usr/bin/python3.11', os.path.join(HERE, 'runner.py'), module],
+                           capture_output=True, text=True, env=env, cwd=cwd, timeout=1200)
+    return last_json(p.stdout)
+
+
+def run_wasmbox(wasmbox, testdir, module):
+    code = 'MODULE = %r\n' % module + open(os.path.join(HERE, 'runner.py')).read()
+    p = subprocess.run([wasmbox, 'run', '--json', '--timeout', '900', '--memory', '2048', '--max-output',
+                        str(64 << 20), '--mount', f'{testdir}:{GUEST_TEST_DIR}', '-c', code],
+                       capture_output=True, text=True, timeout=1200)
+    r = json.loads(p.stdout)
+    res = last_json(r['stdout'])
+    if res is None:
+        err = r.get('error') or {}
+        print(f'  {module}: did not finish in wasmbox: {r["status"]} {err.get("type")}: {err.get("message")}')
+        print('  ' + r['stderr'][-2000:].replace('\n', '\n  '))
+    return res
+
+
+def main():
+    wasmbox, testdir = os.path.abspath(sys.argv[1]), sys.argv[2]
+    expected = expected_failures()
+    print(f'{"module":<18}{"native pass/fail/skip":>24}{"wasmbox pass/fail/skip":>26}  unexpected')
+    bad = 0
+    seen_expected = set()
+    totals = [0, 0, 0, 0, 0, 0]
+    for m in MODULES:
+        nat = run_native(testdir, m)
+        box = run_wasmbox(wasmbox, testdir, m)
+        if box is None or nat is None:
+            print(f'{m:<18} did not run ({"native" if nat is None else "wasmbox"})')
+            bad += 1
+            continue
+        unexpected = [t for t in box['failed'] if t not in expected]
+        seen_expected.update(t for t in box['failed'] if t in expected)
+        npass = nat['run'] - len(nat['failed']) - nat['skipped']
+        bpass = box['run'] - len(box['failed']) - box['skipped']
+        for i, v in enumerate([npass, len(nat['failed']), nat['skipped'], bpass, len(box['failed']), box['skipped']]):
+            totals[i] += v
+        print(f'{m:<18}{npass:>14}/{len(nat["failed"])}/{nat["skipped"]:<6}{bpass:>15}/{len(box["failed"])}/'
+              f'{box["skipped"]:<8}  {len(unexpected)}')
+        for t in unexpected:
+            print(f'    unexpected failure: {t}')
+        bad += len(unexpected)
+    print(f'{"total":<18}{totals[0]:>14}/{totals[1]}/{totals[2]:<6}{totals[3]:>15}/{totals[4]}/{totals[5]:<8}')
+    listed_in_run = {t for t in expected if t.split('.')[1] in MODULES}
+    for t in sorted(listed_in_run - seen_expected):
+        print(f'note: listed as expected to fail but passed: {t}')
+    print(f'expected failures: {len(seen_expected)} (each with its reason in tests/conformance/expected_failures.txt)')
+    if bad:
+        print(f'conformance: {bad} unexpected failure(s)')
+        sys.exit(1)
+    print('conformance: ok')
+
+
+if __name__ == '__main__':
+    main()

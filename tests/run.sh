@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# run.sh TESTDIR WASMBOX TEST...: run the C test programs (cmocka, TAP output)
+# and the CLI tests, then print one line: "N passed, N failed".
+set -u
+dir=$1 bin=$2; shift 2
+passed=0 failed=0 failures=()
+for t in "$@"; do
+  out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$dir/$t" 2>&1)
+  p=$(grep -c '^ok ' <<<"$out")
+  f=$(grep -c '^not ok ' <<<"$out")
+  # a program that dies before reporting every planned test has failed
+  plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<<"$out" | head -1)
+  if [ -z "$plan" ] || [ $((p + f)) -ne "$plan" ]; then
+    f=$((f + 1)); out="$out"$'\n'"not ok - $t stopped after $((p + f - 1)) of ${plan:-?} tests"
+  fi
+  passed=$((passed + p)); failed=$((failed + f))
+  printf '%-16s %3d passed, %d failed\n' "$t" "$p" "$f"
+  if [ "$f" -gt 0 ]; then failures+=("$t"); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
+done
+out=$(bash "$(dirname "$0")/cli.sh" "$bin" 2>&1)
+p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
+passed=$((passed + p)); failed=$((failed + f))
+printf '%-16s %3d passed, %d failed\n' "cli" "$p" "$f"
+if [ "$f" -gt 0 ]; then failures+=(cli); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,301 @@
+/* Unit tests of host pieces, without an interpreter: the WASI host's path
+ * resolution and bounds checks driven directly through a fake guest memory,
+ * the image reader, JSON output and guidance. */
+#include <time.h>
+
+#include "harness.h"
+#include "api/guidance.h"
+#include "engine/runtime.h"
+#include "util/json.h"
+#include "wasi/calls.h"
+#include "wasi/internal.h"
+
+#define MEM (1u << 20)
+
+static wasm_rt_memory_t mem;
+static char *dir;
+static wb_wasi *w;
+
+static int setup(void **state) {
+  (void)state;
+  mem.data = calloc(1, MEM);
+  mem.size = MEM;
+  mem.pages = MEM / 65536;
+  dir = make_dir();
+  if (!mem.data || !dir) return -1;
+  char p[4096];
+  snprintf(p, sizeof p, "%s/sub", dir);
+  mkdir(p, 0755);
+  write_file(dir, "sub/inner.txt", "inner");
+  write_file(dir, "hello.txt", "hello");
+  snprintf(p, sizeof p, "%s/to_root", dir);
+  if (symlink("/", p) != 0) return -1;
+  snprintf(p, sizeof p, "%s/to_hello", dir);
+  if (symlink("hello.txt", p) != 0) return -1;
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  rm_tree(dir);
+  free(dir);
+  free(mem.data);
+  return 0;
+}
+
+/* A fresh WASI host per test: fd 3 is the directory (/app), fd 4 the stdlib
+ * image (/lib), at most 8 descriptors. */
+static void new_host(void) {
+  const wb_runtime *py = wb_runtime_find("python");
+  char err[256];
+  assert_true(py->prepare(err, sizeof err));
+  wb_mount mounts[] = {{.guest_path = "/app", .host_dir = dir, .writable = true},
+                       {.guest_path = "/lib", .image = py->image()}};
+  wb_wasi_config c = {.mounts = mounts, .nmounts = 2, .max_output = 8, .max_fds = 8};
+  w = wb_wasi_new(&c, err, sizeof err);
+  assert_non_null(w);
+  wb_wasi_bind_memory(w, &mem);
+}
+
+/* Put a string in guest memory at `at`; returns its length. */
+static uint32_t put(uint32_t at, const char *s) {
+  memcpy(mem.data + at, s, strlen(s));
+  return (uint32_t)strlen(s);
+}
+
+static uint32_t open_path(uint32_t dirfd, const char *path, uint32_t oflags, uint64_t rights, uint32_t *fd) {
+  uint32_t len = put(1000, path);
+  uint32_t e = wasi_path_open(w, dirfd, WASI_LOOKUP_SYMLINK_FOLLOW, 1000, len, oflags, rights, 0, 0, 2000);
+  memcpy(fd, mem.data + 2000, 4);
+  return e;
+}
+
+/* open_path, closing the descriptor again when it opened */
+static uint32_t try_open(uint32_t dirfd, const char *path, uint32_t oflags, uint64_t rights) {
+  uint32_t fd, e = open_path(dirfd, path, oflags, rights, &fd);
+  if (e == 0) wasi_fd_close(w, fd);
+  return e;
+}
+
+static void test_path_resolution(void **s) {
+  (void)s;
+  new_host();
+  uint32_t fd;
+  assert_int_equal(try_open(3, "hello.txt", 0, WASI_RIGHT_FD_READ), 0);
+  assert_int_equal(try_open(3, "sub/../hello.txt", 0, WASI_RIGHT_FD_READ), 0);
+  assert_int_equal(try_open(3, "to_hello", 0, WASI_RIGHT_FD_READ), 0);
+  assert_int_equal(try_open(3, "../etc/passwd", 0, WASI_RIGHT_FD_READ), WASI_EACCES);
+  assert_int_equal(try_open(3, "sub/../../x", 0, WASI_RIGHT_FD_READ), WASI_EACCES);
+  assert_int_equal(try_open(3, "/etc/passwd", 0, WASI_RIGHT_FD_READ), WASI_EACCES);
+  assert_int_equal(try_open(3, "to_root/etc/passwd", 0, WASI_RIGHT_FD_READ), WASI_EACCES);
+  assert_int_equal(try_open(3, "missing", 0, WASI_RIGHT_FD_READ), WASI_ENOENT);
+  /* relative to a subdirectory fd, ".." may not climb out of it either */
+  assert_int_equal(open_path(3, "sub", WASI_O_DIRECTORY, WASI_RIGHT_FD_READ, &fd), 0);
+  uint32_t sub = fd;
+  assert_int_equal(try_open(sub, "inner.txt", 0, WASI_RIGHT_FD_READ), 0);
+  assert_int_equal(try_open(sub, "../hello.txt", 0, WASI_RIGHT_FD_READ), WASI_EACCES);
+  /* image: read-only, same rules */
+  assert_int_equal(try_open(4, "os.py", 0, WASI_RIGHT_FD_READ), 0);
+  assert_int_equal(try_open(4, "os.py", 0, WASI_RIGHT_FD_WRITE), WASI_EROFS);
+  assert_int_equal(try_open(4, "new.py", WASI_O_CREAT, WASI_RIGHT_FD_WRITE), WASI_EROFS);
+  assert_int_equal(try_open(4, "../x", 0, WASI_RIGHT_FD_READ), WASI_EACCES);
+  assert_int_equal(try_open(4, "os.py/x", 0, WASI_RIGHT_FD_READ), WASI_ENOTDIR);
+  wb_wasi_free(w);
+}
+
+static void test_fd_limit(void **s) {
+  (void)s;
+  new_host();
+  uint32_t fd, opened = 0;
+  while (open_path(3, "hello.txt", 0, WASI_RIGHT_FD_READ, &fd) == 0) opened++;
+  assert_int_equal(opened, 3); /* 8 slots: stdio, two preopens, three more */
+  assert_int_equal(open_path(3, "hello.txt", 0, WASI_RIGHT_FD_READ, &fd), WASI_EMFILE);
+  assert_int_equal(wasi_fd_close(w, 5), 0);
+  assert_int_equal(open_path(3, "hello.txt", 0, WASI_RIGHT_FD_READ, &fd), 0);
+  assert_int_equal(fd, 5);
+  assert_int_equal(wasi_fd_close(w, 99), WASI_EBADF);
+  wb_wasi_free(w);
+}
+
+static void test_guest_pointers_checked(void **s) {
+  (void)s;
+  new_host();
+  /* path beyond memory */
+  assert_int_equal(wasi_path_open(w, 3, 0, MEM - 2, 10, 0, WASI_RIGHT_FD_READ, 0, 0, 2000), WASI_EFAULT);
+  /* result pointer beyond memory */
+  uint32_t len = put(1000, "hello.txt");
+  assert_int_equal(wasi_path_open(w, 3, 0, 1000, len, 0, WASI_RIGHT_FD_READ, 0, 0, MEM - 1), WASI_EFAULT);
+  /* an iovec pointing outside memory */
+  uint32_t iov[2] = {MEM - 4, 100};
+  memcpy(mem.data + 3000, iov, 8);
+  assert_int_equal(wasi_fd_write(w, 1, 3000, 1, 3100), WASI_EFAULT);
+  /* huge iovec count */
+  assert_int_equal(wasi_fd_write(w, 1, 3000, 0x7fffffff, 3100), WASI_EFAULT);
+  /* a path with a NUL in it */
+  memcpy(mem.data + 1000, "a\0b", 3);
+  assert_int_equal(wasi_path_open(w, 3, 0, 1000, 3, 0, WASI_RIGHT_FD_READ, 0, 0, 2000), WASI_EINVAL);
+  /* an overlong path */
+  assert_int_equal(wasi_path_open(w, 3, 0, 0, WB_PATH_MAX + 1, 0, WASI_RIGHT_FD_READ, 0, 0, 2000), WASI_ENAMETOOLONG);
+  wb_wasi_free(w);
+}
+
+static void test_stdout_bounded(void **s) {
+  (void)s;
+  new_host();
+  uint32_t len = put(100, "0123456789");
+  uint32_t iov[2] = {100, len};
+  memcpy(mem.data + 3000, iov, 8);
+  assert_int_equal(wasi_fd_write(w, 1, 3000, 1, 3100), 0);
+  assert_int_equal(wasi_fd_write(w, 1, 3000, 1, 3100), 0);
+  uint32_t wrote;
+  memcpy(&wrote, mem.data + 3100, 4);
+  assert_int_equal(wrote, 10); /* the guest is told all was written */
+  wb_output o = wb_wasi_stdout(w);
+  assert_int_equal(o.len, 8);
+  assert_int_equal(o.total, 20);
+  assert_true(o.truncated);
+  assert_memory_equal(o.data, "01234567", 8);
+  wb_wasi_free(w);
+}
+
+static void test_readdir_cut_entry(void **s) {
+  (void)s;
+  new_host();
+  uint32_t fd;
+  assert_int_equal(open_path(3, "sub", WASI_O_DIRECTORY, WASI_RIGHT_FD_READDIR, &fd), 0);
+  /* a buffer too small for one whole entry is filled, never overrun */
+  memset(mem.data + 5000, 0xAA, 64);
+  assert_int_equal(wasi_fd_readdir(w, fd, 5000, 30, 0, 4000), 0);
+  uint32_t used;
+  memcpy(&used, mem.data + 4000, 4);
+  assert_int_equal(used, 30);
+  assert_int_equal((uint8_t)mem.data[5030], 0xAA);
+  /* a big buffer holds ".", ".." and inner.txt */
+  assert_int_equal(wasi_fd_readdir(w, fd, 5000, 4096, 0, 4000), 0);
+  memcpy(&used, mem.data + 4000, 4);
+  assert_int_equal(used, 3 * 24 + 1 + 2 + 9);
+  wb_wasi_free(w);
+}
+
+static void test_sleep_bounded_by_deadline(void **s) {
+  (void)s;
+  new_host();
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  wb_wasi_set_deadline(w, (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec + 50000000ull);
+  uint8_t *sub = mem.data + 6000;
+  memset(sub, 0, 48);
+  sub[8] = WASI_EVENTTYPE_CLOCK;
+  uint64_t ten_s = 10000000000ull;
+  memcpy(sub + 24, &ten_s, 8); /* relative, monotonic clock (id 1) */
+  uint32_t id = WASI_CLOCK_MONOTONIC;
+  memcpy(sub + 16, &id, 4);
+  assert_int_equal(wasi_poll_oneoff(w, 6000, 7000, 1, 8000), 0);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  assert_true(took >= 0.045 && took < 0.5);
+  assert_int_equal(wasi_poll_oneoff(w, 6000, 7000, 100000, 8000), WASI_EINVAL);
+  wb_wasi_free(w);
+}
+
+static void test_changed_files(void **s) {
+  (void)s;
+  new_host();
+  uint32_t fd;
+  assert_int_equal(open_path(3, "sub/./new.txt", WASI_O_CREAT, WASI_RIGHT_FD_WRITE, &fd), 0);
+  assert_int_equal(open_path(3, "hello.txt", 0, WASI_RIGHT_FD_READ, &fd), 0);
+  size_t n;
+  const char *const *f = wb_wasi_changed_files(w, &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(f[0], "/app/sub/new.txt");
+  wb_wasi_free(w);
+  char p[4096];
+  snprintf(p, sizeof p, "%s/sub/new.txt", dir);
+  unlink(p);
+}
+
+static void test_join_guest_path(void **s) {
+  (void)s;
+  const char *cases[][3] = {{"/app", "x", "/app/x"},       {"/app", "a/./b/../c", "/app/a/c"},
+                            {"/app/", "x//y/", "/app/x/y"}, {"/app", "..", "/"},
+                            {"/app", "../../..", "/"},      {"/app", "", "/app"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *j = wb_join_guest_path(cases[i][0], cases[i][1]);
+    assert_string_equal(j, cases[i][2]);
+    free(j);
+  }
+}
+
+static void test_image_rejects_corruption(void **s) {
+  (void)s;
+  const wb_runtime *py = wb_runtime_find("python");
+  char err[256];
+  assert_true(py->prepare(err, sizeof err));
+  const wb_image *img = py->image();
+  size_t n = sizeof(wb_image_header) + 4 * sizeof(wb_image_node);
+  uint8_t *copy = malloc(img->size);
+  wb_image bad;
+  /* a node whose data points past the end */
+  memcpy(copy, img->base, img->size);
+  wb_image_node *nodes = (wb_image_node *)(copy + sizeof(wb_image_header));
+  for (uint32_t i = 0; i < img->count; i++)
+    if (nodes[i].kind == WB_NODE_FILE) {
+      nodes[i].data_off = img->size;
+      nodes[i].size = 10;
+      break;
+    }
+  assert_false(wb_image_open(&bad, copy, img->size, err, sizeof err));
+  /* a child range that points backwards (a cycle) */
+  memcpy(copy, img->base, img->size);
+  nodes[0].first_child = 0;
+  assert_false(wb_image_open(&bad, copy, img->size, err, sizeof err));
+  /* truncated */
+  assert_false(wb_image_open(&bad, img->base, n, err, sizeof err));
+  assert_false(wb_image_open(&bad, "WBIMG", 5, err, sizeof err));
+  free(copy);
+}
+
+static void test_json_strings(void **s) {
+  (void)s;
+  wb_buf b = {0};
+  wb_json_str(&b, "a\"\\\n\x01\x7f", 6);
+  wb_json_str(&b, "\0x", 2);
+  wb_json_str(&b, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9); /* valid UTF-8 passes */
+  wb_json_str(&b, "\xff\xc3\x28\xed\xa0\x80\xf0\x9f", 8);      /* invalid: U+FFFD each */
+  wb_json_num(&b, 1.5);
+  wb_json_num(&b, 1.0 / 0.0);
+  char *out = wb_buf_take(&b);
+  assert_string_equal(out, "\"a\\\"\\\\\\n\\u0001\\u007f\"\"\\u0000x\"\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\""
+                           "\"\xef\xbf\xbd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"1.5null");
+  free(out);
+}
+
+static void test_guidance(void **s) {
+  (void)s;
+  char *g[WB_GUIDANCE_MAX];
+  wb_guidance_input in = {.language = "python", .status = WASMBOX_STATUS_ERROR,
+                          .error_type = "ModuleNotFoundError", .error_message = "No module named 'pandas'"};
+  size_t n = wb_guidance(&in, g);
+  assert_int_equal(n, 1);
+  assert_non_null(strstr(g[0], "'pandas' is not installed"));
+  free(g[0]);
+  in = (wb_guidance_input){.language = "python", .status = WASMBOX_STATUS_TIMEOUT, .timeout_seconds = 2.5};
+  n = wb_guidance(&in, g);
+  assert_int_equal(n, 1);
+  assert_non_null(strstr(g[0], "2.5 s"));
+  free(g[0]);
+  in = (wb_guidance_input){.language = "python", .status = WASMBOX_STATUS_OK};
+  assert_int_equal(wb_guidance(&in, g), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_path_resolution),       cmocka_unit_test(test_fd_limit),
+      cmocka_unit_test(test_guest_pointers_checked), cmocka_unit_test(test_stdout_bounded),
+      cmocka_unit_test(test_readdir_cut_entry),     cmocka_unit_test(test_sleep_bounded_by_deadline),
+      cmocka_unit_test(test_changed_files),         cmocka_unit_test(test_join_guest_path),
+      cmocka_unit_test(test_image_rejects_corruption), cmocka_unit_test(test_json_strings),
+      cmocka_unit_test(test_guidance),
+  };
+  return _cmocka_run_group_tests("units", tests, sizeof tests / sizeof tests[0], setup, teardown);
+}
