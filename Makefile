@@ -45,9 +45,22 @@ $(BUILD)/mkimage: tools/mkimage.c src/wasi/image.h
 $(BUILD)/python-stdlib.img: $(BUILD)/python.dir $(BUILD)/mkimage
 	$(BUILD)/mkimage "$$(cat $(BUILD)/python.dir)/stdlib" $@
 
-$(BUILD)/images.o: $(BUILD)/python-stdlib.img
-	printf '.section .rodata\n.balign 4096\n.global wb_python_stdlib\nwb_python_stdlib:\n.incbin "%s"\n.global wb_python_stdlib_end\nwb_python_stdlib_end:\n.section .note.GNU-stack,"",@progbits\n' \
-	  "$(abspath $(BUILD)/python-stdlib.img)" > $(BUILD)/images.S
+# Debian's tzdata, links resolved (images hold no symlinks); posix/ and right/
+# are duplicates and leap-second variants.
+$(BUILD)/zoneinfo.img: $(BUILD)/mkimage | deps
+	rm -rf $(BUILD)/zoneinfo
+	cp -rL /usr/share/zoneinfo $(BUILD)/zoneinfo
+	rm -rf $(BUILD)/zoneinfo/posix $(BUILD)/zoneinfo/right
+	$(BUILD)/mkimage $(BUILD)/zoneinfo $@
+
+# Read-only images linked into the binary: SYMBOL=FILE pairs.
+IMAGES := wb_python_stdlib=$(BUILD)/python-stdlib.img wb_zoneinfo=$(BUILD)/zoneinfo.img
+$(BUILD)/images.o: $(BUILD)/python-stdlib.img $(BUILD)/zoneinfo.img
+	for i in $(IMAGES); do \
+	  printf '.section .rodata\n.balign 4096\n.global %s\n%s:\n.incbin "%s"\n.global %s_end\n%s_end:\n' \
+	    "$${i%%=*}" "$${i%%=*}" "$(abspath .)/$${i#*=}" "$${i%%=*}" "$${i%%=*}"; \
+	done > $(BUILD)/images.S
+	printf '.section .note.GNU-stack,"",@progbits\n' >> $(BUILD)/images.S
 	$(CC) -c $(BUILD)/images.S -o $@
 
 # ---- our C ----------------------------------------------------------------

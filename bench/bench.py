@@ -4,10 +4,12 @@ and printed as a ratio next to the goal the issues set.
 
 usage: bench.py WASMBOX [--quick]
 
-- compute suite (bench/compute/*.py): each program runs REPEAT times inside
-  one process, timed with perf_counter around exec(); the median is compared
-  with the same program under native python3.11 (Debian). Startup is not in
-  these numbers; results must be equal, or the run fails.
+- compute suite (bench/compute/*.py): ROUNDS rounds, each starting one native
+  python3.11 (Debian) process and one wasmbox process, alternately, so both
+  see the same machine load; each process times REPEAT runs of the program
+  with perf_counter around exec() (start-up is not in these numbers). The
+  ratio is of the medians of all timings; results must be equal, or the run
+  fails.
 - whole process: `wasmbox run -c 'print(1)'` against `python3.11 -c 'print(1)'`,
   median and p90 of RUNS runs.
 JSON goes to bench/results/python-<time>.json.
@@ -59,14 +61,27 @@ def verdict(value, goal):
     return 'met' if value <= goal else 'NOT met'
 
 
+def interleaved(cmds, name, src, rounds, repeat):
+    times = [[] for _ in cmds]
+    results = set()
+    for _ in range(rounds):
+        for i, cmd in enumerate(cmds):
+            r = run_compute(cmd, name, src, repeat)
+            times[i] += r['times']
+            results.add(r['result'])
+    if len(results) != 1:
+        sys.exit(f'{name}: results differ between runs: {results}')
+    return times
+
+
 def main():
     wasmbox = os.path.abspath(sys.argv[1])
     quick = '--quick' in sys.argv
-    repeat, runs = (3, 10) if quick else (5, 30)
+    rounds, repeat, runs = (2, 2, 10) if quick else (4, 3, 30)
     report = {'machine': os.uname().nodename, 'cpus': os.cpu_count(), 'time': time.strftime('%Y-%m-%dT%H:%M:%S'),
               'native': subprocess.run([NATIVE, '-V'], capture_output=True, text=True).stdout.strip(),
               'compute': {}, 'startup': {}}
-    print(f'compute suite: median of {repeat} in-process runs, wasmbox vs {report["native"]}')
+    print(f'compute suite: {rounds} alternating rounds x {repeat} runs each, wasmbox vs {report["native"]}')
     print(f'{"benchmark":<16}{"native ms":>11}{"wasmbox ms":>12}{"ratio":>8}  spread (wasmbox min-max)')
     ratios = []
     for f in sorted(os.listdir(os.path.join(HERE, 'compute'))):
@@ -74,15 +89,14 @@ def main():
             continue
         name = f[:-3]
         src = open(os.path.join(HERE, 'compute', f)).read()
-        nat = run_compute([NATIVE, '-I', '-c'], name, src, repeat)
-        box = run_compute([wasmbox, 'run', '--timeout', '300', '--memory', '1024', '-c'], name, src, repeat)
-        if nat['result'] != box['result']:
-            sys.exit(f'{name}: results differ: native {nat["result"]} wasmbox {box["result"]}')
-        n, b = statistics.median(nat['times']), statistics.median(box['times'])
+        nat_t, box_t = interleaved([[NATIVE, '-I', '-c'],
+                                    [wasmbox, 'run', '--timeout', '300', '--memory', '1024', '-c']],
+                                   name, src, rounds, repeat)
+        n, b = statistics.median(nat_t), statistics.median(box_t)
         ratios.append(b / n)
-        report['compute'][name] = {'native_s': nat['times'], 'wasmbox_s': box['times'], 'ratio': b / n}
+        report['compute'][name] = {'native_s': nat_t, 'wasmbox_s': box_t, 'ratio': b / n}
         print(f'{name:<16}{n * 1e3:>11.1f}{b * 1e3:>12.1f}{b / n:>7.2f}x  '
-              f'{min(box["times"]) * 1e3:.1f}-{max(box["times"]) * 1e3:.1f} ms')
+              f'{min(box_t) * 1e3:.1f}-{max(box_t) * 1e3:.1f} ms')
     geo = statistics.geometric_mean(ratios)
     report['compute_geomean_ratio'] = geo
     print(f'{"geomean":<16}{"":>11}{"":>12}{geo:>7.2f}x  goal <= 1.30x: {verdict(geo, 1.30)}')

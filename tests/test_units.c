@@ -49,8 +49,9 @@ static void new_host(void) {
   const wb_runtime *py = wb_runtime_find("python");
   char err[256];
   assert_true(py->prepare(err, sizeof err));
+  size_t n;
   wb_mount mounts[] = {{.guest_path = "/app", .host_dir = dir, .writable = true},
-                       {.guest_path = "/lib", .image = py->image()}};
+                       {.guest_path = "/lib", .image = py->mounts(&n)[0].image}};
   wb_wasi_config c = {.mounts = mounts, .nmounts = 2, .max_output = 8, .max_fds = 8};
   w = wb_wasi_new(&c, err, sizeof err);
   assert_non_null(w);
@@ -231,7 +232,8 @@ static void test_image_rejects_corruption(void **s) {
   const wb_runtime *py = wb_runtime_find("python");
   char err[256];
   assert_true(py->prepare(err, sizeof err));
-  const wb_image *img = py->image();
+  size_t nimg;
+  const wb_image *img = py->mounts(&nimg)[0].image;
   size_t n = sizeof(wb_image_header) + 4 * sizeof(wb_image_node);
   uint8_t *copy = malloc(img->size);
   wb_image bad;

@@ -14,6 +14,13 @@ Functions lose `static` so the files can call each other; the build links them
 with `ld -r` and keeps only the module's API symbols global, so nothing leaks
 between modules. The split is purely textual and checked: every function body
 must land in exactly one file.
+
+One rewrite on the way: loads and stores take the memory base from a local
+`wb_mb` read once per function, instead of `instance->w2c_memory.data` at
+every access. A byte store may alias anything, so the compiler must otherwise
+reload the base after every store. This is sound only because our wasm-rt
+(src/engine/wasm_rt.c) never moves a memory: growth changes protection inside
+a reservation made once, and snapshots remap at the same address.
 """
 import os
 import re
@@ -21,6 +28,62 @@ import sys
 
 BODY = re.compile(r'^static (?:u32|u64|f32|f64|void) (w2c_\w+)\(Z_\w+_instance_t\* instance\b')
 DECL = re.compile(r'^static ((?:u32|u64|f32|f64|void) w2c_\w+\(.*\);)$')
+ACCESS = re.compile(r'\b((?:i32|i64|f32|f64)_(?:load|store)(?:8|16|32)?(?:_[su])?)\(&instance->w2c_memory, ')
+ACCESSORS = ['i32_load', 'i64_load', 'f32_load', 'f64_load', 'i32_load8_s', 'i64_load8_s', 'i32_load8_u',
+             'i64_load8_u', 'i32_load16_s', 'i64_load16_s', 'i32_load16_u', 'i64_load16_u', 'i64_load32_s',
+             'i64_load32_u', 'i32_store', 'i64_store', 'f32_store', 'f64_store', 'i32_store8', 'i32_store16',
+             'i64_store8', 'i64_store16', 'i64_store32']
+# Base-pointer variants of wasm2c's DEFINE_LOAD / DEFINE_STORE (little-endian).
+BASE_ACCESSORS = r'''
+#define DEFINE_LOAD_B(name, t1, t2, t3)                    \
+  static inline t3 name##_b(u8* base, u64 addr) {          \
+    t1 result;                                             \
+    wasm_rt_memcpy(&result, base + addr, sizeof(t1));      \
+    wasm_asm("" ::"r"(result));                            \
+    return (t3)(t2)result;                                 \
+  }
+#define DEFINE_STORE_B(name, t1, t2)                            \
+  static inline void name##_b(u8* base, u64 addr, t2 value) {   \
+    t1 wrapped = (t1)value;                                     \
+    wasm_rt_memcpy(base + addr, &wrapped, sizeof(t1));          \
+  }
+DEFINE_LOAD_B(i32_load, u32, u32, u32)
+DEFINE_LOAD_B(i64_load, u64, u64, u64)
+DEFINE_LOAD_B(f32_load, f32, f32, f32)
+DEFINE_LOAD_B(f64_load, f64, f64, f64)
+DEFINE_LOAD_B(i32_load8_s, s8, s32, u32)
+DEFINE_LOAD_B(i64_load8_s, s8, s64, u64)
+DEFINE_LOAD_B(i32_load8_u, u8, u32, u32)
+DEFINE_LOAD_B(i64_load8_u, u8, u64, u64)
+DEFINE_LOAD_B(i32_load16_s, s16, s32, u32)
+DEFINE_LOAD_B(i64_load16_s, s16, s64, u64)
+DEFINE_LOAD_B(i32_load16_u, u16, u32, u32)
+DEFINE_LOAD_B(i64_load16_u, u16, u64, u64)
+DEFINE_LOAD_B(i64_load32_s, s32, s64, u64)
+DEFINE_LOAD_B(i64_load32_u, u32, u64, u64)
+DEFINE_STORE_B(i32_store, u32, u32)
+DEFINE_STORE_B(i64_store, u64, u64)
+DEFINE_STORE_B(f32_store, f32, f32)
+DEFINE_STORE_B(f64_store, f64, f64)
+DEFINE_STORE_B(i32_store8, u8, u32)
+DEFINE_STORE_B(i32_store16, u16, u32)
+DEFINE_STORE_B(i64_store8, u8, u64)
+DEFINE_STORE_B(i64_store16, u16, u64)
+DEFINE_STORE_B(i64_store32, u32, u64)
+'''
+
+
+def hoist_memory_base(text):
+    """Rewrite one function body to read the memory base once."""
+    def sub(m):
+        if m.group(1) not in ACCESSORS:
+            sys.exit(f'w2c_split: unknown accessor {m.group(1)}')
+        return m.group(1) + '_b(wb_mb, '
+    body = ACCESS.sub(sub, text)
+    if body is text or body == text:
+        return text
+    brace = body.index(') {\n') + len(') {\n')
+    return body[:brace] + '  u8* const wb_mb = instance->w2c_memory.data;\n' + body[brace:]
 
 
 def main():
@@ -50,8 +113,10 @@ def main():
     decls = [DECL.match(l).group(1) for l in lines[decl_start:decl_end]]
 
     os.makedirs(outdir, exist_ok=True)
+    if 'WABT_BIG_ENDIAN' not in '\n'.join(prelude):
+        sys.exit('w2c_split: prelude without the expected endianness switch')
     with open(os.path.join(outdir, 'common.h'), 'w') as f:
-        f.write('\n'.join(prelude) + '\n' + types_decl + '\n' + '\n'.join(decls) + '\n')
+        f.write('\n'.join(prelude) + '\n' + BASE_ACCESSORS + '\n' + types_decl + '\n' + '\n'.join(decls) + '\n')
 
     with open(os.path.join(outdir, 'init.c'), 'w') as f:
         f.write('#include "common.h"\n')
@@ -66,7 +131,7 @@ def main():
     starts.append(exports)
     files, current, size, bodies = [], [], 0, 0
     for a, b in zip(starts, starts[1:]):
-        text = '\n'.join(lines[a:b]) + '\n'
+        text = hoist_memory_base('\n'.join(lines[a:b]) + '\n')
         current.append(text[len('static '):])
         size += len(text)
         bodies += 1

@@ -213,15 +213,18 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
     rc = WASMBOX_EINTERNAL;
     goto done;
   }
-  wb_mount mounts[2 + WASMBOX_MAX_MOUNTS] = {
+  wb_mount mounts[1 + WB_RUNTIME_MOUNTS_MAX + WASMBOX_MAX_MOUNTS] = {
       {.guest_path = "/app", .host_dir = workspace, .writable = true},
-      {.guest_path = rt->image_path, .image = rt->image()},
   };
+  size_t nmounts = 1, nimages;
+  const wb_runtime_mount *images = rt->mounts(&nimages);
+  for (size_t i = 0; i < nimages && i < WB_RUNTIME_MOUNTS_MAX; i++)
+    mounts[nmounts++] = (wb_mount){.guest_path = images[i].guest_path, .image = images[i].image};
   for (size_t i = 0; i < req->mounts_len; i++)
-    mounts[2 + i] = (wb_mount){.guest_path = req->mounts[i].guest_path, .host_dir = req->mounts[i].host_dir};
+    mounts[nmounts++] = (wb_mount){.guest_path = req->mounts[i].guest_path, .host_dir = req->mounts[i].host_dir};
   const char *args[] = {rt->language};
   wb_wasi_config wc = {.args = args, .nargs = 1, .env = req->env, .nenv = req->env_len,
-                       .mounts = mounts, .nmounts = 2 + req->mounts_len, .stdin_data = (const uint8_t *)req->stdin_data,
+                       .mounts = mounts, .nmounts = nmounts, .stdin_data = (const uint8_t *)req->stdin_data,
                        .stdin_len = req->stdin_data ? req->stdin_len : 0, .max_output = max_output,
                        .max_fds = MAX_FDS};
   wasi = wb_wasi_new(&wc, err, errlen);

@@ -21,17 +21,25 @@
 struct Z_wasi_snapshot_preview1_instance_t;
 struct Z_wasmbox_instance_t;
 
+/* A read-only image the runtime shows its guest (stdlib, time zones). */
+typedef struct {
+  const char *guest_path;
+  const wb_image *image;
+} wb_runtime_mount;
+
+#define WB_RUNTIME_MOUNTS_MAX 4
+
 typedef struct wb_runtime {
   const char *language;       /* "python" */
   const char *version;        /* of the interpreter */
   const char *default_name;   /* file name for code given inline */
   const char *oom_error_type; /* the guest's exception for exhausted memory */
-  const char *image_path;     /* where the runtime's read-only files appear */
   size_t instance_size;
   /* Once per process, before the first instantiate: register types and
-   * check the embedded image. False (reason in err) if it is unusable. */
+   * check the embedded images. False (reason in err) if one is unusable. */
   bool (*prepare)(char *err, size_t errlen);
-  const wb_image *(*image)(void);
+  /* The runtime's read-only images (after prepare); *n <= WB_RUNTIME_MOUNTS_MAX. */
+  const wb_runtime_mount *(*mounts)(size_t *n);
   void (*instantiate)(void *inst, struct Z_wasi_snapshot_preview1_instance_t *wasi,
                       struct Z_wasmbox_instance_t *host);
   void (*free)(void *inst);

@@ -9,32 +9,42 @@
 #include "python.h"
 #include "wasi/imports.h"
 
-extern const uint8_t wb_python_stdlib[];
-extern const uint8_t wb_python_stdlib_end[];
+/* Built into the binary (Makefile: images.S): the stdlib as .py + .pyc, and
+ * Debian's tzdata so zoneinfo works. */
+extern const uint8_t wb_python_stdlib[], wb_python_stdlib_end[];
+extern const uint8_t wb_zoneinfo[], wb_zoneinfo_end[];
 
-static wb_image stdlib;
+static wb_image stdlib, zoneinfo;
+static wb_runtime_mount images[] = {
+    {"/usr/local/lib/python3.11", &stdlib},
+    {"/usr/share/zoneinfo", &zoneinfo},
+};
 static char prepare_error[256];
 
 static void prepare_once(void) {
   wasm_rt_init();
   Z_python_init_module();
-  if (!wb_image_open(&stdlib, wb_python_stdlib, (size_t)(wb_python_stdlib_end - wb_python_stdlib),
-                     prepare_error, sizeof prepare_error))
-    return;
-  prepare_error[0] = 0;
+  char err[200];
+  if (!wb_image_open(&stdlib, wb_python_stdlib, (size_t)(wb_python_stdlib_end - wb_python_stdlib), err, sizeof err))
+    snprintf(prepare_error, sizeof prepare_error, "python stdlib: %s", err);
+  else if (!wb_image_open(&zoneinfo, wb_zoneinfo, (size_t)(wb_zoneinfo_end - wb_zoneinfo), err, sizeof err))
+    snprintf(prepare_error, sizeof prepare_error, "zoneinfo: %s", err);
 }
 
 static bool prepare(char *err, size_t errlen) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, prepare_once);
   if (prepare_error[0]) {
-    snprintf(err, errlen, "python stdlib: %s", prepare_error);
+    snprintf(err, errlen, "%s", prepare_error);
     return false;
   }
   return true;
 }
 
-static const wb_image *image(void) { return &stdlib; }
+static const wb_runtime_mount *mounts(size_t *n) {
+  *n = sizeof images / sizeof images[0];
+  return images;
+}
 
 static void instantiate(void *inst, struct Z_wasi_snapshot_preview1_instance_t *wasi,
                         struct Z_wasmbox_instance_t *host) {
@@ -54,10 +64,9 @@ const wb_runtime wb_runtime_python = {
     .version = "3.11.2",
     .default_name = "<string>",
     .oom_error_type = "MemoryError",
-    .image_path = "/usr/local/lib/python3.11",
     .instance_size = sizeof(Z_python_instance_t),
     .prepare = prepare,
-    .image = image,
+    .mounts = mounts,
     .instantiate = instantiate,
     .free = free_instance,
     .memory = memory,
