@@ -31,7 +31,7 @@ deps:
 
 # ---- guest runtimes (cached outside the clone) ---------------------------
 $(BUILD)/python.dir: runtimes/lib.sh runtimes/python/build.sh runtimes/python/wasmbox_main.c \
-                     runtimes/python/wasi_shims.c runtimes/python/wasi_shims.h | deps
+                     runtimes/python/wasi_shims.c runtimes/python/wasi_shims.h runtimes/python/fastmem.c runtimes/common/guest_libc.c runtimes/common/guest_libc.h | deps
 	@mkdir -p $(BUILD)
 	bash runtimes/python/build.sh > $@.tmp && mv $@.tmp $@
 
@@ -63,12 +63,17 @@ $(BUILD)/images.o: $(BUILD)/python-stdlib.img $(BUILD)/zoneinfo.img
 	printf '.section .note.GNU-stack,"",@progbits\n' >> $(BUILD)/images.S
 	$(CC) -c $(BUILD)/images.S -o $@
 
+# Which native module this build holds (snapshots record and check it).
+$(BUILD)/gen/build_id.h: $(BUILD)/python-native.dir
+	@mkdir -p $(dir $@)
+	printf '#define WB_PYTHON_BUILD_ID "%s"\n' "$$(basename "$$(cat $<)")" > $@
+
 # ---- our C ----------------------------------------------------------------
 # $(1): object dir, $(2): extra flags
 define objects
-$(1)/%.o: src/%.c $(wildcard src/*/*.h) include/wasmbox.h | $(BUILD)/python-native.dir
+$(1)/%.o: src/%.c $(wildcard src/*/*.h) include/wasmbox.h $(BUILD)/gen/build_id.h | $(BUILD)/python-native.dir
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -I"$$$$(cat $(BUILD)/python-native.dir)" -c $$< -o $$@
+	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -I$(BUILD)/gen -I"$$$$(cat $(BUILD)/python-native.dir)" -c $$< -o $$@
 endef
 $(eval $(call objects,$(BUILD)/obj,))
 $(eval $(call objects,$(BUILD)/asan,$(SAN)))
@@ -77,13 +82,37 @@ OBJ_LIB  = $(SRC_LIB:src/%.c=$(BUILD)/obj/%.o) $(SRC_RT:src/%.c=$(BUILD)/obj/%.o
 ASAN_LIB = $(SRC_LIB:src/%.c=$(BUILD)/asan/%.o) $(SRC_RT:src/%.c=$(BUILD)/asan/%.o)
 NATIVE   = $$(cat $(BUILD)/python-native.dir)/python.o
 
-$(BUILD)/libwasmbox.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/python-native.dir
-	rm -f $@
-	ar rcs $@ $(OBJ_LIB) $(BUILD)/images.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+# Base snapshots: mksnapshot (the library without snapshots) starts each
+# runtime, preloads it and writes its state; the final library embeds that.
+# (an archive member is linked only to satisfy a reference, so both libraries
+# define the snapshot symbols: empty here, the real ones below)
+$(BUILD)/nosnapshots.o:
+	@mkdir -p $(BUILD)
+	printf '.section .rodata\n.global wb_python_snapshot\nwb_python_snapshot:\n.global wb_python_snapshot_end\nwb_python_snapshot_end:\n.section .note.GNU-stack,"",@progbits\n' > $(BUILD)/nosnapshots.S
+	$(CC) -c $(BUILD)/nosnapshots.S -o $@
 
-$(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/python-native.dir
+$(BUILD)/libwasmbox-nosnap.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/nosnapshots.o $(BUILD)/python-native.dir
 	rm -f $@
-	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+	ar rcs $@ $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/nosnapshots.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+
+$(BUILD)/mksnapshot: tools/mksnapshot.c $(BUILD)/libwasmbox-nosnap.a
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-nosnap.a -o $@ $(LDLIBS)
+
+$(BUILD)/python.snap: $(BUILD)/mksnapshot
+	$(BUILD)/mksnapshot python $@
+
+$(BUILD)/snapshots.o: $(BUILD)/python.snap
+	printf '.section .rodata\n.balign 65536\n.global wb_python_snapshot\nwb_python_snapshot:\n.incbin "%s"\n.global wb_python_snapshot_end\nwb_python_snapshot_end:\n.section .note.GNU-stack,"",@progbits\n' \
+	  "$(abspath $(BUILD)/python.snap)" > $(BUILD)/snapshots.S
+	$(CC) -c $(BUILD)/snapshots.S -o $@
+
+$(BUILD)/libwasmbox.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(BUILD)/python-native.dir
+	rm -f $@
+	ar rcs $@ $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+
+$(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(BUILD)/python-native.dir
+	rm -f $@
+	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o "$$(cat $(BUILD)/python-native.dir)/python.o"
 
 $(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(BUILD)/libwasmbox.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -96,11 +125,11 @@ TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 
 $(BUILD)/tests/%: tests/%.c tests/harness.h $(BUILD)/libwasmbox.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox.a -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -I$(BUILD)/gen $< $(BUILD)/libwasmbox.a -o $@ $(LDLIBS) -lcmocka
 
 $(BUILD)/tests-asan/%: tests/%.c tests/harness.h $(BUILD)/libwasmbox-asan.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-asan.a -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) -I$(BUILD)/gen $< $(BUILD)/libwasmbox-asan.a -o $@ $(LDLIBS) -lcmocka
 
 test: deps $(BUILD)/wasmbox $(TESTS:%=$(BUILD)/tests/%)
 	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(TESTS)

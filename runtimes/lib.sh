@@ -91,6 +91,15 @@ W
   ln -sf /usr/bin/llvm-strip-19 "$sdk/bin/llvm-strip"
 }
 
+# Serialise builds of one cache entry (two makes, or CI next to a user):
+# hold an exclusive lock on it until the script exits. Callers check for the
+# finished entry again once they hold the lock.
+wb_lock() {
+  mkdir -p "$WB_CACHE/locks"
+  exec 9>"$WB_CACHE/locks/$1.lock"
+  flock 9
+}
+
 # Hash of the files that define a recipe (the cache key).
 wb_recipe_hash() {
   cat "$@" | sha256sum | cut -c1-16

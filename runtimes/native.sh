@@ -20,6 +20,8 @@ W2C_CFLAGS=${W2C_CFLAGS:--O2 -fvisibility=hidden -fno-strict-aliasing -w}
 key=$( (sha256sum < "$wasm"; cat "$here/lib.sh" "$0" "$here/../tools/w2c_split.py"; echo "$W2C_CC $W2C_CFLAGS"; "$W2C_CC" --version | head -1) | sha256sum | cut -c1-16)
 out="$WB_CACHE/native/$name-$key"
 if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
+wb_lock "native-$name-$key"
+if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 
 work="$WB_CACHE/build/native-$name-$key"
 rm -rf "$work"; mkdir -p "$work"

@@ -181,6 +181,51 @@ static void test_special_files_refused(void **s) {
   unlink(p);
 }
 
+static void test_read_only_mount(void **s) {
+  (void)s;
+  char *ro = make_dir();
+  write_file(ro, "data.txt", "shared");
+  wasmbox_mount m[] = {{.host_dir = ro, .guest_path = "/data"}};
+  wasmbox_request req = {.code = "print(open('/data/data.txt').read())", .workspace = ws, .mounts = m, .mounts_len = 1};
+  wasmbox_result *r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, "shared\n");
+  wasmbox_result_free(r);
+  const char *writes[] = {"open('/data/data.txt', 'w').write('x')", "open('/data/new.txt', 'w')",
+                          "import os\nos.remove('/data/data.txt')", "import os\nos.mkdir('/data/d')",
+                          "open('/data/../escape', 'w')"};
+  for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++) {
+    req.code = writes[i];
+    r = run_req(&req);
+    expect_status(r, WASMBOX_STATUS_ERROR);
+    wasmbox_result_free(r);
+  }
+  char *c = read_file(ro, "data.txt");
+  assert_string_equal(c, "shared");
+  free(c);
+  assert_null(read_file(ro, "new.txt"));
+  host_intact();
+  rm_tree(ro);
+  free(ro);
+}
+
+static void test_bad_mounts(void **s) {
+  (void)s;
+  const char *bad[] = {"relative", "/", "/app", "/app/x", "/a/../b", "/a//b", "/a/", "/x/."};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    wasmbox_mount m[] = {{.host_dir = ws, .guest_path = bad[i]}};
+    wasmbox_request req = {.code = "1", .mounts = m, .mounts_len = 1};
+    wasmbox_result *r = NULL;
+    char err[256];
+    if (wasmbox_run(test_wb, &req, &r, err, sizeof err) != WASMBOX_EUSAGE) fail_msg("mount %s accepted", bad[i]);
+  }
+  wasmbox_mount m[] = {{.host_dir = "/nonexistent", .guest_path = "/data"}};
+  wasmbox_request req = {.code = "1", .mounts = m, .mounts_len = 1};
+  wasmbox_result *r = NULL;
+  char err[256];
+  assert_int_equal(wasmbox_run(test_wb, &req, &r, err, sizeof err), WASMBOX_EUSAGE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_read_host_files), cmocka_unit_test(test_planted_symlinks),
@@ -188,7 +233,8 @@ int main(void) {
       cmocka_unit_test(test_list_root),       cmocka_unit_test(test_stdlib_read_only),
       cmocka_unit_test(test_environment),     cmocka_unit_test(test_network),
       cmocka_unit_test(test_processes),       cmocka_unit_test(test_bad_paths),
-      cmocka_unit_test(test_special_files_refused),
+      cmocka_unit_test(test_special_files_refused), cmocka_unit_test(test_read_only_mount),
+      cmocka_unit_test(test_bad_mounts),
   };
   harness_setup(NULL);
   int rc = _cmocka_run_group_tests("isolation", tests, sizeof tests / sizeof tests[0], setup, teardown);

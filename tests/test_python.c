@@ -274,6 +274,22 @@ static void test_stateless(void **s) {
   expect_output("print('x' in globals())\nimport os\nprint(os.listdir('.'))", NULL, "False\n[]\n");
 }
 
+static void test_calls_start_from_the_snapshot(void **s) {
+  (void)s;
+  /* every call finds the preloaded modules ready, and yet its own random
+   * sequence, environment and working directory */
+  expect_output("import sys\nprint(all(m in sys.modules for m in ('json', 're', 'decimal', 'statistics')))", NULL,
+                "True\n");
+  wasmbox_result *a = run_py("import random\nprint(random.random())");
+  wasmbox_result *b = run_py("import random\nprint(random.random())");
+  expect_status(a, WASMBOX_STATUS_OK);
+  expect_status(b, WASMBOX_STATUS_OK);
+  assert_string_not_equal(a->stdout_data, b->stdout_data);
+  wasmbox_result_free(a);
+  wasmbox_result_free(b);
+  expect_output("import random\nrandom.seed(7)\nprint(random.randint(0, 10**9))", NULL, "347712782\n");
+}
+
 static void test_json_result(void **s) {
   (void)s;
   /* raw bytes that are not UTF-8 still give valid JSON (U+FFFD) */
@@ -307,6 +323,7 @@ int main(void) {
       cmocka_unit_test(test_env_allowlist),
       cmocka_unit_test(test_time_sleep),
       cmocka_unit_test(test_stateless),
+      cmocka_unit_test(test_calls_start_from_the_snapshot),
       cmocka_unit_test(test_json_result),
   };
   return RUN("python", tests);

@@ -15,6 +15,12 @@ with `ld -r` and keeps only the module's API symbols global, so nothing leaks
 between modules. The split is purely textual and checked: every function body
 must land in exactly one file.
 
+Snapshot support, generated from the module's own header: functions that
+save and load the instance's globals (Z_<mod>_wb_globals_*), a flag saying
+whether its tables can change at run time, and a LOAD_DATA that leaves memory
+alone when our wasm-rt mapped it from a snapshot (the data segments are in
+the snapshot already; copying them would dirty every page they cover).
+
 One rewrite on the way: loads and stores take the memory base from a local
 `wb_mb` read once per function, instead of `instance->w2c_memory.data` at
 every access. A byte store may alias anything, so the compiler must otherwise
@@ -73,6 +79,47 @@ DEFINE_STORE_B(i64_store32, u32, u64)
 '''
 
 
+PRELOAD = r'''
+/* wasmbox: memory mapped from a snapshot already holds the data segments */
+int wasm_rt_memory_preloaded(const wasm_rt_memory_t* mem);
+#undef LOAD_DATA
+#define LOAD_DATA(m, o, i, s)                   \
+  do {                                          \
+    if (!wasm_rt_memory_preloaded(&(m))) {      \
+      RANGE_CHECK((&m), o, s);                  \
+      load_data(&(m.data[o]), i, s);            \
+    }                                           \
+  } while (0)
+'''
+GLOBAL_FIELD = re.compile(r'^  (u32|u64|f32|f64) (w2c_\w+);$')
+TABLE_MUTATORS = re.compile(r'\bwasm_rt_grow_(?:funcref|externref)_table\b|\b(?:funcref|externref)_table_(?:set|fill|copy|init)\(')
+
+
+def snapshot_support(header, module, bodies_text):
+    """C for the Z_<module>_wb_* snapshot helpers, from the instance struct."""
+    m = re.search(r'typedef struct Z_%s_instance_t \{\n(.*?)\n\} Z_%s_instance_t;' % (module, module), header, re.S)
+    if not m:
+        sys.exit('w2c_split: no instance struct in the header')
+    fields = [GLOBAL_FIELD.match(l).groups() for l in m.group(1).split('\n') if GLOBAL_FIELD.match(l)]
+    size = {'u32': 4, 'u64': 8, 'f32': 4, 'f64': 8}
+    t = 'Z_%s_instance_t' % module
+    out = ['', '/* wasmbox snapshot support (tools/w2c_split.py) */',
+           'const int Z_%s_wb_tables_mutable = %d;' % (module, 1 if TABLE_MUTATORS.search(bodies_text) else 0),
+           'u32 Z_%s_wb_globals_size(void) { return %d; }' % (module, sum(size[k] for k, _ in fields)),
+           'void Z_%s_wb_globals_save(const %s* instance, u8* out) {' % (module, t)]
+    off = 0
+    for kind, name in fields:
+        out.append('  memcpy(out + %d, &instance->%s, %d);' % (off, name, size[kind]))
+        off += size[kind]
+    out += ['}', 'void Z_%s_wb_globals_load(%s* instance, const u8* in) {' % (module, t)]
+    off = 0
+    for kind, name in fields:
+        out.append('  memcpy(&instance->%s, in + %d, %d);' % (name, off, size[kind]))
+        off += size[kind]
+    out.append('}')
+    return '\n'.join(out) + '\n'
+
+
 def hoist_memory_base(text):
     """Rewrite one function body to read the memory base once."""
     def sub(m):
@@ -116,7 +163,11 @@ def main():
     if 'WABT_BIG_ENDIAN' not in '\n'.join(prelude):
         sys.exit('w2c_split: prelude without the expected endianness switch')
     with open(os.path.join(outdir, 'common.h'), 'w') as f:
-        f.write('\n'.join(prelude) + '\n' + BASE_ACCESSORS + '\n' + types_decl + '\n' + '\n'.join(decls) + '\n')
+        f.write('\n'.join(prelude) + '\n' + BASE_ACCESSORS + PRELOAD + '\n' + types_decl + '\n' +
+                '\n'.join(decls) + '\n')
+    module = os.path.basename(src)[:-2]
+    with open(src[:-2] + '.h') as f:
+        header = f.read()
 
     with open(os.path.join(outdir, 'init.c'), 'w') as f:
         f.write('#include "common.h"\n')
@@ -125,6 +176,7 @@ def main():
         f.write('\n'.join(lines[types + 1:decl_start]) + '\n')
         f.write('\n'.join(lines[decl_end:first_body]) + '\n')
         f.write('\n'.join(lines[exports:]) + '\n')
+        f.write(snapshot_support(header, module, '\n'.join(lines[first_body:exports])))
 
     # Function bodies: each runs from its header to the line before the next.
     starts = [i for i in range(first_body, exports) if BODY.match(lines[i])]

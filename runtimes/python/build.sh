@@ -14,8 +14,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 wb_apt_install clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 wabt \
   python3.11 dpkg-dev tcl make xz-utils
 
-key=$(wb_recipe_hash "$here/../lib.sh" "$here/build.sh" "$here/wasmbox_main.c" "$here/wasi_shims.c" "$here/wasi_shims.h")
+key=$(wb_recipe_hash "$here/../lib.sh" "$here/build.sh" "$here/wasmbox_main.c" "$here/wasi_shims.c" "$here/wasi_shims.h" \
+  "$here/fastmem.c" "$here/../common/guest_libc.c" "$here/../common/guest_libc.h")
 out="$WB_CACHE/runtimes/python-$key"
+if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
+wb_lock "python-$key"
 if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 
 work="$WB_CACHE/build/python-$key"
@@ -24,9 +27,9 @@ sdk="$work/sdk"; wb_wasi_sdk "$sdk"
 sysroot="$sdk/share/wasi-sysroot"
 CC="$sdk/bin/clang"
 AR="$sdk/bin/llvm-ar"
-# clang 19's default CPU (sign-ext, bulk-memory, ...) is what wasm2c 1.0.32
-# accepts; never -msimd128 or -pthread.
-GCFLAGS="-O2 -w"  # third-party code: their warnings are not ours to fix
+# clang 19's default CPU plus bulk memory (memcpy -> memory.copy -> host memmove)
+# is what wasm2c 1.0.32 accepts; never -msimd128 or -pthread.
+GCFLAGS="-O2 -w -mbulk-memory"  # -w: third-party warnings are not ours to fix
 
 log "fetching sources"
 wb_apt_source bookworm "$work/src" python3.11 zlib bzip2 xz-utils sqlite3
@@ -96,7 +99,7 @@ grep -q 'PyNumber_AsSsize_t(n, PyExc_MemoryError)' Objects/abstract.c || die "pa
 mkdir -p build && cd build
 export WASI_SDK_PATH="$sdk"
 CONFIG_SITE=../Tools/wasm/config.site-wasm32-wasi \
-CFLAGS="-Wno-error=int-conversion" \
+CFLAGS="-Wno-error=int-conversion -mbulk-memory" \
 ac_cv_func_clock_nanosleep=no ac_cv_lib_rt_clock_nanosleep=no \
 ZLIB_CFLAGS=" " ZLIB_LIBS="-lz" BZIP2_CFLAGS=" " BZIP2_LIBS="-lbz2" \
 LIBLZMA_CFLAGS=" " LIBLZMA_LIBS="-llzma" LIBSQLITE3_CFLAGS=" " LIBSQLITE3_LIBS="-lsqlite3" \
@@ -116,10 +119,13 @@ done
 log "linking python.wasm (reactor)"
 printf 'print-link:\n\t@echo $(PY_CORE_LDFLAGS) $(LINKFORSHARED) $(LINK_PYTHON_OBJS) $(LIBS) $(MODLIBS) $(SYSLIBS)\n' > "$work/print.mk"
 linkargs=$(make -s -f Makefile -f "$work/print.mk" print-link)
-"$CC" $GCFLAGS -I. -I../Include -I../Include/internal -c "$here/wasmbox_main.c" -o "$work/wasmbox_main.o"
+"$CC" $GCFLAGS -I. -I../Include -I../Include/internal -I"$here/../common" -c "$here/wasmbox_main.c" -o "$work/wasmbox_main.o"
+"$CC" $GCFLAGS -c "$here/../common/guest_libc.c" -o "$work/guest_libc.o"
+"$CC" $GCFLAGS -c "$here/fastmem.c" -o "$work/fastmem.o"
 # shellcheck disable=SC2086
-"$CC" -mexec-model=reactor $linkargs "$work/wasmbox_main.o" -o "$work/python.wasm" \
-  -Wl,--export=wasmbox_init -Wl,--export=wasmbox_run -Wl,--export=wasmbox_alloc \
+"$CC" -mexec-model=reactor "$work/fastmem.o" $linkargs "$work/wasmbox_main.o" "$work/guest_libc.o" \
+  -o "$work/python.wasm" \
+  -Wl,--export=wasmbox_init -Wl,--export=wasmbox_run -Wl,--export=wasmbox_alloc -Wl,--export=wasmbox_fresh \
   -Wl,--strip-debug
 wasm-validate "$work/python.wasm" || die "python.wasm does not validate"
 

@@ -5,8 +5,13 @@
  *   wasmbox_init() -> 0 | -1         start the interpreter, import the helper
  *   wasmbox_alloc(n) -> ptr          room for the code and its file name
  *   wasmbox_run(code, len, name, len) -> exit status (0 ok, 1 exception, N exit)
+ *   wasmbox_fresh()                  refresh a copy of a snapshot (see below)
  * wasmbox_run may be called again on the same instance: __main__ keeps its
- * globals, which is what a session is. An uncaught exception is printed to
+ * globals, which is what a session is. An instance may be a copy of a memory
+ * snapshot taken after wasmbox_init; the host calls wasmbox_fresh() on each
+ * fresh copy: it takes this call's environment and mounts (guest_libc.c),
+ * shows the environment in os.environ, and reseeds `random` so that copies
+ * do not share one sequence. An uncaught exception is printed to
  * stderr as CPython would and reported to the host through the import
  * wasmbox.report_error (type, message, traceback), so the host never parses
  * guest output. */
@@ -16,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wasi/libc-environ.h>
+
+#include "guest_libc.h"
 
 #define WB_EXPORT(name) __attribute__((export_name(#name)))
 
@@ -26,11 +34,24 @@ void wb_report_error(const char *type, uint32_t type_len, const char *msg,
 /* Runs in the module _wasmbox. Kept in Python: it is glue over the
  * interpreter's own compile/exec/traceback machinery. */
 static const char helper_source[] =
-    "import sys, linecache, traceback, __main__\n"
+    "import sys, __main__\n"
     "_HELPER = __file__\n"
+    /* sources of the code run so far, for tracebacks: registered with
+       linecache only when one is formatted, so a call that does not fail
+       never imports linecache, tokenize and re */
+    "_sources = {}\n"
     "def run(src, filename):\n"
-    "    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)\n"
+    "    _sources[filename] = src\n"
     "    exec(compile(src, filename, 'exec'), __main__.__dict__)\n"
+    "def fresh(env):\n"
+    "    import os\n"
+    "    os.environ._data.clear()\n"
+    "    for item in env:\n"
+    "        k, _, v = item.partition('=')\n"
+    "        os.environ._data[os.environ.encodekey(k)] = os.environ.encodevalue(v)\n"
+    "    r = sys.modules.get('random')\n"
+    "    if r is not None:\n"
+    "        r.seed()\n"
     "def exit_status(exc):\n"
     "    code = exc.code\n"
     "    if code is None:\n"
@@ -40,6 +61,9 @@ static const char helper_source[] =
     "    print(code, file=sys.stderr)\n"
     "    return 1\n"
     "def describe(exc):\n"
+    "    import linecache, traceback\n"
+    "    for name, src in _sources.items():\n"
+    "        linecache.cache[name] = (len(src), None, src.splitlines(True), name)\n"
     "    tb = exc.__traceback__\n"
     "    while tb is not None and tb.tb_frame.f_code.co_filename == _HELPER:\n"
     "        tb = tb.tb_next\n"
@@ -55,7 +79,7 @@ static const char helper_source[] =
     "        msg = '<unprintable ' + name + '>'\n"
     "    return name, msg, text\n";
 
-static PyObject *helper_run, *helper_exit_status, *helper_describe;
+static PyObject *helper_run, *helper_exit_status, *helper_describe, *helper_fresh;
 
 static void flush_stdio(void) {
   static const char *names[] = {"stdout", "stderr"};
@@ -97,14 +121,34 @@ WB_EXPORT(wasmbox_init) int wasmbox_init(void) {
   helper_run = PyObject_GetAttrString(mod, "run");
   helper_exit_status = PyObject_GetAttrString(mod, "exit_status");
   helper_describe = PyObject_GetAttrString(mod, "describe");
+  helper_fresh = PyObject_GetAttrString(mod, "fresh");
   Py_DECREF(mod);
-  if (!helper_run || !helper_exit_status || !helper_describe) { PyErr_Print(); return -1; }
+  if (!helper_run || !helper_exit_status || !helper_describe || !helper_fresh) { PyErr_Print(); return -1; }
+  wb_guest_note_preopens();
   /* The workspace is the working directory (relative paths land in it). */
   if (chdir("/app") != 0) return -1;
   return 0;
 }
 
 WB_EXPORT(wasmbox_alloc) void *wasmbox_alloc(uint32_t size) { return malloc(size ? size : 1); }
+
+WB_EXPORT(wasmbox_fresh) int wasmbox_fresh(void) {
+  if (wb_guest_refresh_libc() != 0) return -1;
+  PyObject *env = PyList_New(0);
+  for (char **e = __wasilibc_get_environ(); env && e && *e; e++) {
+    PyObject *s = PyUnicode_DecodeFSDefault(*e);
+    if (!s || PyList_Append(env, s) != 0) Py_CLEAR(env);
+    Py_XDECREF(s);
+  }
+  PyObject *r = env ? PyObject_CallOneArg(helper_fresh, env) : NULL;
+  Py_XDECREF(env);
+  if (!r) {
+    PyErr_Clear();
+    return -1;
+  }
+  Py_DECREF(r);
+  return 0;
+}
 
 /* Report the pending exception and return the exit status. SystemExit is a
  * normal exit; anything else is printed and reported. When formatting itself
@@ -133,9 +177,17 @@ static int report_exception(void) {
     if (s[0] && s[1] && s[2]) {
       wb_report_error(s[0], (uint32_t)n[0], s[1], (uint32_t)n[1], s[2], (uint32_t)n[2]);
     } else {
+      /* Formatting failed (no memory, or no descriptor left to import
+       * traceback with): CPython's C printer needs neither. */
       PyErr_Clear();
       const char *tn = type ? ((PyTypeObject *)type)->tp_name : "SystemError";
-      wb_report_error(tn, (uint32_t)strlen(tn), "", 0, "", 0);
+      PyObject *str = value ? PyObject_Str(value) : NULL;
+      Py_ssize_t mlen = 0;
+      const char *m = str ? PyUnicode_AsUTF8AndSize(str, &mlen) : NULL;
+      PyErr_Clear();
+      if (type) PyErr_Display(type, value, tb);
+      wb_report_error(tn, (uint32_t)strlen(tn), m ? m : "", m ? (uint32_t)mlen : 0, "", 0);
+      Py_XDECREF(str);
     }
     Py_XDECREF(d);
   }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <wasm-rt.h>
 
 #include "api/guidance.h"
+#include "api/sandbox.h"
 #include "engine/engine.h"
 #include "engine/guest.h"
 #include "engine/runtime.h"
@@ -27,9 +29,51 @@
 #define MAX_CODE (64u << 20)
 #define MAX_FDS 128
 
+/* Idle instances of each runtime, already started from its base snapshot
+ * and reset to it after their last call: a stateless call takes one and does
+ * no instantiation at all. */
+#define POOL_MAX 8
+#define RUNTIMES_MAX 8
+
+typedef struct {
+  wb_instance *idle[POOL_MAX];
+  size_t n;
+} pool;
+
 struct wasmbox {
-  int unused;
+  pthread_mutex_t lock;
+  pool pools[RUNTIMES_MAX];
 };
+
+static pool *pool_of(wasmbox *wb, const wb_runtime *rt) {
+  for (size_t i = 0; wb_runtimes[i] && i < RUNTIMES_MAX; i++)
+    if (wb_runtimes[i] == rt) return &wb->pools[i];
+  return NULL;
+}
+
+static wb_instance *pool_take(wasmbox *wb, const wb_runtime *rt) {
+  pool *p = pool_of(wb, rt);
+  wb_instance *in = NULL;
+  pthread_mutex_lock(&wb->lock);
+  if (p && p->n) in = p->idle[--p->n];
+  pthread_mutex_unlock(&wb->lock);
+  return in;
+}
+
+/* Reset `in` to the base snapshot and keep it, or free it. */
+static void pool_give(wasmbox *wb, const wb_runtime *rt, wb_instance *in) {
+  const wb_snapshot *base = rt->base_snapshot();
+  char err[256];
+  pool *p = pool_of(wb, rt);
+  if (base && p && wb_instance_started(in) && wb_instance_reset(in, base, err, sizeof err)) {
+    pthread_mutex_lock(&wb->lock);
+    bool kept = p->n < POOL_MAX;
+    if (kept) p->idle[p->n++] = in;
+    pthread_mutex_unlock(&wb->lock);
+    if (kept) return;
+  }
+  wb_instance_free(in);
+}
 
 /* The public result plus what it owns. */
 typedef struct {
@@ -41,11 +85,21 @@ typedef struct {
 
 wasmbox *wasmbox_new(char *err, size_t errlen) {
   wasmbox *wb = calloc(1, sizeof *wb);
-  if (!wb) snprintf(err, errlen, "out of memory");
+  if (!wb) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  pthread_mutex_init(&wb->lock, NULL);
   return wb;
 }
 
-void wasmbox_free(wasmbox *wb) { free(wb); }
+void wasmbox_free(wasmbox *wb) {
+  if (!wb) return;
+  for (size_t i = 0; i < RUNTIMES_MAX; i++)
+    for (size_t j = 0; j < wb->pools[i].n; j++) wb_instance_free(wb->pools[i].idle[j]);
+  pthread_mutex_destroy(&wb->lock);
+  free(wb);
+}
 
 const char *wasmbox_status_name(wasmbox_status s) {
   static const char *const names[] = {"ok", "error", "timeout", "out_of_fuel", "out_of_memory", "crashed"};
@@ -106,7 +160,7 @@ static const char *trap_message(int trap) {
   }
 }
 
-static void classify(result_impl *r, const wb_engine_call *call, const wb_outcome *o, const wasmbox_request *req,
+static void classify(result_impl *r, const wb_runtime *rt, const wb_call *call, const wb_outcome *o,
                      double timeout_s) {
   wasmbox_result *p = &r->pub;
   char buf[256];
@@ -122,7 +176,7 @@ static void classify(result_impl *r, const wb_engine_call *call, const wb_outcom
     r->message = strdup("the code used up its instruction budget and was stopped");
   } else if (o->trap && o->memory_grow_failed) {
     p->status = WASMBOX_STATUS_OUT_OF_MEMORY;
-    r->type = strdup(call->runtime->oom_error_type);
+    r->type = strdup(rt->oom_error_type);
     snprintf(buf, sizeof buf, "the code needed more than the %llu MB memory limit",
              (unsigned long long)(call->memory_limit >> 20));
     r->message = strdup(buf);
@@ -133,12 +187,12 @@ static void classify(result_impl *r, const wb_engine_call *call, const wb_outcom
   } else if (o->exit_code == 0) {
     p->status = WASMBOX_STATUS_OK;
   } else {
-    bool oom = o->error_type && !strcmp(o->error_type, call->runtime->oom_error_type);
+    bool oom = o->error_type && !strcmp(o->error_type, rt->oom_error_type);
     p->status = oom ? WASMBOX_STATUS_OUT_OF_MEMORY : WASMBOX_STATUS_ERROR;
     if (o->error_type) {
       r->type = strdup(o->error_type);
       r->message = strdup(o->error_message ? o->error_message : "");
-      r->traceback = o->error_traceback ? strdup(o->error_traceback) : NULL;
+      r->traceback = o->error_traceback && *o->error_traceback ? strdup(o->error_traceback) : NULL;
     } else {
       r->type = strdup("SystemExit");
       snprintf(buf, sizeof buf, "the program exited with status %u", o->exit_code);
@@ -146,11 +200,9 @@ static void classify(result_impl *r, const wb_engine_call *call, const wb_outcom
     }
   }
   if (p->status != WASMBOX_STATUS_OK && p->exit_code == 0) p->exit_code = 1;
-  (void)req;
 }
 
 int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {
-  (void)wb;
   *out = NULL;
   err[0] = 0;
   const char *lang = req->language ? req->language : "python";
@@ -207,21 +259,15 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
   int rc = WASMBOX_OK;
   result_impl *r = NULL;
   wb_wasi *wasi = NULL;
+  wb_instance *instance = NULL;
   wb_outcome o;
   memset(&o, 0, sizeof o);
   if (!rt->prepare(err, errlen)) {
     rc = WASMBOX_EINTERNAL;
     goto done;
   }
-  wb_mount mounts[1 + WB_RUNTIME_MOUNTS_MAX + WASMBOX_MAX_MOUNTS] = {
-      {.guest_path = "/app", .host_dir = workspace, .writable = true},
-  };
-  size_t nmounts = 1, nimages;
-  const wb_runtime_mount *images = rt->mounts(&nimages);
-  for (size_t i = 0; i < nimages && i < WB_RUNTIME_MOUNTS_MAX; i++)
-    mounts[nmounts++] = (wb_mount){.guest_path = images[i].guest_path, .image = images[i].image};
-  for (size_t i = 0; i < req->mounts_len; i++)
-    mounts[nmounts++] = (wb_mount){.guest_path = req->mounts[i].guest_path, .host_dir = req->mounts[i].host_dir};
+  wb_mount mounts[WB_SANDBOX_MOUNTS_MAX];
+  size_t nmounts = wb_sandbox_mounts(rt, workspace, req->mounts, req->mounts_len, mounts);
   const char *args[] = {rt->language};
   wb_wasi_config wc = {.args = args, .nargs = 1, .env = req->env, .nenv = req->env_len,
                        .mounts = mounts, .nmounts = nmounts, .stdin_data = (const uint8_t *)req->stdin_data,
@@ -232,9 +278,13 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
     rc = WASMBOX_EINTERNAL;
     goto done;
   }
-  wb_engine_call call = {.runtime = rt, .wasi = wasi, .code = req->code, .code_len = code_len, .name = name,
-                         .memory_limit = memory, .timeout_ns = (uint64_t)(timeout * 1e9)};
-  if (!wb_engine_run(&call, &o, err, errlen)) {
+  wb_call call = {.wasi = wasi, .memory_limit = memory, .timeout_ns = (uint64_t)(timeout * 1e9)};
+  /* a fresh copy of the base snapshot when the binary has one */
+  const wb_snapshot *base = rt->base_snapshot();
+  wb_job job = {.from = base, .fresh = base != NULL, .code = req->code, .code_len = code_len, .name = name};
+  instance = base ? pool_take(wb, rt) : NULL;
+  if (!instance) instance = wb_instance_new(rt, err, errlen);
+  if (!instance || !wb_instance_call(instance, &call, &job, &o, err, errlen)) {
     rc = WASMBOX_EINTERNAL;
     goto done;
   }
@@ -252,7 +302,7 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
     goto done;
   }
   wasmbox_result *p = &r->pub;
-  classify(r, &call, &o, req, timeout);
+  classify(r, rt, &call, &o, timeout);
   wb_output so = wb_wasi_stdout(wasi), se = wb_wasi_stderr(wasi);
   r->out = dup_bytes(so.data, so.len);
   r->err = dup_bytes(se.data, se.len);
@@ -288,6 +338,7 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
 
 done:
   wb_outcome_clear(&o);
+  if (instance) pool_give(wb, rt, instance);
   wb_wasi_free(wasi);
   if (tmpdir[0]) remove_tree(tmpdir);
   return rc;

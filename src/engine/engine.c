@@ -2,11 +2,13 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,21 +16,32 @@
 #include "engine/guest.h"
 #include "engine/host_imports.h"
 #include "engine/wasm_rt_ext.h"
-#include "wasi/wasi.h"
 
 #define GUEST_STACK (32u << 20) /* native stack for generated code */
 #define GUEST_GUARD (1u << 20)  /* below it: a fault there is stack exhaustion */
 #define ALT_STACK (64u << 10)   /* where the fault handler runs */
 #define WASM_PAGE 65536u
-#define STACK_WRAP_ZONE 0xfff00000ull /* see run_guest */
+/* Runtimes put their stack first in linear memory (wasm-ld --stack-first):
+ * overflowing it wraps the stack pointer below 0, so the access lands at the
+ * top of the 4 GiB range. That is stack exhaustion, not a wild pointer. */
+#define STACK_WRAP_ZONE 0xfff00000ull
+
+struct wb_instance {
+  const wb_runtime *rt;
+  void *inst;                       /* the generated instance struct */
+  struct Z_wasmbox_instance_t host; /* report_error's target */
+  bool started;
+};
 
 typedef struct {
-  const wb_engine_call *call;
+  wb_instance *in;
+  const wb_call *call;
+  const wb_job *job;
   wb_outcome *out;
   char *err;
   size_t errlen;
   bool host_failed;
-} job;
+} task;
 
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -68,84 +81,116 @@ static uint32_t guest_copy(const wb_runtime *rt, void *inst, const char *s, size
   return p;
 }
 
-static void run_guest(job *j, wb_guest_frame *frame) {
-  const wb_engine_call *c = j->call;
-  const wb_runtime *rt = c->runtime;
-  wb_outcome *out = j->out;
-  struct Z_wasmbox_instance_t host = {.out = out};
-  void *inst = calloc(1, rt->instance_size);
-  if (!inst) {
-    snprintf(j->err, j->errlen, "out of memory");
-    j->host_failed = true;
-    return;
+/* Lower the memory's maximum to the call's limit; false if the instance
+ * already holds more than that. */
+static bool apply_limit(task *t, wasm_rt_memory_t *mem) {
+  uint64_t limit_pages = t->call->memory_limit / WASM_PAGE;
+  if (mem->pages > limit_pages) {
+    snprintf(t->err, t->errlen, "a memory limit of %llu MB is below the %llu MB the %s runtime needs",
+             (unsigned long long)(t->call->memory_limit >> 20),
+             (unsigned long long)(((uint64_t)mem->pages * WASM_PAGE + (1 << 20) - 1) >> 20), t->in->rt->language);
+    t->out->init_failed = true;
+    return false;
   }
+  mem->max_pages = limit_pages < 65536 ? (uint32_t)limit_pages : 65536;
+  return true;
+}
+
+/* Instantiate: from a snapshot (map its memory, load its globals), or by
+ * running the module's constructors and the interpreter's initialisation. */
+static bool start(task *t, wb_guest_frame *frame) {
+  wb_instance *in = t->in;
+  const wb_runtime *rt = in->rt;
+  const wb_snapshot *from = t->job->from;
+  if (from) wb_rt_preload(&from->memory);
+  rt->instantiate(in->inst, t->call->wasi, &in->host);
+  in->started = true;
+  wasm_rt_memory_t *mem = rt->memory(in->inst);
+  if (from) {
+    if (mem->pages != from->memory.pages) {
+      snprintf(t->err, t->errlen, "cannot map the %s snapshot", rt->language);
+      t->host_failed = true;
+      return false;
+    }
+    rt->globals_load(in->inst, from->globals);
+    return true;
+  }
+  frame->mem_base = mem->data;
+  wb_wasi_bind_memory(t->call->wasi, mem);
+  in->host.mem = mem;
+  if (!apply_limit(t, mem)) return false;
+  frame->in_guest = 1;
+  rt->initialize(in->inst);
+  bool ok = rt->init(in->inst) == 0;
+  frame->in_guest = 0;
+  if (!ok) t->out->init_failed = true;
+  return ok;
+}
+
+static void run_task(task *t, wb_guest_frame *frame) {
+  wb_instance *in = t->in;
+  const wb_runtime *rt = in->rt;
+  const wb_call *c = t->call;
+  const wb_job *job = t->job;
+  wb_outcome *out = t->out;
+  in->host.out = out;
   volatile bool timer_on = false;
   timer_t timer;
-  uint64_t start = now_ns();
+  uint64_t start_ns = now_ns();
+  if (c->timeout_ns) wb_wasi_set_deadline(c->wasi, start_ns + c->timeout_ns);
 
   wb_guest_begin(frame);
+  frame->mem_reserved = WB_MEMORY_RESERVATION;
   int trap = sigsetjmp(frame->jmp, 1);
   if (trap == 0) {
-    rt->instantiate(inst, c->wasi, &host);
-    wasm_rt_memory_t *mem = rt->memory(inst);
-    host.mem = mem;
-    frame->mem_base = mem->data;
-    frame->mem_reserved = WB_MEMORY_RESERVATION;
-    uint64_t limit_pages = c->memory_limit / WASM_PAGE;
-    if (mem->pages > limit_pages) {
-      snprintf(j->err, j->errlen, "a memory limit of %llu MB is below the %llu MB the %s runtime needs to start",
-               (unsigned long long)(c->memory_limit >> 20),
-               (unsigned long long)(((uint64_t)mem->pages * WASM_PAGE + (1 << 20) - 1) >> 20), rt->language);
-      out->init_failed = true;
-    } else {
-      if (limit_pages < mem->max_pages) mem->max_pages = (uint32_t)limit_pages;
-      wb_wasi_bind_memory(c->wasi, mem);
-      if (c->timeout_ns) {
-        wb_wasi_set_deadline(c->wasi, start + c->timeout_ns);
-        if (!start_timer(&timer, c->timeout_ns)) {
-          snprintf(j->err, j->errlen, "cannot create a timer: %s", strerror(errno));
-          j->host_failed = true;
-        } else {
-          timer_on = true;
-        }
+    if (c->timeout_ns) {
+      if (!start_timer(&timer, c->timeout_ns)) {
+        snprintf(t->err, t->errlen, "cannot create a timer: %s", strerror(errno));
+        t->host_failed = true;
+      } else {
+        timer_on = true;
       }
-      if (!j->host_failed) {
-        frame->in_guest = 1;
-        rt->initialize(inst);
-        if (rt->init(inst) != 0) {
-          out->init_failed = true;
-        } else {
-          uint32_t code = guest_copy(rt, inst, c->code, c->code_len);
-          uint32_t name = guest_copy(rt, inst, c->name, strlen(c->name));
-          out->exit_code = rt->run(inst, code, (uint32_t)c->code_len, name, (uint32_t)strlen(c->name));
-        }
+    }
+    bool ok = !t->host_failed;
+    if (ok && !in->started) ok = start(t, frame);
+    wasm_rt_memory_t *mem = in->started ? rt->memory(in->inst) : NULL;
+    if (ok) {
+      rt->bind(in->inst, c->wasi, &in->host);
+      in->host.mem = mem;
+      frame->mem_base = mem->data;
+      wb_wasi_bind_memory(c->wasi, mem);
+      ok = apply_limit(t, mem);
+    }
+    if (ok) {
+      frame->in_guest = 1;
+      if (job->fresh && rt->fresh(in->inst) != 0) {
+        out->init_failed = true;
+        ok = false;
+      }
+      if (ok && job->code) {
+        uint32_t code = guest_copy(rt, in->inst, job->code, job->code_len);
+        uint32_t name = guest_copy(rt, in->inst, job->name, strlen(job->name));
+        out->exit_code = rt->run(in->inst, code, (uint32_t)job->code_len, name, (uint32_t)strlen(job->name));
       }
     }
   }
   frame->in_guest = 0;
   if (timer_on) timer_delete(timer);
-  /* Runtimes put their stack first in linear memory (wasm-ld --stack-first):
-   * overflowing it wraps the stack pointer below 0, so the access lands at
-   * the top of the 4 GiB range. That is stack exhaustion, not a wild pointer. */
-  if (trap == WASM_RT_TRAP_OOB && frame->fault_offset >= STACK_WRAP_ZONE)
-    trap = WASM_RT_TRAP_EXHAUSTION;
+  if (trap == WASM_RT_TRAP_OOB && frame->fault_offset >= STACK_WRAP_ZONE) trap = WASM_RT_TRAP_EXHAUSTION;
   out->trap = trap == WB_TRAP_EXIT ? 0 : trap;
   if (trap == WB_TRAP_EXIT) out->exit_code = frame->exit_code;
   out->memory_grow_failed = frame->memory_grow_failed;
-  wasm_rt_memory_t *mem = rt->memory(inst);
-  out->memory_peak = (uint64_t)mem->pages * WASM_PAGE;
-  out->duration_ns = now_ns() - start;
+  if (in->started) out->memory_peak = (uint64_t)rt->memory(in->inst)->pages * WASM_PAGE;
+  out->duration_ns = now_ns() - start_ns;
   wb_guest_end();
-  rt->free(inst);
-  free(inst);
 }
 
 static void *guest_thread(void *arg) {
-  job *j = arg;
+  task *t = arg;
   stack_t ss = {.ss_sp = malloc(ALT_STACK), .ss_size = ALT_STACK, .ss_flags = 0};
   if (!ss.ss_sp || sigaltstack(&ss, NULL) != 0) {
-    snprintf(j->err, j->errlen, "cannot set up a signal stack");
-    j->host_failed = true;
+    snprintf(t->err, t->errlen, "cannot set up a signal stack");
+    t->host_failed = true;
     free(ss.ss_sp);
     return NULL;
   }
@@ -161,19 +206,32 @@ static void *guest_thread(void *arg) {
     frame.stack_hi = (uintptr_t)lo + 4096; /* the guard and the page above it */
     pthread_attr_destroy(&attr);
   }
-  run_guest(j, &frame);
+  run_task(t, &frame);
   stack_t off = {.ss_flags = SS_DISABLE};
   sigaltstack(&off, NULL);
   free(ss.ss_sp);
   return NULL;
 }
 
-bool wb_engine_run(const wb_engine_call *call, wb_outcome *out, char *err, size_t errlen) {
+wb_instance *wb_instance_new(const wb_runtime *rt, char *err, size_t errlen) {
+  if (!rt->prepare(err, errlen)) return NULL;
+  wb_instance *in = calloc(1, sizeof *in);
+  if (in) in->inst = calloc(1, rt->instance_size);
+  if (!in || !in->inst) {
+    free(in);
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  in->rt = rt;
+  return in;
+}
+
+bool wb_instance_call(wb_instance *in, const wb_call *call, const wb_job *job, wb_outcome *out, char *err,
+                      size_t errlen) {
   memset(out, 0, sizeof *out);
   err[0] = 0;
-  if (!call->runtime->prepare(err, errlen)) return false;
   wb_guest_install_handlers();
-  job j = {.call = call, .out = out, .err = err, .errlen = errlen};
+  task t = {.in = in, .call = call, .job = job, .out = out, .err = err, .errlen = errlen};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, GUEST_STACK);
@@ -185,20 +243,79 @@ bool wb_engine_run(const wb_engine_call *call, wb_outcome *out, char *err, size_
   sigdelset(&all, SIGBUS);
   sigdelset(&all, wb_guest_timer_signal());
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_t t;
-  int r = pthread_create(&t, &attr, guest_thread, &j);
+  pthread_t thread;
+  int r = pthread_create(&thread, &attr, guest_thread, &t);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   pthread_attr_destroy(&attr);
   if (r != 0) {
     snprintf(err, errlen, "cannot start a guest thread: %s", strerror(r));
     return false;
   }
-  pthread_join(t, NULL);
-  if (j.host_failed) {
+  pthread_join(thread, NULL);
+  if (t.host_failed) {
     wb_outcome_clear(out);
     return false;
   }
   return true;
+}
+
+bool wb_instance_started(const wb_instance *in) { return in->started; }
+
+bool wb_instance_capture(wb_instance *in, wb_snapshot *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  out->memory.fd = -1;
+  const wb_runtime *rt = in->rt;
+  if (rt->tables_mutable()) {
+    snprintf(err, errlen, "the %s module changes its tables at run time; it cannot be snapshotted", rt->language);
+    return false;
+  }
+  wasm_rt_memory_t *mem = rt->memory(in->inst);
+  size_t bytes = (size_t)mem->pages * WASM_PAGE;
+  int fd = memfd_create("wasmbox-snapshot", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  out->globals = malloc(rt->globals_size() ? rt->globals_size() : 1);
+  if (fd < 0 || !out->globals || ftruncate(fd, (off_t)bytes) != 0) goto fail;
+  for (size_t done = 0; done < bytes;) {
+    ssize_t n = pwrite(fd, mem->data + done, bytes - done, (off_t)done);
+    if (n <= 0) goto fail;
+    done += (size_t)n;
+  }
+  /* nobody may change a snapshot under its copies */
+  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+  rt->globals_save(in->inst, out->globals);
+  out->runtime = rt;
+  out->memory = (wb_memory_image){.fd = fd, .offset = 0, .pages = mem->pages};
+  out->owns_fd = true;
+  return true;
+fail:
+  snprintf(err, errlen, "cannot capture a snapshot: %s", strerror(errno));
+  if (fd >= 0) close(fd);
+  free(out->globals);
+  out->globals = NULL;
+  return false;
+}
+
+bool wb_instance_reset(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen) {
+  const wb_runtime *rt = in->rt;
+  if (!in->started || !wb_rt_memory_reset(rt->memory(in->inst), &snap->memory)) {
+    snprintf(err, errlen, "cannot reset the %s instance: %s", rt->language, strerror(errno));
+    return false;
+  }
+  rt->globals_load(in->inst, snap->globals);
+  return true;
+}
+
+void wb_instance_free(wb_instance *in) {
+  if (!in) return;
+  if (in->started) in->rt->free(in->inst);
+  free(in->inst);
+  free(in);
+}
+
+void wb_snapshot_release(wb_snapshot *s) {
+  if (s->owns_fd && s->memory.fd >= 0) close(s->memory.fd);
+  free(s->globals);
+  memset(s, 0, sizeof *s);
+  s->memory.fd = -1;
 }
 
 void wb_outcome_clear(wb_outcome *o) {

@@ -1,12 +1,16 @@
-/* The engine: runs one piece of code in a fresh instance of a runtime.
+/* The engine: instances of a runtime, and the guest thread that runs them.
  *
- * Contract: wb_engine_run() instantiates the runtime on a dedicated thread
- * (fixed stack, alternate signal stack, wall-clock timer), initialises the
- * interpreter, runs the code and reports what happened in a wb_outcome. It
- * always returns: traps, timeouts and guest exits become outcome fields, and
- * the instance is discarded afterwards. The WASI host (stdio, mounts) is the
- * caller's and outlives the call, so the caller reads output and changed files
- * from it. Only host failures (no memory, no thread) return false. */
+ * Contract: an instance is started either from a snapshot (its memory is
+ * mapped copy-on-write, its globals loaded; nothing is initialised again) or
+ * by initialising the interpreter. wb_instance_call() does, on a dedicated
+ * thread (fixed stack, alternate signal stack, one wall-clock deadline):
+ * start the instance if needed, refresh it if asked (a new copy of a
+ * snapshot takes the call's environment and mounts), and run code. It always
+ * returns: traps, timeouts and guest exits become outcome fields. After a
+ * trap the instance's state is undefined until wb_instance_reset() puts it
+ * back to a snapshot. The WASI host is the caller's, per call; it outlives
+ * the call so the caller can read output and changed files from it. Only
+ * host failures (no memory, no thread, no timer) return false. */
 #ifndef WASMBOX_ENGINE_ENGINE_H
 #define WASMBOX_ENGINE_ENGINE_H
 
@@ -15,30 +19,54 @@
 #include <stdint.h>
 
 #include "engine/runtime.h"
+#include "engine/wasm_rt_ext.h"
 #include "wasi/wasi.h"
 
-typedef struct {
+/* The state of an instance at one moment. */
+typedef struct wb_snapshot_s {
   const wb_runtime *runtime;
-  wb_wasi *wasi;
-  const char *code;
-  size_t code_len;
-  const char *name;            /* file name for tracebacks */
-  uint64_t memory_limit;       /* bytes of linear memory */
-  uint64_t timeout_ns;         /* wall clock; 0 = none */
-} wb_engine_call;
+  wb_memory_image memory; /* mapped copy-on-write by every copy */
+  uint8_t *globals;       /* runtime->globals_size() bytes */
+  bool owns_fd;           /* close memory.fd when released */
+} wb_snapshot;
 
 typedef struct {
-  int trap;                    /* 0, or a wasm_rt_trap_t / WB_TRAP_* code */
-  uint32_t exit_code;          /* wasmbox_run's status, or proc_exit's code */
-  bool init_failed;            /* the interpreter did not start */
-  bool memory_grow_failed;     /* the guest asked for memory beyond the limit */
-  uint64_t memory_peak;        /* bytes of linear memory at the end */
+  wb_wasi *wasi;
+  uint64_t memory_limit; /* bytes of linear memory */
+  uint64_t timeout_ns;   /* wall clock, 0 = none */
+} wb_call;
+
+typedef struct {
+  const wb_snapshot *from; /* start from this snapshot (if not started) */
+  bool fresh;              /* call wasmbox_fresh() before the code */
+  const char *code;        /* code to run, or NULL */
+  size_t code_len;
+  const char *name;        /* its file name, for tracebacks */
+} wb_job;
+
+typedef struct {
+  int trap;                /* 0, or a wasm_rt_trap_t / WB_TRAP_* code */
+  uint32_t exit_code;      /* wasmbox_run's status, or proc_exit's code */
+  bool init_failed;        /* the interpreter did not start */
+  bool memory_grow_failed; /* the guest asked for memory beyond the limit */
+  uint64_t memory_peak;    /* bytes of linear memory at the end */
   uint64_t duration_ns;
   char *error_type, *error_message, *error_traceback; /* from the guest, or NULL */
 } wb_outcome;
 
-/* Run the call; false only on a host failure (reason in err). */
-bool wb_engine_run(const wb_engine_call *call, wb_outcome *out, char *err, size_t errlen);
+typedef struct wb_instance wb_instance;
+
+wb_instance *wb_instance_new(const wb_runtime *rt, char *err, size_t errlen);
+bool wb_instance_call(wb_instance *in, const wb_call *call, const wb_job *job, wb_outcome *out, char *err,
+                      size_t errlen);
+/* Capture the instance's memory (into a new memfd) and globals. */
+bool wb_instance_capture(wb_instance *in, wb_snapshot *out, char *err, size_t errlen);
+/* Put a started instance back to `snap`; only pages written since cost. */
+bool wb_instance_reset(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen);
+bool wb_instance_started(const wb_instance *in);
+void wb_instance_free(wb_instance *in);
+
+void wb_snapshot_release(wb_snapshot *s);
 void wb_outcome_clear(wb_outcome *o);
 
 #endif

@@ -67,16 +67,55 @@ uint32_t wasm_rt_register_func_type(uint32_t params, uint32_t results, ...) {
   return idx;
 }
 
+/* Generated init code asks this before copying data segments (see
+ * tools/w2c_split.py): a memory mapped from a snapshot already holds them. */
+static _Thread_local const uint8_t *preloaded_base;
+static _Thread_local const wb_memory_image *pending_image;
+
+int wasm_rt_memory_preloaded(const wasm_rt_memory_t *m) { return m->data && m->data == preloaded_base; }
+
+void wb_rt_preload(const wb_memory_image *img) { pending_image = img; }
+
+static bool map_image(uint8_t *base, const wb_memory_image *img) {
+  size_t bytes = (size_t)img->pages * PAGE_SIZE;
+  if (!bytes) return true;
+  return mmap(base, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, img->fd, (off_t)img->offset) == base;
+}
+
+static uint32_t byte_size(uint64_t pages) { return pages >= 65536 ? UINT32_MAX : (uint32_t)(pages * PAGE_SIZE); }
+
 void wasm_rt_allocate_memory(wasm_rt_memory_t *m, uint32_t initial_pages, uint32_t max_pages) {
   void *base = mmap(NULL, WB_MEMORY_RESERVATION, PROT_NONE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) abort(); /* address space exhausted: host failure */
-  size_t bytes = (size_t)initial_pages * PAGE_SIZE;
-  if (bytes && mprotect(base, bytes, PROT_READ | PROT_WRITE) != 0) abort();
+  const wb_memory_image *img = pending_image;
+  pending_image = NULL;
+  preloaded_base = NULL;
+  if (img && img->pages >= initial_pages && map_image(base, img)) {
+    preloaded_base = base;
+    initial_pages = img->pages;
+  } else {
+    size_t bytes = (size_t)initial_pages * PAGE_SIZE;
+    if (bytes && mprotect(base, bytes, PROT_READ | PROT_WRITE) != 0) abort();
+  }
   m->data = base;
   m->pages = initial_pages;
   m->max_pages = max_pages;
-  m->size = (uint32_t)bytes;
+  m->size = byte_size(initial_pages);
+}
+
+bool wb_rt_memory_reset(wasm_rt_memory_t *m, const wb_memory_image *img) {
+  if (m->pages > img->pages) {
+    /* pages the call grew: back to reserved, unbacked address space */
+    size_t from = (size_t)img->pages * PAGE_SIZE, len = (size_t)(m->pages - img->pages) * PAGE_SIZE;
+    if (mmap(m->data + from, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) ==
+        MAP_FAILED)
+      return false;
+  }
+  if (!map_image(m->data, img)) return false;
+  m->pages = img->pages;
+  m->size = byte_size(img->pages);
+  return true;
 }
 
 uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t delta) {
@@ -92,8 +131,7 @@ uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t delta) {
                PROT_READ | PROT_WRITE) != 0)
     return UINT32_MAX;
   m->pages = (uint32_t)want;
-  /* 65536 pages is exactly 4 GiB, which a u32 cannot hold. */
-  m->size = want == 65536 ? UINT32_MAX : (uint32_t)(want * PAGE_SIZE);
+  m->size = byte_size(want); /* 65536 pages is 4 GiB, which a u32 cannot hold */
   return old;
 }
 

@@ -9,4 +9,23 @@
 /* Largest table the host will allocate for a guest (elements). */
 #define WB_TABLE_MAX (1u << 20)
 
+#include <stdint.h>
+#include <wasm-rt.h>
+
+/* A linear memory image that can be mapped copy-on-write: `pages` wasm pages
+ * at `offset` (page aligned) in file `fd` (a memfd, or our own executable). */
+typedef struct {
+  int fd;
+  uint64_t offset;
+  uint32_t pages;
+} wb_memory_image;
+
+/* The next wasm_rt_allocate_memory() on this thread maps `img` instead of
+ * zeroed pages (and the generated code then skips its data segments). */
+void wb_rt_preload(const wb_memory_image *img);
+
+/* Put memory `m` back to `img`: map it again over the pages in use (only
+ * pages written since then cost anything) and forget pages beyond it. */
+bool wb_rt_memory_reset(wasm_rt_memory_t *m, const wb_memory_image *img);
+
 #endif
