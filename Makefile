@@ -14,10 +14,10 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
 CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
-LDLIBS  := -lpthread -lm
+LDLIBS  := -lzstd -lpthread -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/api/*.c) src/runtimes/registry.c
+SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/session/*.c src/api/*.c) src/runtimes/registry.c
 SRC_RT  := src/runtimes/python.c
 SRC_CLI := src/cli/main.c
 

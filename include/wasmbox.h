@@ -8,6 +8,7 @@
  *                        request's workspace (mounted at /app).
  *   wasmbox_result_json() renders a result as the JSON object of DESIGN.md.
  *   wasmbox_result_free(), wasmbox_free() release them.
+ *   wasmbox_session_*()  sessions: state kept across calls (below).
  * Guest failures (exceptions, timeouts, exhausted limits, crashes) are
  * results with a status, not errors: wasmbox_run() fails only for a bad
  * request (WASMBOX_EUSAGE) or a host failure (WASMBOX_EINTERNAL), with a
@@ -62,6 +63,9 @@ typedef struct {
   size_t env_len;
   const wasmbox_mount *mounts; /* extra read-only host directories */
   size_t mounts_len;
+  const char *session_id;   /* run in this session: its workspace is /app,
+                               its environment and mounts are the session's
+                               (`workspace`, `env`, `mounts` must be unset) */
 } wasmbox_request;
 
 typedef struct {
@@ -80,13 +84,20 @@ typedef struct {
   uint64_t fuel_used;
   uint64_t memory_peak_bytes;
   const char *session_id;                 /* NULL: a stateless call */
+  bool session_rolled_back;               /* the failed call left no trace */
   const char *const *files_changed;       /* guest paths under /app */
   size_t files_changed_len;
 } wasmbox_result;
 
 typedef struct wasmbox wasmbox;
 
-wasmbox *wasmbox_new(char *err, size_t errlen);
+typedef struct {
+  const char *home;         /* state directory; NULL: $WASMBOX_HOME, else
+                               ~/.local/share/wasmbox */
+} wasmbox_options;
+
+wasmbox *wasmbox_new(char *err, size_t errlen); /* default options */
+wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen);
 void wasmbox_free(wasmbox *wb);
 
 int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen);
@@ -97,6 +108,53 @@ const char *wasmbox_status_name(wasmbox_status s);
 
 /* The result as one JSON object (malloc'd; free() it). */
 char *wasmbox_result_json(const wasmbox_result *r);
+
+/* Sessions. A session is a workspace (its /app) plus the whole memory of
+ * its interpreter after its last successful call: variables, functions,
+ * imports, open generators. A call that ends in timeout, out_of_memory,
+ * out_of_fuel or a crash is rolled back: memory and files are as they were
+ * before it (the result's `session_rolled_back` says so). Every committed
+ * state is on disk in the state directory before the call returns (written
+ * atomically), so sessions survive the process, even kill -9. Calls on one
+ * session are serialised (across processes too); different sessions run in
+ * parallel. Ids are ASCII, at most WASMBOX_ID_MAX - 1 characters. */
+#define WASMBOX_ID_MAX 64
+#define WASMBOX_DEFAULT_SESSION_TTL_S (24.0 * 3600)
+
+typedef struct {
+  const char *language;     /* NULL: "python" */
+  double ttl_seconds;       /* idle time after which prune removes it;
+                               0: WASMBOX_DEFAULT_SESSION_TTL_S */
+  const char *const *env;   /* "NAME=value": the session's environment */
+  size_t env_len;
+  const wasmbox_mount *mounts; /* read-only mounts of every call */
+  size_t mounts_len;
+} wasmbox_session_options;
+
+typedef struct {
+  char id[WASMBOX_ID_MAX];
+  char language[16];
+  double created, last_used; /* seconds since the epoch */
+  double ttl_seconds;
+  uint64_t disk_bytes;       /* memory image, workspace and checkpoints */
+  size_t checkpoints;
+} wasmbox_session_info;
+
+int wasmbox_session_create(wasmbox *wb, const wasmbox_session_options *opts, char id[WASMBOX_ID_MAX], char *err,
+                           size_t errlen);
+/* A copy-on-write clone: memory and files; the two then evolve apart. */
+int wasmbox_session_fork(wasmbox *wb, const char *id, char new_id[WASMBOX_ID_MAX], char *err, size_t errlen);
+/* Remember the current state under a new checkpoint id ... */
+int wasmbox_session_checkpoint(wasmbox *wb, const char *id, char checkpoint_id[WASMBOX_ID_MAX], char *err,
+                               size_t errlen);
+/* ... and go back to it later (memory and files). */
+int wasmbox_session_restore(wasmbox *wb, const char *id, const char *checkpoint_id, char *err, size_t errlen);
+int wasmbox_session_destroy(wasmbox *wb, const char *id, char *err, size_t errlen);
+/* All sessions (malloc'd array; free() it). */
+int wasmbox_session_list(wasmbox *wb, wasmbox_session_info **out, size_t *n, char *err, size_t errlen);
+int wasmbox_session_info_get(wasmbox *wb, const char *id, wasmbox_session_info *out, char *err, size_t errlen);
+/* Remove sessions idle for longer than their TTL; *removed counts them. */
+int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen);
 
 /* Languages this build runs, NULL-terminated. */
 const char *const *wasmbox_languages(void);

@@ -98,6 +98,44 @@ read -r rc took < <(sleep 3 | { s=$(date +%s.%N); "$W" run --timeout 0.5 -c 'pri
 check "an unclosed stdin pipe cannot hang the command (exit 2)" [ "$rc" = 2 ]
 check "  ... it gives up at the timeout ($took s)" python3 -c "assert $took < 2.9"
 
+# sessions, in their own state directory
+export WASMBOX_HOME="$tmp/home"
+run session new
+sid=$out
+check "session new prints an id" [ "$rc" = 0 ] && [ -n "$sid" ]
+run run --session "$sid" -c 'x = 6 * 7; open("kept.txt", "w").write("yes")'
+check "a call in the session" [ "$rc" = 0 ]
+run run --session "$sid" -c 'print(x, open("kept.txt").read())'
+check "the next call sees its variables and files" [ "$out" = "42 yes" ]
+run run --session "$sid" --json -c 'x = 0
+while True: pass' --timeout 0.3
+check "a timed-out session call is rolled back" [ "$(json "r['session_rolled_back']")" = True ]
+run run --session "$sid" -c 'print(x)'
+check "  ... and left no trace" [ "$out" = 42 ]
+run session fork "$sid"
+fid=$out
+run run --session "$fid" -c 'x += 1; print(x)'
+check "fork: the copy changes" [ "$out" = 43 ]
+run run --session "$sid" -c 'print(x)'
+check "fork: the original does not" [ "$out" = 42 ]
+run session checkpoint "$sid"
+cid=$out
+run run --session "$sid" -c 'x = -1'
+run session restore "$sid" "$cid"
+run run --session "$sid" -c 'print(x)'
+check "checkpoint and restore" [ "$out" = 42 ]
+run session list --json
+check "session list --json" [ "$(json "len(r['sessions'])")" = 2 ]
+run session rm "$fid"
+check "session rm" [ "$rc" = 0 ]
+run run --session "$fid" -c 'print(1)'
+check "a removed session is gone (exit 2)" [ "$rc" = 2 ]
+run run --session "$sid" --workspace "$tmp" -c 'print(1)'
+check "--workspace with --session is bad usage" [ "$rc" = 2 ]
+run session frobnicate
+check "unknown session command -> exit 2" [ "$rc" = 2 ]
+unset WASMBOX_HOME
+
 run run --help
 check "run --help" [ "$rc" = 0 ] && grep -q -- "--workspace" <<<"$out"
 run version

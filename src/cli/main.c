@@ -44,6 +44,8 @@ static const char run_usage[] =
     "  --env NAME=VALUE     set a variable for the program (repeatable); the host\n"
     "                       environment is never visible. --env NAME copies NAME.\n"
     "  --mount DIR:PATH     show host directory DIR read-only at PATH (repeatable)\n"
+    "  --session ID         run in a session (wasmbox session new): variables,\n"
+    "                       imports and files of its earlier calls are there\n"
     "  --json               print the result as one JSON object\n"
     "\n"
     "exit status: 0 ok, 1 the code raised or exited non-zero, 2 bad usage,\n"
@@ -54,6 +56,8 @@ static const char main_usage[] =
     "\n"
     "commands:\n"
     "  run        run code in the sandbox (wasmbox run --help)\n"
+    "  session    create, fork, checkpoint, restore, list and remove sessions\n"
+    "             (wasmbox session --help)\n"
     "  version    print the version and the languages of this build\n";
 
 typedef struct {
@@ -220,7 +224,7 @@ static int cmd_run(int argc, char **argv) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     bool takes = !strcmp(a, "-c") || !strcmp(a, "--lang") || !strcmp(a, "--workspace") || !strcmp(a, "--timeout") ||
                  !strcmp(a, "--memory") || !strcmp(a, "--max-output") || !strcmp(a, "--stdin") || !strcmp(a, "--env") ||
-                 !strcmp(a, "--mount");
+                 !strcmp(a, "--mount") || !strcmp(a, "--session");
     if (takes && !v) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
       rc = fail_usage(&m, msg);
@@ -236,6 +240,8 @@ static int cmd_run(int argc, char **argv) {
       lang = v, i++;
     } else if (!strcmp(a, "--workspace")) {
       req.workspace = v, i++;
+    } else if (!strcmp(a, "--session")) {
+      req.session_id = v, i++;
     } else if (!strcmp(a, "--stdin")) {
       stdin_path = v, i++;
     } else if (!strcmp(a, "--timeout")) {
@@ -360,6 +366,7 @@ static int cmd_run(int argc, char **argv) {
     rc = fail_internal(&m, err);
     goto out;
   }
+  if (req.session_id && !lang) req.language = NULL; /* the session's own */
   wasmbox_result *res;
   int r = wasmbox_run(wb, &req, &res, err, sizeof err);
   if (r == WASMBOX_EUSAGE) rc = fail_usage(&m, err);
@@ -379,12 +386,191 @@ out:
   return rc;
 }
 
+/* ---- wasmbox session ------------------------------------------------------ */
+
+static const char session_usage[] =
+    "usage: wasmbox session COMMAND [--json]\n"
+    "\n"
+    "  new [--lang LANG] [--ttl SECONDS] [--env NAME=VALUE]... [--mount DIR:PATH]...\n"
+    "                        create a session; prints its id\n"
+    "  fork ID               a copy of session ID that then evolves apart\n"
+    "  checkpoint ID         remember its current state; prints a checkpoint id\n"
+    "  restore ID CHECKPOINT go back to a checkpoint (memory and files)\n"
+    "  info ID               what a session holds\n"
+    "  list                  all sessions\n"
+    "  rm ID                 remove a session\n"
+    "  prune                 remove sessions idle for longer than their TTL\n"
+    "\n"
+    "Sessions live in $WASMBOX_HOME (default ~/.local/share/wasmbox).\n";
+
+static void print_info(const wasmbox_session_info *s, bool json, bool first) {
+  if (json) {
+    wb_buf b = {0};
+    wb_buf_puts(&b, first ? "" : ",");
+    wb_buf_puts(&b, "{\"session_id\":");
+    wb_json_cstr(&b, s->id);
+    wb_buf_puts(&b, ",\"language\":");
+    wb_json_cstr(&b, s->language);
+    wb_buf_puts(&b, ",\"created\":");
+    wb_json_num(&b, s->created);
+    wb_buf_puts(&b, ",\"last_used\":");
+    wb_json_num(&b, s->last_used);
+    wb_buf_puts(&b, ",\"ttl_seconds\":");
+    wb_json_num(&b, s->ttl_seconds);
+    wb_buf_printf(&b, ",\"disk_bytes\":%llu,\"checkpoints\":%zu}", (unsigned long long)s->disk_bytes, s->checkpoints);
+    char *t = wb_buf_take(&b);
+    if (t) fputs(t, stdout);
+    free(t);
+  } else {
+    printf("%s  %-10s  %8.1f KB  %zu checkpoints  idle %.0f s\n", s->id, s->language, (double)s->disk_bytes / 1024,
+           s->checkpoints, time(NULL) - s->last_used);
+  }
+}
+
+/* Print an id as the command's answer. */
+static int print_id(const char *key, const char *id, bool json) {
+  if (json) {
+    wb_buf b = {0};
+    wb_buf_printf(&b, "{\"%s\":", key);
+    wb_json_cstr(&b, id);
+    wb_buf_puts(&b, "}\n");
+    char *t = wb_buf_take(&b);
+    if (t) fputs(t, stdout);
+    free(t);
+  } else {
+    puts(id);
+  }
+  return EXIT_OK;
+}
+
+static int cmd_session(int argc, char **argv) {
+  output_mode m = {0};
+  const char *pos[3] = {0};
+  size_t npos = 0;
+  wasmbox_session_options o = {0};
+  const char *env[256];
+  wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
+  char *specs[WASMBOX_MAX_MOUNTS];
+  size_t nspecs = 0;
+  char msg[512], err[512];
+  int rc = EXIT_OK;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--json")) m.json = true;
+  for (int i = 1; i < argc && rc == EXIT_OK; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    bool takes = !strcmp(a, "--lang") || !strcmp(a, "--ttl") || !strcmp(a, "--env") || !strcmp(a, "--mount");
+    if (takes && !v) {
+      snprintf(msg, sizeof msg, "%s needs a value", a);
+      rc = fail_usage(&m, msg);
+    } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(session_usage, stdout);
+      goto out;
+    } else if (!strcmp(a, "--json")) {
+    } else if (!strcmp(a, "--lang")) {
+      o.language = v, i++;
+    } else if (!strcmp(a, "--ttl")) {
+      if (!parse_double(v, &o.ttl_seconds) || !(o.ttl_seconds > 0)) {
+        snprintf(msg, sizeof msg, "--ttl wants a positive number of seconds, not '%s'", v);
+        rc = fail_usage(&m, msg);
+      }
+      i++;
+    } else if (!strcmp(a, "--env")) {
+      if (!strchr(v, '=') || o.env_len == 256) {
+        snprintf(msg, sizeof msg, "--env wants NAME=VALUE, not '%s'", v);
+        rc = fail_usage(&m, msg);
+      }
+      env[o.env_len++] = v, i++;
+    } else if (!strcmp(a, "--mount")) {
+      const char *colon = strrchr(v, ':');
+      if (!colon || colon == v || !colon[1] || nspecs == WASMBOX_MAX_MOUNTS) {
+        snprintf(msg, sizeof msg, "--mount wants HOST_DIR:GUEST_PATH, not '%s'", v);
+        rc = fail_usage(&m, msg);
+      } else if (!(specs[nspecs] = strndup(v, (size_t)(colon - v)))) {
+        rc = fail_internal(&m, "out of memory");
+      } else {
+        mounts[nspecs] = (wasmbox_mount){.host_dir = specs[nspecs], .guest_path = colon + 1};
+        nspecs++;
+      }
+      i++;
+    } else if (a[0] == '-') {
+      snprintf(msg, sizeof msg, "unknown option %s (see wasmbox session --help)", a);
+      rc = fail_usage(&m, msg);
+    } else if (npos < 3) {
+      pos[npos++] = a;
+    } else {
+      snprintf(msg, sizeof msg, "unexpected argument '%s'", a);
+      rc = fail_usage(&m, msg);
+    }
+  }
+  if (rc != EXIT_OK) goto out;
+  o.env = env;
+  o.mounts = mounts;
+  o.mounts_len = nspecs;
+  const char *cmd = pos[0] ? pos[0] : "";
+  size_t want = !strcmp(cmd, "new") || !strcmp(cmd, "list") || !strcmp(cmd, "prune") ? 1
+                : !strcmp(cmd, "restore")                                              ? 3
+                : !strcmp(cmd, "fork") || !strcmp(cmd, "checkpoint") || !strcmp(cmd, "info") || !strcmp(cmd, "rm")
+                    ? 2
+                    : 0;
+  if (!want || npos != want || (strcmp(cmd, "new") && (o.language || o.ttl_seconds || o.env_len || nspecs))) {
+    rc = fail_usage(&m, !want ? "unknown or missing session command (see wasmbox session --help)"
+                              : "wrong arguments for this session command (see wasmbox session --help)");
+    goto out;
+  }
+  wasmbox *wb = wasmbox_new(err, sizeof err);
+  if (!wb) {
+    rc = fail_internal(&m, err);
+    goto out;
+  }
+  char id[WASMBOX_ID_MAX];
+  int r = WASMBOX_OK;
+  if (!strcmp(cmd, "new")) {
+    if (!(r = wasmbox_session_create(wb, &o, id, err, sizeof err))) rc = print_id("session_id", id, m.json);
+  } else if (!strcmp(cmd, "fork")) {
+    if (!(r = wasmbox_session_fork(wb, pos[1], id, err, sizeof err))) rc = print_id("session_id", id, m.json);
+  } else if (!strcmp(cmd, "checkpoint")) {
+    if (!(r = wasmbox_session_checkpoint(wb, pos[1], id, err, sizeof err))) rc = print_id("checkpoint_id", id, m.json);
+  } else if (!strcmp(cmd, "restore")) {
+    if (!(r = wasmbox_session_restore(wb, pos[1], pos[2], err, sizeof err))) rc = print_id("session_id", pos[1], m.json);
+  } else if (!strcmp(cmd, "rm")) {
+    if (!(r = wasmbox_session_destroy(wb, pos[1], err, sizeof err))) rc = print_id("removed", pos[1], m.json);
+  } else if (!strcmp(cmd, "info")) {
+    wasmbox_session_info info;
+    if (!(r = wasmbox_session_info_get(wb, pos[1], &info, err, sizeof err))) {
+      print_info(&info, m.json, true);
+      if (m.json) putchar('\n');
+    }
+  } else if (!strcmp(cmd, "prune")) {
+    size_t removed;
+    if (!(r = wasmbox_session_prune(wb, &removed, err, sizeof err))) {
+      if (m.json) printf("{\"removed\":%zu}\n", removed);
+      else printf("%zu removed\n", removed);
+    }
+  } else {
+    wasmbox_session_info *all;
+    size_t n;
+    if (!(r = wasmbox_session_list(wb, &all, &n, err, sizeof err))) {
+      if (m.json) fputs("{\"sessions\":[", stdout);
+      for (size_t i = 0; i < n; i++) print_info(&all[i], m.json, i == 0);
+      if (m.json) fputs("]}\n", stdout);
+      free(all);
+    }
+  }
+  if (r == WASMBOX_EUSAGE) rc = fail_usage(&m, err);
+  else if (r != WASMBOX_OK) rc = fail_internal(&m, err);
+  wasmbox_free(wb);
+out:
+  for (size_t i = 0; i < nspecs; i++) free(specs[i]);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     fputs(main_usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? EXIT_USAGE : EXIT_OK;
   }
   if (!strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "session")) return cmd_session(argc - 1, argv + 1);
   if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
     printf("wasmbox %s\nlanguages:", WASMBOX_VERSION);
     for (const char *const *l = wasmbox_languages(); *l; l++) printf(" %s", *l);

@@ -261,6 +261,10 @@ bool wb_instance_call(wb_instance *in, const wb_call *call, const wb_job *job, w
 
 bool wb_instance_started(const wb_instance *in) { return in->started; }
 
+wasm_rt_memory_t *wb_instance_memory(wb_instance *in) { return in->rt->memory(in->inst); }
+
+void wb_instance_save_globals(wb_instance *in, uint8_t *out) { in->rt->globals_save(in->inst, out); }
+
 bool wb_instance_capture(wb_instance *in, wb_snapshot *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   out->memory.fd = -1;

@@ -64,6 +64,9 @@ bool wb_instance_capture(wb_instance *in, wb_snapshot *out, char *err, size_t er
 /* Put a started instance back to `snap`; only pages written since cost. */
 bool wb_instance_reset(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen);
 bool wb_instance_started(const wb_instance *in);
+/* A started instance's memory and globals (runtime->globals_size() bytes). */
+wasm_rt_memory_t *wb_instance_memory(wb_instance *in);
+void wb_instance_save_globals(wb_instance *in, uint8_t *out);
 void wb_instance_free(wb_instance *in);
 
 void wb_snapshot_release(wb_snapshot *s);

@@ -86,6 +86,68 @@ static void put_stat(uint8_t *p, const struct stat *st) {
   put_u64(p + FILESTAT_CTIM, ts_ns(st->st_ctim));
 }
 
+/* ---- copy-up ---------------------------------------------------------------- */
+
+/* Give `name` (a regular file in directory pfd that shares its inode) an
+ * inode of its own: copy it beside itself and rename the copy over it. */
+static int copy_up(int pfd, const char *name, const struct stat *st) {
+  static unsigned counter;
+  char tmp[64];
+  snprintf(tmp, sizeof tmp, ".wasmbox-copy-%d-%u", (int)getpid(), __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+  int src = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  int dst = src < 0 ? -1 : openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int e = src < 0 || dst < 0 ? errno : 0;
+  for (off_t left = st->st_size; !e && left > 0;) {
+    ssize_t n = copy_file_range(src, NULL, dst, NULL, (size_t)left, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) e = n < 0 ? errno : EIO;
+    else left -= n;
+  }
+  struct timespec times[2] = {st->st_atim, st->st_mtim};
+  if (!e && (fchmod(dst, st->st_mode & 07777) != 0 || futimens(dst, times) != 0)) e = errno;
+  if (!e && renameat(pfd, tmp, pfd, name) != 0) e = errno;
+  if (e && dst >= 0) unlinkat(pfd, tmp, 0);
+  if (src >= 0) close(src);
+  if (dst >= 0) close(dst);
+  return -e;
+}
+
+/* Before a write to `path` in a cow_links mount: if the file it names (after
+ * the symlinks inside the tree, when following) shares its inode, copy it up.
+ * Returns 0 or -errno; a path that does not resolve is left to the caller. */
+static int break_shared_link(int dirfd, const char *path, bool follow) {
+  char cur[WB_PATH_MAX], tmp[WB_PATH_MAX];
+  snprintf(cur, sizeof cur, "%s", path);
+  for (int hop = 0; hop < 32; hop++) {
+    const char *name;
+    memcpy(tmp, cur, strlen(cur) + 1);
+    int pfd = open_parent(dirfd, tmp, &name);
+    if (pfd < 0) return 0;
+    struct stat st;
+    int r = 0;
+    if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      r = 0; /* nothing there yet */
+    } else if (S_ISLNK(st.st_mode) && follow) {
+      char target[WB_PATH_MAX];
+      ssize_t n = readlinkat(pfd, name, target, sizeof target - 1);
+      close(pfd);
+      if (n <= 0 || target[0] == '/') return 0; /* the open itself refuses these */
+      target[n] = 0;
+      /* the target is relative to the link's directory: cur keeps that
+       * directory up to where the link's name started in tmp */
+      size_t dir_len = (size_t)(name - tmp);
+      if (dir_len + (size_t)n + 1 >= sizeof cur) return -ENAMETOOLONG;
+      snprintf(cur + dir_len, sizeof cur - dir_len, "%s", target);
+      continue;
+    } else if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+      r = copy_up(pfd, name, &st);
+    }
+    close(pfd);
+    return r;
+  }
+  return -ELOOP;
+}
+
 /* ---- image resolution ------------------------------------------------------ */
 
 /* Resolve `path` from image node `start`; ".." may not climb above start. */
@@ -613,8 +675,9 @@ uint32_t wasi_path_open(wb_wasi *w, uint32_t dirfd, uint32_t lookup, uint32_t pa
 
   bool want_write = (rights & WRITE_RIGHTS) || (oflags & (WASI_O_CREAT | WASI_O_TRUNC)) || (fdflags & WASI_FDFLAG_APPEND);
   bool want_read = (rights & (WASI_RIGHT_FD_READ | WASI_RIGHT_FD_READDIR)) != 0;
-  uint32_t slot;
-  if ((e = wb_fd_alloc(w, &slot))) return (uint32_t)e;
+  uint32_t newfd;
+  wb_fd *entry;
+  if ((e = wb_fd_alloc(w, &newfd, &entry))) return (uint32_t)e;
 
   wb_fd nf = {.mount = d->mount, .readable = want_read, .fdflags = (uint16_t)fdflags, .host_fd = -1};
   if (d->kind == FD_IMAGE) {
@@ -642,6 +705,10 @@ uint32_t wasi_path_open(wb_wasi *w, uint32_t dirfd, uint32_t lookup, uint32_t pa
     flags |= writes ? (want_read ? O_RDWR : O_WRONLY) : O_RDONLY;
     bool created = false;
     int fd;
+    if (writes && d->mount->cow_links) {
+      int r = break_shared_link(d->host_fd, path, lookup & WASI_LOOKUP_SYMLINK_FOLLOW);
+      if (r < 0) return (uint32_t)wb_errno_to_wasi(-r);
+    }
     if (oflags & WASI_O_CREAT) {
       /* Try to create first, to know whether this open made a new file. */
       fd = beneath(d->host_fd, path, flags | O_CREAT | O_EXCL, 0666);
@@ -667,8 +734,8 @@ uint32_t wasi_path_open(wb_wasi *w, uint32_t dirfd, uint32_t lookup, uint32_t pa
     if (nf.host_fd >= 0) close(nf.host_fd);
     return WASI_ENOMEM;
   }
-  w->fds[slot] = nf;
-  put_u32(outp, slot);
+  *entry = nf;
+  put_u32(outp, newfd);
   return 0;
 }
 

@@ -46,8 +46,10 @@ typedef struct {
 
 struct Z_wasi_snapshot_preview1_instance_t {
   wasm_rt_memory_t *mem;
-  wb_fd *fds;
+  wb_fd *fds;            /* slots: stdio, preopens, then opened files */
   uint32_t nfds, max_fds;
+  uint32_t nfixed;       /* stdio and preopens: slot == descriptor */
+  uint32_t fd_base;      /* other slots are descriptor fd_base + slot */
   char **args;
   size_t nargs;
   char **env;
@@ -75,8 +77,9 @@ static inline uint64_t get_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8);
 
 /* The fd, or NULL if it is not open. */
 wb_fd *wb_fd_get(wb_wasi *w, uint32_t fd);
-/* A free slot (EMFILE when the table is full); *out is its number. */
-int wb_fd_alloc(wb_wasi *w, uint32_t *out);
+/* A free slot (EMFILE when the table is full): its descriptor and entry,
+ * which the caller fills (it stays free until then). */
+int wb_fd_alloc(wb_wasi *w, uint32_t *fd, wb_fd **entry);
 void wb_fd_close(wb_fd *f);
 
 int wb_errno_to_wasi(int e);

@@ -78,6 +78,8 @@ wb_wasi *wb_wasi_new(const wb_wasi_config *cfg, char *err, size_t errlen) {
     }
     w->nfds++;
   }
+  w->nfixed = w->nfds;
+  w->fd_base = cfg->fd_base;
   return w;
 oom:
   snprintf(err, errlen, "out of memory");
@@ -155,21 +157,30 @@ void wb_note_changed(wb_wasi *w, const wb_fd *dir, const char *rel) {
 
 /* ---- descriptor table ---------------------------------------------------- */
 
-wb_fd *wb_fd_get(wb_wasi *w, uint32_t fd) {
-  if (fd >= w->nfds || w->fds[fd].kind == FD_FREE) return NULL;
-  return &w->fds[fd];
+static uint32_t slot_index(const wb_wasi *w, uint32_t fd) {
+  if (fd < w->nfixed) return fd;
+  if (fd < w->fd_base + w->nfixed) return UINT32_MAX;
+  uint64_t slot = (uint64_t)fd - w->fd_base;
+  return slot < w->nfds ? (uint32_t)slot : UINT32_MAX;
 }
 
-int wb_fd_alloc(wb_wasi *w, uint32_t *out) {
-  for (uint32_t i = 3; i < w->nfds; i++) {
-    if (w->fds[i].kind == FD_FREE) {
-      *out = i;
-      return 0;
-    }
+wb_fd *wb_fd_get(wb_wasi *w, uint32_t fd) {
+  uint32_t i = slot_index(w, fd);
+  if (i == UINT32_MAX || w->fds[i].kind == FD_FREE) return NULL;
+  return &w->fds[i];
+}
+
+int wb_fd_alloc(wb_wasi *w, uint32_t *fd, wb_fd **entry) {
+  uint32_t slot = UINT32_MAX;
+  for (uint32_t i = w->nfixed; i < w->nfds && slot == UINT32_MAX; i++)
+    if (w->fds[i].kind == FD_FREE) slot = i;
+  if (slot == UINT32_MAX) {
+    if (w->nfds >= w->max_fds) return WASI_EMFILE;
+    slot = w->nfds++;
+    memset(&w->fds[slot], 0, sizeof(wb_fd));
   }
-  if (w->nfds >= w->max_fds) return WASI_EMFILE;
-  *out = w->nfds++;
-  memset(&w->fds[*out], 0, sizeof(wb_fd));
+  *fd = slot + w->fd_base;
+  *entry = &w->fds[slot];
   return 0;
 }
 

@@ -27,6 +27,10 @@ typedef struct {
   const char *host_dir;   /* a host directory, or NULL when `image` is set */
   const wb_image *image;  /* a read-only image */
   bool writable;          /* host directories only */
+  /* Files here may share their inode with a saved copy of the tree (a
+   * session's hard-link snapshot): before one is opened for writing it gets
+   * an inode of its own, so the copy never changes. */
+  bool cow_links;
 } wb_mount;
 
 typedef struct {
@@ -41,6 +45,10 @@ typedef struct {
   size_t stdin_len;
   size_t max_output;      /* bytes kept per output stream */
   uint32_t max_fds;       /* open descriptors, stdio and preopens included */
+  /* Descriptors the guest opens are numbered from fd_base + (3 + nmounts):
+   * a session's calls use different bases, so a descriptor the guest kept
+   * from an earlier call is invalid instead of naming another file. */
+  uint32_t fd_base;
 } wb_wasi_config;
 
 typedef struct {

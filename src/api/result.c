@@ -1,0 +1,183 @@
+/* Results: what a call did, from the engine's outcome and the call's WASI
+ * host, and the result as JSON (the object DESIGN.md describes). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wasm-rt.h>
+
+#include "api/internal.h"
+#include "engine/guest.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+const char *wasmbox_status_name(wasmbox_status s) {
+  static const char *const names[] = {"ok", "error", "timeout", "out_of_fuel", "out_of_memory", "crashed"};
+  return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
+}
+
+static char *dup_bytes(const char *s, size_t n) {
+  char *d = malloc(n + 1);
+  if (!d) return NULL;
+  if (n) memcpy(d, s, n);
+  d[n] = 0;
+  return d;
+}
+
+static const char *trap_message(int trap) {
+  switch (trap) {
+    case WASM_RT_TRAP_EXHAUSTION: return "call stack exhausted (recursion too deep)";
+    case WASM_RT_TRAP_OOB: return "invalid memory access in the interpreter (out of bounds)";
+    case WASM_RT_TRAP_UNREACHABLE: return "the interpreter aborted (unreachable code executed)";
+    default: return wasm_rt_strerror((wasm_rt_trap_t)trap);
+  }
+}
+
+static void classify(wb_result *r, const wb_runtime *rt, uint64_t memory_limit, const wb_outcome *o,
+                     double timeout_s) {
+  wasmbox_result *p = &r->pub;
+  char buf[256];
+  p->exit_code = (int)o->exit_code;
+  if (o->trap == WB_TRAP_TIMEOUT) {
+    p->status = WASMBOX_STATUS_TIMEOUT;
+    r->type = strdup("Timeout");
+    snprintf(buf, sizeof buf, "the code did not finish within %g s and was stopped", timeout_s);
+    r->message = strdup(buf);
+  } else if (o->trap == WB_TRAP_FUEL) {
+    p->status = WASMBOX_STATUS_OUT_OF_FUEL;
+    r->type = strdup("OutOfFuel");
+    r->message = strdup("the code used up its instruction budget and was stopped");
+  } else if (o->trap && o->memory_grow_failed) {
+    p->status = WASMBOX_STATUS_OUT_OF_MEMORY;
+    r->type = strdup(rt->oom_error_type);
+    snprintf(buf, sizeof buf, "the code needed more than the %llu MB memory limit",
+             (unsigned long long)(memory_limit >> 20));
+    r->message = strdup(buf);
+  } else if (o->trap) {
+    p->status = WASMBOX_STATUS_CRASHED;
+    r->type = strdup("Crash");
+    r->message = strdup(trap_message(o->trap));
+  } else if (o->exit_code == 0) {
+    p->status = WASMBOX_STATUS_OK;
+  } else {
+    bool oom = o->error_type && !strcmp(o->error_type, rt->oom_error_type);
+    p->status = oom ? WASMBOX_STATUS_OUT_OF_MEMORY : WASMBOX_STATUS_ERROR;
+    if (o->error_type) {
+      r->type = strdup(o->error_type);
+      r->message = strdup(o->error_message ? o->error_message : "");
+      r->traceback = o->error_traceback && *o->error_traceback ? strdup(o->error_traceback) : NULL;
+    } else {
+      r->type = strdup("SystemExit");
+      snprintf(buf, sizeof buf, "the program exited with status %u", o->exit_code);
+      r->message = strdup(buf);
+    }
+  }
+  if (p->status != WASMBOX_STATUS_OK && p->exit_code == 0) p->exit_code = 1;
+}
+
+
+wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_used *lim) {
+  wb_result *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  wasmbox_result *p = &r->pub;
+  classify(r, lim->rt, lim->memory_limit, o, lim->timeout_s);
+  wb_output so = wb_wasi_stdout(wasi), se = wb_wasi_stderr(wasi);
+  r->out = dup_bytes(so.data, so.len);
+  r->err = dup_bytes(se.data, se.len);
+  p->stdout_data = r->out ? r->out : "";
+  p->stdout_len = r->out ? so.len : 0;
+  p->stdout_truncated = so.truncated;
+  p->stdout_total = so.total;
+  p->stderr_data = r->err ? r->err : "";
+  p->stderr_len = r->err ? se.len : 0;
+  p->stderr_truncated = se.truncated;
+  p->stderr_total = se.total;
+  p->error_type = r->type;
+  p->error_message = r->message;
+  p->error_traceback = r->traceback;
+  p->duration_ms = (double)o->duration_ns / 1e6;
+  p->memory_peak_bytes = o->memory_peak;
+  p->fuel_used = 0;
+  size_t nfiles;
+  const char *const *files = wb_wasi_changed_files(wasi, &nfiles);
+  r->files = calloc(nfiles ? nfiles : 1, sizeof *r->files);
+  for (size_t i = 0; r->files && i < nfiles; i++) r->files[i] = strdup(files[i]);
+  p->files_changed = (const char *const *)r->files;
+  p->files_changed_len = r->files ? nfiles : 0;
+  wb_guidance_input gi = {.language = lim->rt->language, .status = p->status, .error_type = r->type,
+                          .error_message = r->message, .traceback = r->traceback, .timeout_seconds = lim->timeout_s,
+                          .memory_bytes = lim->memory_limit, .output_truncated = so.truncated || se.truncated,
+                          .max_output = lim->max_output};
+  p->guidance_len = wb_guidance(&gi, r->guidance);
+  p->guidance = (const char *const *)r->guidance;
+  return r;
+}
+
+void wasmbox_result_free(wasmbox_result *res) {
+  if (!res) return;
+  wb_result *r = (wb_result *)res;
+  free(r->out);
+  free(r->err);
+  free(r->type);
+  free(r->message);
+  free(r->traceback);
+  free(r->session);
+  for (size_t i = 0; i < WB_GUIDANCE_MAX; i++) free(r->guidance[i]);
+  for (size_t i = 0; r->files && i < res->files_changed_len; i++) free(r->files[i]);
+  free(r->files);
+  free(r);
+}
+
+char *wasmbox_result_json(const wasmbox_result *r) {
+  wb_buf b = {0};
+  wb_buf_puts(&b, "{\"status\":");
+  wb_json_cstr(&b, wasmbox_status_name(r->status));
+  wb_buf_puts(&b, ",\"stdout\":");
+  wb_json_str(&b, r->stdout_data, r->stdout_len);
+  wb_buf_puts(&b, ",\"stderr\":");
+  wb_json_str(&b, r->stderr_data, r->stderr_len);
+  wb_buf_printf(&b, ",\"stdout_truncated\":%s,\"stderr_truncated\":%s", r->stdout_truncated ? "true" : "false",
+                r->stderr_truncated ? "true" : "false");
+  wb_buf_printf(&b, ",\"stdout_bytes\":%llu,\"stderr_bytes\":%llu", (unsigned long long)r->stdout_total,
+                (unsigned long long)r->stderr_total);
+  wb_buf_printf(&b, ",\"exit_code\":%d,\"error\":", r->exit_code);
+  if (!r->error_type) {
+    wb_buf_puts(&b, "null");
+  } else {
+    wb_buf_puts(&b, "{\"type\":");
+    wb_json_cstr(&b, r->error_type);
+    wb_buf_puts(&b, ",\"message\":");
+    wb_json_cstr(&b, r->error_message ? r->error_message : "");
+    wb_buf_puts(&b, ",\"traceback\":");
+    wb_json_cstr(&b, r->error_traceback);
+    wb_buf_puts(&b, ",\"guidance\":[");
+    for (size_t i = 0; i < r->guidance_len; i++) {
+      if (i) wb_buf_puts(&b, ",");
+      wb_json_cstr(&b, r->guidance[i]);
+    }
+    wb_buf_puts(&b, "]}");
+  }
+  wb_buf_puts(&b, ",\"duration_ms\":");
+  wb_json_num(&b, round(r->duration_ms * 1000) / 1000);
+  wb_buf_printf(&b, ",\"fuel_used\":%llu,\"memory_peak_bytes\":%llu,\"session_id\":",
+                (unsigned long long)r->fuel_used, (unsigned long long)r->memory_peak_bytes);
+  wb_json_cstr(&b, r->session_id);
+  if (r->session_id) wb_buf_printf(&b, ",\"session_rolled_back\":%s", r->session_rolled_back ? "true" : "false");
+  wb_buf_puts(&b, ",\"files_changed\":[");
+  for (size_t i = 0; i < r->files_changed_len; i++) {
+    if (i) wb_buf_puts(&b, ",");
+    wb_json_cstr(&b, r->files_changed[i]);
+  }
+  wb_buf_puts(&b, "]");
+  if (!r->error_type && r->guidance_len) {
+    /* hints without an error (e.g. output cut) */
+    wb_buf_puts(&b, ",\"guidance\":[");
+    for (size_t i = 0; i < r->guidance_len; i++) {
+      if (i) wb_buf_puts(&b, ",");
+      wb_json_cstr(&b, r->guidance[i]);
+    }
+    wb_buf_puts(&b, "]");
+  }
+  wb_buf_puts(&b, "}");
+  return wb_buf_take(&b);
+}

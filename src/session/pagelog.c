@@ -1,0 +1,113 @@
+/* Page log (see pagelog.h). */
+#include "session/pagelog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define MAGIC 0x47504257u /* "WBPG" */
+#define BATCH 1024         /* pages per record: 4 MiB uncompressed */
+#define LEVEL 1            /* fast: a save sits on the call's critical path */
+
+static bool pwrite_all(int fd, const void *p, size_t n, uint64_t off) {
+  const uint8_t *b = p;
+  while (n) {
+    ssize_t w = pwrite(fd, b, n, (off_t)off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    b += w, n -= (size_t)w, off += (uint64_t)w;
+  }
+  return true;
+}
+
+static bool pread_all(int fd, void *p, size_t n, uint64_t off) {
+  uint8_t *b = p;
+  while (n) {
+    ssize_t r = pread(fd, b, n, (off_t)off);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    b += r, n -= (size_t)r, off += (uint64_t)r;
+  }
+  return true;
+}
+
+bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *pages, size_t n, uint64_t *end,
+                       char *err, size_t errlen) {
+  size_t cap = ZSTD_compressBound(BATCH * WB_HOST_PAGE);
+  uint8_t *raw = malloc(BATCH * WB_HOST_PAGE), *comp = malloc(cap);
+  uint32_t head[3 + BATCH];
+  bool ok = raw && comp;
+  ZSTD_CCtx *cctx = ok ? ZSTD_createCCtx() : NULL;
+  ok = ok && cctx && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, LEVEL)) &&
+       !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1));
+  for (size_t i = 0; ok && i < n; i += BATCH) {
+    size_t k = n - i < BATCH ? n - i : BATCH;
+    for (size_t j = 0; j < k; j++) memcpy(raw + j * WB_HOST_PAGE, mem + (size_t)pages[i + j] * WB_HOST_PAGE, WB_HOST_PAGE);
+    size_t c = ZSTD_compress2(cctx, comp, cap, raw, k * WB_HOST_PAGE);
+    if (ZSTD_isError(c)) {
+      ok = false;
+      break;
+    }
+    head[0] = MAGIC;
+    head[1] = (uint32_t)k;
+    head[2] = (uint32_t)c;
+    memcpy(head + 3, pages + i, k * sizeof(uint32_t));
+    size_t hlen = (3 + k) * sizeof(uint32_t);
+    ok = pwrite_all(fd, head, hlen, at) && pwrite_all(fd, comp, c, at + hlen);
+    at += hlen + c;
+  }
+  if (!ok) snprintf(err, errlen, "cannot write the session's memory: %s", errno ? strerror(errno) : "compression failed");
+  ZSTD_freeCCtx(cctx);
+  free(raw);
+  free(comp);
+  *end = at;
+  return ok;
+}
+
+bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, uint64_t *records, char *err,
+                      size_t errlen) {
+  uint64_t at = 0;
+  *records = 0;
+  uint32_t head[3 + BATCH];
+  size_t cap = ZSTD_compressBound(BATCH * WB_HOST_PAGE);
+  uint8_t *raw = malloc(BATCH * WB_HOST_PAGE), *comp = malloc(cap);
+  ZSTD_DCtx *dctx = ZSTD_createDCtx();
+  bool ok = raw && comp && dctx;
+  const char *why = "out of memory";
+  while (ok && at < length) {
+    if (length - at < 12 || !pread_all(fd, head, 12, at) || head[0] != MAGIC || head[1] == 0 || head[1] > BATCH ||
+        head[2] > cap) {
+      ok = false, why = "a damaged record";
+      break;
+    }
+    uint32_t k = head[1], c = head[2];
+    size_t hlen = (3 + (size_t)k) * sizeof(uint32_t);
+    if (length - at < hlen + c || !pread_all(fd, head + 3, k * sizeof(uint32_t), at + 12) ||
+        !pread_all(fd, comp, c, at + hlen)) {
+      ok = false, why = "a truncated record";
+      break;
+    }
+    size_t d = ZSTD_decompressDCtx(dctx, raw, BATCH * WB_HOST_PAGE, comp, c);
+    if (ZSTD_isError(d) || d != (size_t)k * WB_HOST_PAGE) {
+      ok = false, why = "a record that does not decompress";
+      break;
+    }
+    for (uint32_t j = 0; j < k; j++) {
+      if ((uint64_t)head[3 + j] * WB_HOST_PAGE + WB_HOST_PAGE > mem_size) {
+        ok = false, why = "a page beyond the memory";
+        break;
+      }
+      memcpy(mem + (size_t)head[3 + j] * WB_HOST_PAGE, raw + (size_t)j * WB_HOST_PAGE, WB_HOST_PAGE);
+    }
+    *records += k;
+    at += hlen + c;
+  }
+  if (!ok) snprintf(err, errlen, "the session's memory log has %s", why);
+  ZSTD_freeDCtx(dctx);
+  free(raw);
+  free(comp);
+  return ok;
+}

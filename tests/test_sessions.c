@@ -1,0 +1,363 @@
+/* Sessions: state across calls (memory and files), fork, checkpoints,
+ * rollback of failed calls, survival of a restart and of kill -9, and many
+ * sessions without leaks. Each test uses its own state directory. */
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "harness.h"
+
+static char *home;
+static wasmbox *wb;
+
+static int setup(void **state) {
+  (void)state;
+  home = make_dir();
+  char err[256];
+  wasmbox_options o = {.home = home};
+  wb = wasmbox_open(&o, err, sizeof err);
+  return wb ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  wasmbox_free(wb);
+  rm_tree(home);
+  free(home);
+  return 0;
+}
+
+static void new_session(char id[WASMBOX_ID_MAX]) {
+  char err[256];
+  int rc = wasmbox_session_create(wb, NULL, id, err, sizeof err);
+  if (rc) fail_msg("session_create: %s", err);
+}
+
+static wasmbox_result *in_session(wasmbox *w, const char *id, const char *code, double timeout) {
+  wasmbox_request req = {.code = code, .session_id = id, .timeout_seconds = timeout};
+  wasmbox_result *r = NULL;
+  char err[512];
+  int rc = wasmbox_run(w, &req, &r, err, sizeof err);
+  if (rc) fail_msg("run in %s: %s", id, err);
+  return r;
+}
+
+/* Run code in the session; it must succeed and print `out`. */
+static void sess_ok(const char *id, const char *code, const char *out) {
+  wasmbox_result *r = in_session(wb, id, code, 0);
+  expect_status(r, WASMBOX_STATUS_OK);
+  if (strcmp(r->stdout_data, out)) dump(r);
+  assert_string_equal(r->stdout_data, out);
+  assert_false(r->session_rolled_back);
+  assert_string_equal(r->session_id, id);
+  wasmbox_result_free(r);
+}
+
+static char *ws_path(const char *id) {
+  char *p;
+  wasmbox_session_info info;
+  char err[256];
+  assert_int_equal(wasmbox_session_info_get(wb, id, &info, err, sizeof err), WASMBOX_OK);
+  /* the workspace is whatever ws-N the session directory holds */
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/sessions/%s", home, id);
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  p = NULL;
+  while (d && (e = readdir(d)))
+    if (!strncmp(e->d_name, "ws-", 3)) assert_true(asprintf(&p, "%s/%s", dir, e->d_name) > 0);
+  if (d) closedir(d);
+  assert_non_null(p);
+  return p;
+}
+
+static void test_state_kept(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX];
+  new_session(id);
+  sess_ok(id,
+          "import fractions\n"
+          "x = 41\n"
+          "def twice(v):\n    return 2 * v\n"
+          "class Counter:\n    def __init__(self): self.n = 0\n    def bump(self): self.n += 1; return self.n\n"
+          "c = Counter()\n"
+          "def gen():\n    i = 0\n    while True:\n        yield i\n        i += 1\n"
+          "g = gen()\n"
+          "print(next(g), c.bump())\n",
+          "0 1\n");
+  sess_ok(id, "print(x + 1, twice(21), c.bump(), next(g), next(g), fractions.Fraction(1, 3))\n", "42 42 2 1 2 1/3\n");
+  sess_ok(id, "open('notes.txt', 'w').write('kept')\n", "");
+  sess_ok(id, "print(open('/app/notes.txt').read(), c.n)\n", "kept 2\n");
+  /* an exception ends a call normally: what ran before it stays */
+  wasmbox_result *r = in_session(wb, id, "y = 'before'\nraise ValueError('boom')\n", 0);
+  expect_status(r, WASMBOX_STATUS_ERROR);
+  assert_false(r->session_rolled_back);
+  wasmbox_result_free(r);
+  sess_ok(id, "print(y)\n", "before\n");
+}
+
+static void test_survives_restart(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], err[256];
+  new_session(id);
+  sess_ok(id, "data = {'k': list(range(5))}\nimport statistics\nopen('f', 'w').write('1')\n", "");
+  /* a new library instance, as after a restart: state comes from disk */
+  wasmbox_options o = {.home = home};
+  wasmbox *other = wasmbox_open(&o, err, sizeof err);
+  wasmbox_result *r = in_session(other, id, "print(data['k'][-1], statistics.mean(data['k']), open('f').read())", 0);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, "4 2 1\n");
+  wasmbox_result_free(r);
+  /* and it goes on from there, in either instance */
+  r = in_session(other, id, "data['k'].append(5)", 0);
+  wasmbox_result_free(r);
+  wasmbox_free(other);
+  sess_ok(id, "print(len(data['k']))", "6\n");
+}
+
+static void rolled_back(const char *id, const char *code, double timeout, wasmbox_status want) {
+  wasmbox_result *r = in_session(wb, id, code, timeout);
+  expect_status(r, want);
+  assert_true(r->session_rolled_back);
+  wasmbox_result_free(r);
+}
+
+static void test_rollback_of_failed_calls(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX];
+  new_session(id);
+  sess_ok(id, "x = 1\nlog = ['a']\nopen('keep.txt', 'w').write('v1')\nopen('gone.txt', 'w').write('g')\n", "");
+  const char *damage = "x = 2\nlog.append('b')\nopen('keep.txt', 'w').write('v2')\nimport os\n"
+                       "os.remove('gone.txt')\nopen('new.txt', 'w').write('n')\nos.mkdir('d')\n";
+  char code[1024];
+  snprintf(code, sizeof code, "%swhile True: pass\n", damage);
+  rolled_back(id, code, 0.5, WASMBOX_STATUS_TIMEOUT);
+  snprintf(code, sizeof code, "%sbig = bytearray(300 << 20)\n", damage);
+  rolled_back(id, code, 0, WASMBOX_STATUS_OUT_OF_MEMORY);
+  snprintf(code, sizeof code, "%simport sys\nsys.setrecursionlimit(10**6)\nl = []\n"
+                              "for i in range(10**5):\n    l = [l]\nrepr(l)\n", damage);
+  rolled_back(id, code, 0, WASMBOX_STATUS_CRASHED);
+  /* exactly the state before: memory and files */
+  sess_ok(id, "import os\nprint(x, log, open('keep.txt').read(), open('gone.txt').read(), sorted(os.listdir('.')))\n",
+          "1 ['a'] v1 g ['gone.txt', 'keep.txt']\n");
+  char *ws = ws_path(id);
+  char *v = read_file(ws, "keep.txt");
+  assert_string_equal(v, "v1");
+  free(v);
+  assert_null(read_file(ws, "new.txt"));
+  free(ws);
+}
+
+static void test_fork_independent(void **s) {
+  (void)s;
+  char a[WASMBOX_ID_MAX], b[WASMBOX_ID_MAX], err[256];
+  new_session(a);
+  sess_ok(a, "v = ['parent']\nopen('shared.txt', 'w').write('orig')\n", "");
+  assert_int_equal(wasmbox_session_fork(wb, a, b, err, sizeof err), WASMBOX_OK);
+  assert_string_not_equal(a, b);
+  sess_ok(b, "v.append('child')\nopen('shared.txt', 'w').write('child')\nopen('only_b', 'w')\n", "");
+  sess_ok(a, "import os\nprint(v, open('shared.txt').read(), os.path.exists('only_b'))\n", "['parent'] orig False\n");
+  sess_ok(a, "v.append('parent2')\nopen('shared.txt', 'a').write('+a')\n", "");
+  sess_ok(b, "print(v, open('shared.txt').read())\n", "['parent', 'child'] child\n");
+  sess_ok(a, "print(v, open('shared.txt').read())\n", "['parent', 'parent2'] orig+a\n");
+}
+
+static void test_checkpoint_restore(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], cp[WASMBOX_ID_MAX], err[256];
+  new_session(id);
+  sess_ok(id, "n = 1\nopen('f', 'w').write('one')\n", "");
+  assert_int_equal(wasmbox_session_checkpoint(wb, id, cp, err, sizeof err), WASMBOX_OK);
+  sess_ok(id, "n = 2\nopen('f', 'w').write('two')\nopen('later', 'w')\n", "");
+  assert_int_equal(wasmbox_session_restore(wb, id, cp, err, sizeof err), WASMBOX_OK);
+  sess_ok(id, "import os\nprint(n, open('f').read(), os.path.exists('later'))\n", "1 one False\n");
+  /* a checkpoint can be restored again after more changes */
+  sess_ok(id, "n = 3\n", "");
+  assert_int_equal(wasmbox_session_restore(wb, id, cp, err, sizeof err), WASMBOX_OK);
+  sess_ok(id, "print(n)\n", "1\n");
+  assert_int_equal(wasmbox_session_restore(wb, id, "cdeadbeef", err, sizeof err), WASMBOX_EUSAGE);
+  wasmbox_session_info info;
+  assert_int_equal(wasmbox_session_info_get(wb, id, &info, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(info.checkpoints, 1);
+}
+
+static void test_stale_descriptors(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX];
+  new_session(id);
+  sess_ok(id, "f = open('log.txt', 'w')\nf.write('first')\nf.flush()\n", "");
+  /* the descriptor did not survive the call; it must not name another file */
+  wasmbox_result *r = in_session(wb, id, "g = open('other.txt', 'w')\nf.write('stale')\nf.flush()\n", 0);
+  expect_status(r, WASMBOX_STATUS_ERROR);
+  assert_string_equal(r->error_type, "OSError");
+  wasmbox_result_free(r);
+  sess_ok(id, "print(repr(open('other.txt').read()), open('log.txt').read())\n", "'' first\n");
+}
+
+static void test_env_and_mounts_fixed(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], err[256];
+  char *ro = make_dir();
+  write_file(ro, "in.txt", "mounted");
+  const char *env[] = {"MODE=session"};
+  wasmbox_mount m[] = {{.host_dir = ro, .guest_path = "/data"}};
+  wasmbox_session_options o = {.env = env, .env_len = 1, .mounts = m, .mounts_len = 1};
+  assert_int_equal(wasmbox_session_create(wb, &o, id, err, sizeof err), WASMBOX_OK);
+  sess_ok(id, "import os\nprint(os.environ['MODE'], open('/data/in.txt').read())\n", "session mounted\n");
+  sess_ok(id, "import os\nprint(os.environ['MODE'], open('/data/in.txt').read())\n", "session mounted\n");
+  const char *more[] = {"X=1"};
+  wasmbox_request req = {.code = "1", .session_id = id, .env = more, .env_len = 1};
+  wasmbox_result *r = NULL;
+  assert_int_equal(wasmbox_run(wb, &req, &r, err, sizeof err), WASMBOX_EUSAGE);
+  rm_tree(ro);
+  free(ro);
+}
+
+static void test_bad_ids(void **s) {
+  (void)s;
+  char err[256], out[WASMBOX_ID_MAX];
+  const char *bad[] = {"", "../x", "a/b", "nosuch", ".trash-x"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    wasmbox_request req = {.code = "1", .session_id = bad[i]};
+    wasmbox_result *r = NULL;
+    assert_int_equal(wasmbox_run(wb, &req, &r, err, sizeof err), WASMBOX_EUSAGE);
+    assert_int_equal(wasmbox_session_fork(wb, bad[i], out, err, sizeof err), WASMBOX_EUSAGE);
+    assert_int_equal(wasmbox_session_destroy(wb, bad[i], err, sizeof err), WASMBOX_EUSAGE);
+  }
+}
+
+static int count_fds(void) {
+  int n = 0;
+  DIR *d = opendir("/proc/self/fd");
+  while (d && readdir(d)) n++;
+  if (d) closedir(d);
+  return n;
+}
+
+static long rss_kb(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long pages = 0, rss = 0;
+  if (f && fscanf(f, "%ld %ld", &pages, &rss) != 2) rss = 0;
+  if (f) fclose(f);
+  return rss * 4;
+}
+
+static int count_entries(void) {
+  char sessions[4096];
+  snprintf(sessions, sizeof sessions, "%s/sessions", home);
+  DIR *d = opendir(sessions);
+  int entries = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) entries++;
+  if (d) closedir(d);
+  return entries;
+}
+
+static void test_many_sessions_no_leaks(void **s) {
+  (void)s;
+  char err[256];
+  int fds = count_fds();
+  int entries = count_entries(); /* the other tests' sessions (24 h TTL) */
+  wasmbox_session_info *all;
+  size_t before, n;
+  assert_int_equal(wasmbox_session_list(wb, &all, &before, err, sizeof err), WASMBOX_OK);
+  free(all);
+  /* warm up once so one-time allocations are not counted as leaks */
+  char id[WASMBOX_ID_MAX];
+  new_session(id);
+  sess_ok(id, "x = 1", "");
+  assert_int_equal(wasmbox_session_destroy(wb, id, err, sizeof err), WASMBOX_OK);
+  long rss = rss_kb();
+  wasmbox_session_options o = {.ttl_seconds = 0.001};
+  for (int i = 0; i < 1000; i++) {
+    assert_int_equal(wasmbox_session_create(wb, &o, id, err, sizeof err), WASMBOX_OK);
+    char code[64];
+    snprintf(code, sizeof code, "v = %d\nprint(v * 2)", i);
+    char want[32];
+    snprintf(want, sizeof want, "%d\n", i * 2);
+    sess_ok(id, code, want);
+  }
+  struct timespec ts = {0, 20 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  size_t removed;
+  assert_int_equal(wasmbox_session_prune(wb, &removed, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(removed, 1000);
+  assert_int_equal(wasmbox_session_list(wb, &all, &n, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(n, before);
+  free(all);
+  /* no more descriptors than before (fewer: earlier tests' live sessions
+   * were evicted from the in-process cache meanwhile) */
+  if (count_fds() > fds) fail_msg("%d descriptors open, %d before", count_fds(), fds);
+  /* live sessions keep a few instances; growth beyond that is a leak */
+  long grew = rss_kb() - rss;
+  if (grew > 96 * 1024) fail_msg("resident memory grew by %ld KB over 1000 sessions", grew);
+  assert_int_equal(count_entries(), entries); /* no directory left behind */
+}
+
+/* A child process runs calls that bump a counter in memory and append the
+ * same number to a file; it is killed with SIGKILL at a random moment. The
+ * session must then hold a consistent committed state: the counter equals
+ * the file's line count, and is at least the last value the child saw
+ * committed. */
+static void test_kill_9_loses_nothing(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], err[256];
+  new_session(id);
+  sess_ok(id, "n = 0\nopen('lines', 'w').close()\n", "");
+  srand((unsigned)time(NULL));
+  for (int round = 0; round < 25; round++) {
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(p[0]);
+      wasmbox_options o = {.home = home};
+      wasmbox *w = wasmbox_open(&o, err, sizeof err);
+      for (;;) {
+        wasmbox_request req = {.code = "n += 1\nopen('lines', 'a').write('%d\\n' % n)\nprint(n)", .session_id = id};
+        wasmbox_result *r = NULL;
+        if (wasmbox_run(w, &req, &r, err, sizeof err) || r->status != WASMBOX_STATUS_OK) _exit(3);
+        int v = atoi(r->stdout_data);
+        if (write(p[1], &v, sizeof v) != sizeof v) _exit(4);
+        wasmbox_result_free(r);
+      }
+    }
+    close(p[1]);
+    struct timespec ts = {0, (long)(rand() % 60 + 5) * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    assert_true(WIFSIGNALED(st));
+    int v, last = -1;
+    while (read(p[0], &v, sizeof v) == sizeof v) last = v;
+    close(p[0]);
+    /* a fresh library instance sees the committed state */
+    wasmbox_options o = {.home = home};
+    wasmbox *w = wasmbox_open(&o, err, sizeof err);
+    wasmbox_result *r = in_session(w, id, "print(n, len(open('lines').read().split()))", 0);
+    expect_status(r, WASMBOX_STATUS_OK);
+    int n = -1, lines = -2;
+    assert_int_equal(sscanf(r->stdout_data, "%d %d", &n, &lines), 2);
+    if (n != lines || n < last) fail_msg("round %d: counter %d, file lines %d, last committed %d", round, n, lines, last);
+    wasmbox_result_free(r);
+    wasmbox_free(w);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_state_kept),       cmocka_unit_test(test_survives_restart),
+      cmocka_unit_test(test_rollback_of_failed_calls), cmocka_unit_test(test_fork_independent),
+      cmocka_unit_test(test_checkpoint_restore), cmocka_unit_test(test_stale_descriptors),
+      cmocka_unit_test(test_env_and_mounts_fixed), cmocka_unit_test(test_bad_ids),
+      cmocka_unit_test(test_kill_9_loses_nothing), cmocka_unit_test(test_many_sessions_no_leaks),
+  };
+  harness_setup(NULL);
+  int rc = _cmocka_run_group_tests("sessions", tests, sizeof tests / sizeof tests[0], setup, teardown);
+  harness_teardown(NULL);
+  return rc;
+}
