@@ -1,18 +1,19 @@
 /* Python 3.11 (runtimes/python): binds the translated module to the engine.
- * Including imports.h beside the generated header makes the compiler check
- * that our WASI functions have the signatures the module imports. */
+ * Including imports.h (through module_glue.h) beside the generated header
+ * makes the compiler check that our WASI functions have the signatures the
+ * module imports. */
 #include <pthread.h>
 #include <stdio.h>
 
-#include "engine/host_imports.h"
-#include "engine/runtime.h"
 #include "python.h"
-#include "wasi/imports.h"
+#include "runtimes/module_glue.h"
 
 /* Built into the binary (Makefile: images.S): the stdlib as .py + .pyc, and
  * Debian's tzdata so zoneinfo works. */
 extern const uint8_t wb_python_stdlib[], wb_python_stdlib_end[];
 extern const uint8_t wb_zoneinfo[], wb_zoneinfo_end[];
+
+WB_MODULE_GLUE(python)
 
 static wb_image stdlib, zoneinfo;
 static wb_runtime_mount images[] = {
@@ -46,32 +47,12 @@ static const wb_runtime_mount *mounts(size_t *n) {
   return images;
 }
 
-static void instantiate(void *inst, struct Z_wasi_snapshot_preview1_instance_t *wasi,
-                        struct Z_wasmbox_instance_t *host) {
-  Z_python_instantiate(inst, wasi, host);
-}
-static void free_instance(void *inst) { Z_python_free(inst); }
-static wasm_rt_memory_t *memory(void *inst) { return Z_pythonZ_memory(inst); }
-static void initialize(void *inst) { Z_pythonZ__initialize(inst); }
-static uint32_t init(void *inst) { return Z_pythonZ_wasmbox_init(inst); }
-static uint32_t alloc(void *inst, uint32_t n) { return Z_pythonZ_wasmbox_alloc(inst, n); }
-static uint32_t run(void *inst, uint32_t code, uint32_t len, uint32_t name, uint32_t name_len) {
-  return Z_pythonZ_wasmbox_run(inst, code, len, name, name_len);
-}
-
 const wb_runtime wb_runtime_python = {
     .language = "python",
     .version = "3.11.2",
     .default_name = "<string>",
     .oom_error_type = "MemoryError",
-    .instance_size = sizeof(Z_python_instance_t),
     .prepare = prepare,
     .mounts = mounts,
-    .instantiate = instantiate,
-    .free = free_instance,
-    .memory = memory,
-    .initialize = initialize,
-    .init = init,
-    .alloc = alloc,
-    .run = run,
+    WB_MODULE_FIELDS(python),
 };
