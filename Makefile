@@ -6,8 +6,8 @@
 #   make            build build/wasmbox
 #   make run        a 30-second demo
 #   make test       all tests (unit, end to end, CLI), then under ASan+UBSan
-#   make bench      benchmarks against native python3.11
-#   make conformance  CPython's own regression tests inside wasmbox
+#   make bench      benchmarks against native python3.11 and native QuickJS
+#   make conformance  CPython's and QuickJS's own tests inside wasmbox
 
 BUILD   ?= build
 CC      ?= cc
@@ -17,9 +17,14 @@ CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
 LDLIBS  := -lpthread -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
+# Guest runtimes: each is runtimes/NAME/build.sh (-> NAME.wasm) plus the glue
+# src/runtimes/NAME.c; everything below is generic over this list.
+RUNTIMES := python javascript
+
 SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/api/*.c) src/runtimes/registry.c
-SRC_RT  := src/runtimes/python.c
+SRC_RT  := $(RUNTIMES:%=src/runtimes/%.c)
 SRC_CLI := src/cli/main.c
+NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
 .PHONY: all deps run test test-unit test-e2e test-cli test-asan bench conformance clean
 .DELETE_ON_ERROR:
@@ -30,13 +35,17 @@ deps:
 	@bash scripts/deps.sh
 
 # ---- guest runtimes (cached outside the clone) ---------------------------
-$(BUILD)/python.dir: runtimes/lib.sh runtimes/python/build.sh runtimes/python/wasmbox_main.c \
-                     runtimes/python/wasi_shims.c runtimes/python/wasi_shims.h | deps
+# $(1): runtime name. NAME.dir: the recipe's output directory (NAME.wasm and
+# its files); NAME-native.dir: the directory with NAME.o and NAME.h.
+define runtime
+$(BUILD)/$(1).dir: runtimes/lib.sh $(wildcard runtimes/$(1)/*) | deps
 	@mkdir -p $(BUILD)
-	bash runtimes/python/build.sh > $@.tmp && mv $@.tmp $@
+	bash runtimes/$(1)/build.sh > $$@.tmp && mv $$@.tmp $$@
 
-$(BUILD)/python-native.dir: $(BUILD)/python.dir runtimes/native.sh tools/w2c_split.py
-	bash runtimes/native.sh python "$$(cat $(BUILD)/python.dir)/python.wasm" > $@.tmp && mv $@.tmp $@
+$(BUILD)/$(1)-native.dir: $(BUILD)/$(1).dir runtimes/native.sh tools/w2c_split.py
+	bash runtimes/native.sh $(1) "$$$$(cat $(BUILD)/$(1).dir)/$(1).wasm" > $$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach r,$(RUNTIMES),$(eval $(call runtime,$(r))))
 
 $(BUILD)/mkimage: tools/mkimage.c src/wasi/image.h
 	@mkdir -p $(BUILD)
@@ -66,24 +75,24 @@ $(BUILD)/images.o: $(BUILD)/python-stdlib.img $(BUILD)/zoneinfo.img
 # ---- our C ----------------------------------------------------------------
 # $(1): object dir, $(2): extra flags
 define objects
-$(1)/%.o: src/%.c $(wildcard src/*/*.h) include/wasmbox.h | $(BUILD)/python-native.dir
+$(1)/%.o: src/%.c $(wildcard src/*/*.h) include/wasmbox.h | $(NATIVE_DIRS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -I"$$$$(cat $(BUILD)/python-native.dir)" -c $$< -o $$@
+	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) $(foreach d,$(NATIVE_DIRS),-I"$$$$(cat $(d))") -c $$< -o $$@
 endef
 $(eval $(call objects,$(BUILD)/obj,))
 $(eval $(call objects,$(BUILD)/asan,$(SAN)))
 
 OBJ_LIB  = $(SRC_LIB:src/%.c=$(BUILD)/obj/%.o) $(SRC_RT:src/%.c=$(BUILD)/obj/%.o)
 ASAN_LIB = $(SRC_LIB:src/%.c=$(BUILD)/asan/%.o) $(SRC_RT:src/%.c=$(BUILD)/asan/%.o)
-NATIVE   = $$(cat $(BUILD)/python-native.dir)/python.o
+NATIVE_OBJ = $(foreach r,$(RUNTIMES),"$$(cat $(BUILD)/$(r)-native.dir)/$(r).o")
 
-$(BUILD)/libwasmbox.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/python-native.dir
+$(BUILD)/libwasmbox.a: $(OBJ_LIB) $(BUILD)/images.o $(NATIVE_DIRS)
 	rm -f $@
-	ar rcs $@ $(OBJ_LIB) $(BUILD)/images.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+	ar rcs $@ $(OBJ_LIB) $(BUILD)/images.o $(NATIVE_OBJ)
 
-$(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/python-native.dir
+$(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(NATIVE_DIRS)
 	rm -f $@
-	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o $(NATIVE_OBJ)
 
 $(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(BUILD)/libwasmbox.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

@@ -1,0 +1,47 @@
+/* JavaScript: QuickJS 2025-04-26 (runtimes/javascript) bound to the engine.
+ * Including imports.h (through module_glue.h) beside the generated header
+ * makes the compiler check that our WASI functions have the signatures the
+ * module imports. QuickJS needs no read-only images: its whole library is in
+ * the module. */
+#include <pthread.h>
+#include <string.h>
+
+#include "javascript.h"
+#include "runtimes/module_glue.h"
+
+WB_MODULE_GLUE(javascript)
+
+static void prepare_once(void) {
+  wasm_rt_init();
+  Z_javascript_init_module();
+}
+
+static bool prepare(char *err, size_t errlen) {
+  (void)err;
+  (void)errlen;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, prepare_once);
+  return true;
+}
+
+static const wb_runtime_mount *mounts(size_t *n) {
+  *n = 0;
+  return NULL;
+}
+
+/* QuickJS reports exhausted memory as InternalError("out of memory"), the
+ * same type as "stack overflow" or "interrupted": the message decides. */
+static bool is_oom(const char *type, const char *message) {
+  return !strcmp(type, "InternalError") && !strcmp(message, "out of memory");
+}
+
+const wb_runtime wb_runtime_javascript = {
+    .language = "javascript",
+    .version = "QuickJS 2025-04-26",
+    .default_name = "<input>",
+    .oom_error_type = "InternalError",
+    .is_oom = is_oom,
+    .prepare = prepare,
+    .mounts = mounts,
+    WB_MODULE_FIELDS(javascript),
+};
