@@ -471,15 +471,21 @@
   }
 
   // ---- files (only what the sandbox's preopens allow: /app and mounts) ------
-  const readText = (path) => native.readFile(String(path));
-  const writeText = (path, text) => { native.writeFile(String(path), String(text)); };
+  // A path with a NUL would be cut short by the C call: refuse it, as node does.
+  const checkPath = (path) => {
+    path = String(path);
+    if (path.includes('\0')) throw new TypeError(`path must be a string without null bytes: ${quote(path)}`);
+    return path;
+  };
+  const readText = (path) => native.readFile(checkPath(path));
+  const writeText = (path, text) => { native.writeFile(checkPath(path), String(text)); };
   const readJson = (path) => JSON.parse(readText(path));
   const writeJson = (path, value, indent = 2) => {
     const text = JSON.stringify(value, null, indent);
     if (text === undefined) throw new TypeError(`writeJson: ${typeof value} cannot be written as JSON`);
     writeText(path, text + '\n');
   };
-  const listDir = (path = '.') => native.listDir(String(path));
+  const listDir = (path = '.') => native.listDir(checkPath(path));
   const readStdin = () => native.readStdin();
 
   // ---- timers: the C loop runs them when no Promise job is left ------------
