@@ -106,19 +106,30 @@ static const char *errno_code(int e) {
     case EBADF: return "EBADF";
     case EFBIG: return "EFBIG";
     case ENOMEM: return "ENOMEM";
-#ifdef ENOTCAPABLE
-    case ENOTCAPABLE: return "ENOTCAPABLE";
-#endif
     default: return "EIO";
   }
 }
 
 /* Throw node's file error: Error("ENOENT: no such file or directory, open
  * 'x'") with code, syscall and path properties. */
-static JSValue throw_errno(JSContext *c, int e, const char *syscall, const char *path) {
-  char desc[128];
-  snprintf(desc, sizeof desc, "%s", strerror(e));
+/* WASI's "outside every preopen" is, for the program, permission denied. */
+static int visible_errno(int e) {
+#ifdef ENOTCAPABLE
+  if (e == ENOTCAPABLE) return EACCES;
+#endif
+  return e;
+}
+
+/* strerror in node's lower case ("no such file or directory") */
+static void describe_errno(int e, char *desc, size_t n) {
+  snprintf(desc, n, "%s", strerror(e));
   if (desc[0] >= 'A' && desc[0] <= 'Z') desc[0] = (char)(desc[0] - 'A' + 'a');
+}
+
+static JSValue throw_errno(JSContext *c, int e, const char *syscall, const char *path) {
+  e = visible_errno(e);
+  char desc[128];
+  describe_errno(e, desc, sizeof desc);
   JSValue err = JS_NewError(c);
   if (JS_IsException(err)) return err;
   char *msg = NULL;
@@ -337,7 +348,9 @@ static JSModuleDef *load_module(JSContext *c, const char *name, void *opaque) {
   (void)opaque;
   int fd = open(name, O_RDONLY);
   if (fd < 0) {
-    JS_ThrowReferenceError(c, "could not load module '%s': %s", name, strerror(errno));
+    char desc[128];
+    describe_errno(visible_errno(errno), desc, sizeof desc);
+    JS_ThrowReferenceError(c, "could not load module '%s': %s", name, desc);
     return NULL;
   }
   JSValue src = read_fd(c, fd, name);
