@@ -126,7 +126,7 @@ bench: $(BUILD)/wasmbox
 	@bash bench/run.sh $(BUILD)/wasmbox
 
 conformance: $(BUILD)/wasmbox
-	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test"
+	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)"
 
 clean:
 	rm -rf $(BUILD)
