@@ -123,7 +123,7 @@ run: $(BUILD)/wasmbox
 	@bash scripts/demo.sh $(BUILD)/wasmbox
 
 bench: $(BUILD)/wasmbox
-	@bash bench/run.sh $(BUILD)/wasmbox
+	@bash bench/run.sh $(BUILD)/wasmbox --jsnative "$$(cat $(BUILD)/javascript.dir)/jsnative"
 
 conformance: $(BUILD)/wasmbox
 	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)"
