@@ -146,4 +146,12 @@ check "js: the file lands on the host" [ "$(cat "$tmp/jsws/out.json")" = '{
   "ok": true
 }' ]
 
+# Sessions will call wasmbox_run again on one instance; the guest glue must
+# keep globals between runs. jsnative drives the same glue natively.
+J="$(cat "$(dirname "$W")/javascript.dir")/jsnative"
+out=$("$J" -c 'var a = 20; let b = 1; function f() { return a + b; }' -c 'b += 21; console.log(f(), a + b)' 2>&1)
+check "js glue: a second run sees the first run's globals" [ "$out" = "42 42" ]
+out=$("$J" -c 'null.x' -c 'console.log("still alive")' 2>/dev/null); rc=$?
+check "js glue: a run after an uncaught error works" [ "$out" = "still alive" ] && [ "$rc" = 0 ]
+
 exit "$bad"

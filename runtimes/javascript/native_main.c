@@ -2,9 +2,12 @@
  * same QuickJS sources and guest glue compiled with gcc, so `make bench` and
  * `make conformance` compare wasmbox against exactly the interpreter it runs.
  *
- *   jsnative FILE        run FILE (a .mjs name or import/export: a module)
- *   jsnative -c CODE     run CODE, named <input>
- * Exit status: what wasmbox_run returned (0 ok, 1 uncaught error). */
+ *   jsnative FILE                 run FILE (.mjs or import/export: a module)
+ *   jsnative -c CODE [-c CODE]... run each CODE, named <input>, one after the
+ *                                 other on the same interpreter, as a session
+ *                                 will: later code sees earlier globals
+ * Exit status: what the last wasmbox_run returned (0 ok, 1 uncaught error). */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,37 +29,55 @@ static char *copy(const char *s, size_t n) {
   return d;
 }
 
-int main(int argc, char **argv) {
-  const char *name = "<input>";
-  char *code = NULL;
-  size_t len = 0;
-  if (argc == 3 && !strcmp(argv[1], "-c")) {
-    len = strlen(argv[2]);
-    code = copy(argv[2], len);
-  } else if (argc == 2) {
-    FILE *f = fopen(argv[1], "rb");
-    if (!f) {
-      perror(argv[1]);
-      return 2;
-    }
-    size_t cap = 1 << 16;
-    code = malloc(cap);
-    size_t r;
-    while (code && (r = fread(code + len, 1, cap - len, f)) > 0) {
-      len += r;
-      if (len == cap) code = realloc(code, cap *= 2);
-    }
-    fclose(f);
-    const char *slash = strrchr(argv[1], '/');
-    name = slash ? slash + 1 : argv[1];
-  } else {
-    fprintf(stderr, "usage: jsnative FILE | jsnative -c CODE\n");
+static int run_copy(const char *code, size_t len, const char *name) {
+  char *c = copy(code, len), *n = copy(name, strlen(name));
+  if (!c || !n) {
+    fprintf(stderr, "jsnative: out of memory\n");
     return 2;
   }
-  if (!code || wasmbox_init() != 0) {
+  return wasmbox_run(c, (uint32_t)len, n, (uint32_t)strlen(name));
+}
+
+static int run_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    perror(path);
+    return 2;
+  }
+  size_t cap = 1 << 16, len = 0, r;
+  char *code = malloc(cap);
+  while (code && (r = fread(code + len, 1, cap - len, f)) > 0) {
+    len += r;
+    if (len == cap) {
+      char *g = realloc(code, cap *= 2);
+      if (!g) free(code);
+      code = g;
+    }
+  }
+  fclose(f);
+  if (!code) {
+    fprintf(stderr, "jsnative: out of memory\n");
+    return 2;
+  }
+  const char *slash = strrchr(path, '/');
+  int status = run_copy(code, len, slash ? slash + 1 : path);
+  free(code);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  bool inline_code = argc >= 3 && argc % 2 == 1;
+  for (int i = 1; inline_code && i < argc; i += 2) inline_code = !strcmp(argv[i], "-c");
+  if (!inline_code && argc != 2) {
+    fprintf(stderr, "usage: jsnative FILE | jsnative -c CODE [-c CODE]...\n");
+    return 2;
+  }
+  if (wasmbox_init() != 0) {
     fprintf(stderr, "jsnative: cannot start QuickJS\n");
     return 2;
   }
-  char *n = copy(name, strlen(name));
-  return wasmbox_run(code, (uint32_t)len, n, (uint32_t)strlen(name));
+  if (!inline_code) return run_file(argv[1]);
+  int status = 0;
+  for (int i = 2; i < argc; i += 2) status = run_copy(argv[i], strlen(argv[i]), "<input>");
+  return status;
 }
