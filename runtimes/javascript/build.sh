@@ -51,10 +51,11 @@ grep -q '^#include "bigint_asuintn.h"$' quickjs.c && grep -q 'res = wb_bigint_as
   || die "patch: BigInt.asUintN"
 cp "$here/bigint_asuintn.h" .
 
-# The prelude (console, timers, file helpers in JS) as a C array.
+# The prelude (console, timers, file helpers in JS) as a C array, with the
+# NUL that JS_Eval expects after the text.
 python3 - "$here/prelude.js" "$work/prelude.h" <<'PY'
 import sys
-data = open(sys.argv[1], 'rb').read()
+data = open(sys.argv[1], 'rb').read() + b'\0'
 with open(sys.argv[2], 'w') as f:
     f.write('static const unsigned char prelude_js[] = {\n')
     for i in range(0, len(data), 16):
