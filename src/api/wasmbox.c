@@ -160,6 +160,12 @@ static const char *trap_message(int trap) {
   }
 }
 
+static bool is_oom_error(const wb_runtime *rt, const char *type, const char *message) {
+  if (!type) return false;
+  if (rt->is_oom) return rt->is_oom(type, message ? message : "");
+  return !strcmp(type, rt->oom_error_type);
+}
+
 static void classify(result_impl *r, const wb_runtime *rt, const wb_call *call, const wb_outcome *o,
                      double timeout_s) {
   wasmbox_result *p = &r->pub;
@@ -187,7 +193,7 @@ static void classify(result_impl *r, const wb_runtime *rt, const wb_call *call, 
   } else if (o->exit_code == 0) {
     p->status = WASMBOX_STATUS_OK;
   } else {
-    bool oom = o->error_type && !strcmp(o->error_type, rt->oom_error_type);
+    bool oom = is_oom_error(rt, o->error_type, o->error_message);
     p->status = oom ? WASMBOX_STATUS_OUT_OF_MEMORY : WASMBOX_STATUS_ERROR;
     if (o->error_type) {
       r->type = strdup(o->error_type);
