@@ -409,6 +409,24 @@ static void test_stateless(void **s) {
   expect_js_output("console.log(typeof x, listDir())", NULL, "undefined []\n");
 }
 
+static void test_random_per_call(void **s) {
+  (void)s;
+  /* every call starts from one snapshot: Math.random must still differ */
+  char first[3][64];
+  for (int i = 0; i < 3; i++) {
+    wasmbox_result *r = run_js("const x = Math.random(); if (!(x >= 0 && x < 1)) throw new Error(x); console.log(x)");
+    expect_status(r, WASMBOX_STATUS_OK);
+    snprintf(first[i], sizeof first[i], "%s", r->stdout_data);
+    wasmbox_result_free(r);
+  }
+  assert_string_not_equal(first[0], first[1]);
+  assert_string_not_equal(first[1], first[2]);
+  /* and looks uniform: the mean of 100000 draws is near 1/2 */
+  expect_js_output("let s = 0; for (let i = 0; i < 1e5; i++) s += Math.random();\n"
+                   "console.log(Math.abs(s / 1e5 - 0.5) < 0.01, Math.random.name, Math.random.length)",
+                   NULL, "true random 0\n");
+}
+
 static void test_json_result(void **s) {
   (void)s;
   wasmbox_result *r = run_js("console.log('a\\u0000b\"'); throw new TypeError('v')");
@@ -441,6 +459,7 @@ int main(void) {
       cmocka_unit_test(test_stdin),
       cmocka_unit_test(test_env_allowlist),
       cmocka_unit_test(test_stateless),
+      cmocka_unit_test(test_random_per_call),
       cmocka_unit_test(test_json_result),
   };
   return RUN("javascript", tests);
