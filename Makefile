@@ -6,8 +6,8 @@
 #   make            build build/wasmbox
 #   make run        a 30-second demo
 #   make test       all tests (unit, end to end, CLI), then under ASan+UBSan
-#   make bench      benchmarks against native python3.11
-#   make conformance  CPython's own regression tests inside wasmbox
+#   make bench      benchmarks against native python3.11 and native QuickJS
+#   make conformance  CPython's and QuickJS's own tests inside wasmbox
 
 BUILD   ?= build
 CC      ?= cc
@@ -17,9 +17,14 @@ CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
 LDLIBS  := -lzstd -lpthread -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
+# Guest runtimes: each is runtimes/NAME/build.sh (-> NAME.wasm) plus the glue
+# src/runtimes/NAME.c; everything below is generic over this list.
+RUNTIMES := python javascript
+
 SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/session/*.c src/api/*.c) src/runtimes/registry.c
-SRC_RT  := src/runtimes/python.c
+SRC_RT  := $(RUNTIMES:%=src/runtimes/%.c)
 SRC_CLI := src/cli/main.c
+NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
 .PHONY: all deps run test test-unit test-e2e test-cli test-asan bench conformance clean
 .DELETE_ON_ERROR:
@@ -30,13 +35,17 @@ deps:
 	@bash scripts/deps.sh
 
 # ---- guest runtimes (cached outside the clone) ---------------------------
-$(BUILD)/python.dir: runtimes/lib.sh runtimes/python/build.sh runtimes/python/wasmbox_main.c \
-                     runtimes/python/wasi_shims.c runtimes/python/wasi_shims.h runtimes/python/fastmem.c runtimes/common/guest_libc.c runtimes/common/guest_libc.h | deps
+# $(1): runtime name. NAME.dir: the recipe's output directory (NAME.wasm and
+# its files); NAME-native.dir: the directory with NAME.o and NAME.h.
+define runtime
+$(BUILD)/$(1).dir: runtimes/lib.sh $(wildcard runtimes/$(1)/*) $(wildcard runtimes/common/*) | deps
 	@mkdir -p $(BUILD)
-	bash runtimes/python/build.sh > $@.tmp && mv $@.tmp $@
+	bash runtimes/$(1)/build.sh > $$@.tmp && mv $$@.tmp $$@
 
-$(BUILD)/python-native.dir: $(BUILD)/python.dir runtimes/native.sh tools/w2c_split.py
-	bash runtimes/native.sh python "$$(cat $(BUILD)/python.dir)/python.wasm" > $@.tmp && mv $@.tmp $@
+$(BUILD)/$(1)-native.dir: $(BUILD)/$(1).dir runtimes/native.sh tools/w2c_split.py
+	bash runtimes/native.sh $(1) "$$$$(cat $(BUILD)/$(1).dir)/$(1).wasm" > $$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach r,$(RUNTIMES),$(eval $(call runtime,$(r))))
 
 $(BUILD)/mkimage: tools/mkimage.c src/wasi/image.h
 	@mkdir -p $(BUILD)
@@ -63,56 +72,63 @@ $(BUILD)/images.o: $(BUILD)/python-stdlib.img $(BUILD)/zoneinfo.img
 	printf '.section .note.GNU-stack,"",@progbits\n' >> $(BUILD)/images.S
 	$(CC) -c $(BUILD)/images.S -o $@
 
-# Which native module this build holds (snapshots record and check it).
-$(BUILD)/gen/build_id.h: $(BUILD)/python-native.dir
+# Which native modules this build holds (snapshots record and check them):
+# WB_BUILD_ID_<name> for each runtime.
+$(BUILD)/gen/build_id.h: $(NATIVE_DIRS)
 	@mkdir -p $(dir $@)
-	printf '#define WB_PYTHON_BUILD_ID "%s"\n' "$$(basename "$$(cat $<)")" > $@
+	for r in $(RUNTIMES); do \
+	  printf '#define WB_BUILD_ID_%s "%s"\n' "$$r" "$$(basename "$$(cat $(BUILD)/$$r-native.dir)")"; \
+	done > $@
 
 # ---- our C ----------------------------------------------------------------
 # $(1): object dir, $(2): extra flags
 define objects
-$(1)/%.o: src/%.c $(wildcard src/*/*.h) include/wasmbox.h $(BUILD)/gen/build_id.h | $(BUILD)/python-native.dir
+$(1)/%.o: src/%.c $(wildcard src/*/*.h) include/wasmbox.h $(BUILD)/gen/build_id.h | $(NATIVE_DIRS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -I$(BUILD)/gen -I"$$$$(cat $(BUILD)/python-native.dir)" -c $$< -o $$@
+	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -I$(BUILD)/gen $(foreach d,$(NATIVE_DIRS),-I"$$$$(cat $(d))") -c $$< -o $$@
 endef
 $(eval $(call objects,$(BUILD)/obj,))
 $(eval $(call objects,$(BUILD)/asan,$(SAN)))
 
 OBJ_LIB  = $(SRC_LIB:src/%.c=$(BUILD)/obj/%.o) $(SRC_RT:src/%.c=$(BUILD)/obj/%.o)
 ASAN_LIB = $(SRC_LIB:src/%.c=$(BUILD)/asan/%.o) $(SRC_RT:src/%.c=$(BUILD)/asan/%.o)
-NATIVE   = $$(cat $(BUILD)/python-native.dir)/python.o
+NATIVE_OBJ = $(foreach r,$(RUNTIMES),"$$(cat $(BUILD)/$(r)-native.dir)/$(r).o")
 
 # Base snapshots: mksnapshot (the library without snapshots) starts each
 # runtime, preloads it and writes its state; the final library embeds that.
 # (an archive member is linked only to satisfy a reference, so both libraries
-# define the snapshot symbols: empty here, the real ones below)
-$(BUILD)/nosnapshots.o:
+# define the snapshot symbols wb_<name>_snapshot[_end]: empty here, the real
+# ones below)
+SNAPSHOT_SYMBOL = printf '.global wb_%s_snapshot\nwb_%s_snapshot:\n%b.global wb_%s_snapshot_end\nwb_%s_snapshot_end:\n'
+$(BUILD)/nosnapshots.o: Makefile
 	@mkdir -p $(BUILD)
-	printf '.section .rodata\n.global wb_python_snapshot\nwb_python_snapshot:\n.global wb_python_snapshot_end\nwb_python_snapshot_end:\n.section .note.GNU-stack,"",@progbits\n' > $(BUILD)/nosnapshots.S
+	{ printf '.section .rodata\n'; for r in $(RUNTIMES); do $(SNAPSHOT_SYMBOL) $$r $$r '' $$r $$r; done; \
+	  printf '.section .note.GNU-stack,"",@progbits\n'; } > $(BUILD)/nosnapshots.S
 	$(CC) -c $(BUILD)/nosnapshots.S -o $@
 
-$(BUILD)/libwasmbox-nosnap.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/nosnapshots.o $(BUILD)/python-native.dir
+$(BUILD)/libwasmbox-nosnap.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/nosnapshots.o $(NATIVE_DIRS)
 	rm -f $@
-	ar rcs $@ $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/nosnapshots.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+	ar rcs $@ $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/nosnapshots.o $(NATIVE_OBJ)
 
 $(BUILD)/mksnapshot: tools/mksnapshot.c $(BUILD)/libwasmbox-nosnap.a
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-nosnap.a -o $@ $(LDLIBS)
 
-$(BUILD)/python.snap: $(BUILD)/mksnapshot
-	$(BUILD)/mksnapshot python $@
+$(BUILD)/%.snap: $(BUILD)/mksnapshot
+	$(BUILD)/mksnapshot $* $@
 
-$(BUILD)/snapshots.o: $(BUILD)/python.snap
-	printf '.section .rodata\n.balign 65536\n.global wb_python_snapshot\nwb_python_snapshot:\n.incbin "%s"\n.global wb_python_snapshot_end\nwb_python_snapshot_end:\n.section .note.GNU-stack,"",@progbits\n' \
-	  "$(abspath $(BUILD)/python.snap)" > $(BUILD)/snapshots.S
+$(BUILD)/snapshots.o: $(RUNTIMES:%=$(BUILD)/%.snap)
+	{ printf '.section .rodata\n'; for r in $(RUNTIMES); do \
+	    printf '.balign 65536\n'; $(SNAPSHOT_SYMBOL) $$r $$r ".incbin \"$(abspath $(BUILD))/$$r.snap\"\n" $$r $$r; done; \
+	  printf '.section .note.GNU-stack,"",@progbits\n'; } > $(BUILD)/snapshots.S
 	$(CC) -c $(BUILD)/snapshots.S -o $@
 
-$(BUILD)/libwasmbox.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(BUILD)/python-native.dir
+$(BUILD)/libwasmbox.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_DIRS)
 	rm -f $@
-	ar rcs $@ $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+	ar rcs $@ $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ)
 
-$(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(BUILD)/python-native.dir
+$(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_DIRS)
 	rm -f $@
-	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o "$$(cat $(BUILD)/python-native.dir)/python.o"
+	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ)
 
 $(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(BUILD)/libwasmbox.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -143,10 +159,10 @@ run: $(BUILD)/wasmbox
 	@bash scripts/demo.sh $(BUILD)/wasmbox
 
 bench: $(BUILD)/wasmbox
-	@bash bench/run.sh $(BUILD)/wasmbox
+	@bash bench/run.sh $(BUILD)/wasmbox --jsnative "$$(cat $(BUILD)/javascript.dir)/jsnative"
 
 conformance: $(BUILD)/wasmbox
-	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test"
+	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)"
 
 clean:
 	rm -rf $(BUILD)

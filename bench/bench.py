@@ -2,17 +2,20 @@
 """wasmbox benchmarks: every figure is measured in the same run as its baseline
 and printed as a ratio next to the goal the issues set.
 
-usage: bench.py WASMBOX [--quick]
+usage: bench.py WASMBOX [--quick] [--jsnative PATH] [--only python|javascript]
 
-- compute suite (bench/compute/*.py): ROUNDS rounds, each starting one native
-  python3.11 (Debian) process and one wasmbox process, alternately, so both
-  see the same machine load; each process times REPEAT runs of the program
-  with perf_counter around exec() (start-up is not in these numbers). The
-  ratio is of the medians of all timings; results must be equal, or the run
-  fails.
-- whole process: `wasmbox run -c 'print(1)'` against `python3.11 -c 'print(1)'`,
-  median and p90 of RUNS runs.
-JSON goes to bench/results/python-<time>.json.
+For each language:
+- compute suite (bench/compute/*.py, bench/compute_js/*.js): ROUNDS rounds,
+  each starting one native process and one wasmbox process, alternately, so
+  both see the same machine load; each process times REPEAT runs of the
+  program inside itself (start-up is not in these numbers). The ratio is of
+  the medians of all timings; results must be equal, or the run fails.
+  Python's baseline is Debian's python3.11 (exec() timed with perf_counter);
+  JavaScript's is jsnative, the same QuickJS sources and guest glue built
+  with gcc -O2 (bench() timed with performance.now()).
+- whole process: `wasmbox run` printing one line against the native
+  interpreter doing the same, median and p90 of RUNS runs.
+JSON goes to bench/results/LANGUAGE-<time>.json.
 """
 import json
 import os
@@ -22,9 +25,9 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NATIVE = '/usr/bin/python3.11'
+NATIVE_PY = '/usr/bin/python3.11'
 
-WRAPPER = '''
+PY_WRAPPER = '''
 import time, json
 code = compile(%r, %r, 'exec')
 times = []
@@ -36,22 +39,33 @@ for _ in range(%d):
 print(json.dumps({'times': times, 'result': repr(g['result'])}))
 '''
 
+# Each JS benchmark defines bench(); its result must be the same everywhere.
+JS_WRAPPER = '''%s
+;const times = [];
+let result;
+for (let i = 0; i < %d; i++) {
+  const t = performance.now();
+  result = bench();
+  times.push((performance.now() - t) / 1000);
+}
+console.log(JSON.stringify({ times, result: String(result) }));
+'''
 
-def run_compute(cmd, name, src, repeat):
-    code = WRAPPER % (src, name, repeat)
+
+def run_compute(cmd, name, code):
     p = subprocess.run(cmd + [code], capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         sys.exit(f'{name}: {" ".join(cmd[:2])} failed:\n{p.stdout}\n{p.stderr}')
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def whole_process(cmd, runs):
+def whole_process(cmd, runs, expect):
     times = []
     for _ in range(runs):
         t = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True)
         times.append(time.perf_counter() - t)
-        if p.returncode != 0 or p.stdout.strip() != b'1':
+        if p.returncode != 0 or p.stdout.strip() != expect:
             sys.exit(f'{cmd}: unexpected result {p.returncode} {p.stdout!r} {p.stderr!r}')
     times.sort()
     return statistics.median(times), times[int(len(times) * 0.9) - 1]
@@ -61,12 +75,12 @@ def verdict(value, goal):
     return 'met' if value <= goal else 'NOT met'
 
 
-def interleaved(cmds, name, src, rounds, repeat):
+def interleaved(cmds, name, code, rounds):
     times = [[] for _ in cmds]
     results = set()
     for _ in range(rounds):
         for i, cmd in enumerate(cmds):
-            r = run_compute(cmd, name, src, repeat)
+            r = run_compute(cmd, name, code)
             times[i] += r['times']
             results.add(r['result'])
     if len(results) != 1:
@@ -74,48 +88,90 @@ def interleaved(cmds, name, src, rounds, repeat):
     return times
 
 
-def main():
-    wasmbox = os.path.abspath(sys.argv[1])
-    quick = '--quick' in sys.argv
-    rounds, repeat, runs = (2, 2, 10) if quick else (4, 3, 30)
-    report = {'machine': os.uname().nodename, 'cpus': os.cpu_count(), 'time': time.strftime('%Y-%m-%dT%H:%M:%S'),
-              'native': subprocess.run([NATIVE, '-V'], capture_output=True, text=True).stdout.strip(),
-              'compute': {}, 'startup': {}}
-    print(f'compute suite: {rounds} alternating rounds x {repeat} runs each, wasmbox vs {report["native"]}')
+def compute_suite(directory, suffix, native_cmd, box_cmd, wrap, rounds, repeat, goal):
+    """Time every benchmark in `directory`; prints the table, returns (report, geomean)."""
     print(f'{"benchmark":<16}{"native ms":>11}{"wasmbox ms":>12}{"ratio":>8}  spread (wasmbox min-max)')
-    ratios = []
-    for f in sorted(os.listdir(os.path.join(HERE, 'compute'))):
-        if not f.endswith('.py'):
+    report, ratios = {}, []
+    for f in sorted(os.listdir(os.path.join(HERE, directory))):
+        if not f.endswith(suffix):
             continue
-        name = f[:-3]
-        src = open(os.path.join(HERE, 'compute', f)).read()
-        nat_t, box_t = interleaved([[NATIVE, '-I', '-c'],
-                                    [wasmbox, 'run', '--timeout', '300', '--memory', '1024', '-c']],
-                                   name, src, rounds, repeat)
+        name = f[:-len(suffix)]
+        code = wrap(open(os.path.join(HERE, directory, f)).read(), name, repeat)
+        nat_t, box_t = interleaved([native_cmd, box_cmd], name, code, rounds)
         n, b = statistics.median(nat_t), statistics.median(box_t)
         ratios.append(b / n)
-        report['compute'][name] = {'native_s': nat_t, 'wasmbox_s': box_t, 'ratio': b / n}
+        report[name] = {'native_s': nat_t, 'wasmbox_s': box_t, 'ratio': b / n}
         print(f'{name:<16}{n * 1e3:>11.1f}{b * 1e3:>12.1f}{b / n:>7.2f}x  '
               f'{min(box_t) * 1e3:.1f}-{max(box_t) * 1e3:.1f} ms')
     geo = statistics.geometric_mean(ratios)
-    report['compute_geomean_ratio'] = geo
-    print(f'{"geomean":<16}{"":>11}{"":>12}{geo:>7.2f}x  goal <= 1.30x: {verdict(geo, 1.30)}')
+    print(f'{"geomean":<16}{"":>11}{"":>12}{geo:>7.2f}x  goal <= {goal:.2f}x: {verdict(geo, goal)}')
+    return report, geo
 
-    print(f'\nwhole process, print(1): median / p90 of {runs} runs')
-    box_med, box_p90 = whole_process([wasmbox, 'run', '-c', 'print(1)'], runs)
-    nat_med, nat_p90 = whole_process([NATIVE, '-c', 'print(1)'], runs)
-    report['startup'] = {'wasmbox_median_s': box_med, 'wasmbox_p90_s': box_p90,
-                         'native_median_s': nat_med, 'native_p90_s': nat_p90}
-    print(f'{"python3.11":<16}{nat_med * 1e3:>8.1f} ms  p90 {nat_p90 * 1e3:.1f} ms')
+
+def startup(label, box_cmd, native_cmd, runs, expect, goal_ms):
+    box_med, box_p90 = whole_process(box_cmd, runs, expect)
+    nat_med, nat_p90 = whole_process(native_cmd, runs, expect)
+    print(f'{label:<16}{nat_med * 1e3:>8.1f} ms  p90 {nat_p90 * 1e3:.1f} ms')
     print(f'{"wasmbox":<16}{box_med * 1e3:>8.1f} ms  p90 {box_p90 * 1e3:.1f} ms  '
-          f'({box_med / nat_med:.2f}x native)  goal <= 20 ms: {verdict(box_med * 1e3, 20)}')
+          f'({box_med / nat_med:.2f}x native)  goal <= {goal_ms} ms: {verdict(box_med * 1e3, goal_ms)}')
+    return {'wasmbox_median_s': box_med, 'wasmbox_p90_s': box_p90,
+            'native_median_s': nat_med, 'native_p90_s': nat_p90}
 
+
+def save(report, language):
     out = os.path.join(HERE, 'results')
     os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, 'python-%s.json' % time.strftime('%Y%m%d-%H%M%S'))
+    path = os.path.join(out, '%s-%s.json' % (language, time.strftime('%Y%m%d-%H%M%S')))
     with open(path, 'w') as fh:
         json.dump(report, fh, indent=1)
     print(f'\nwritten: {os.path.relpath(path)}')
+
+
+def machine(native):
+    return {'machine': os.uname().nodename, 'cpus': os.cpu_count(), 'time': time.strftime('%Y-%m-%dT%H:%M:%S'),
+            'native': native, 'compute': {}, 'startup': {}}
+
+
+def python_suite(wasmbox, rounds, repeat, runs):
+    report = machine(subprocess.run([NATIVE_PY, '-V'], capture_output=True, text=True).stdout.strip())
+    print(f'compute suite: {rounds} alternating rounds x {repeat} runs each, wasmbox vs {report["native"]}')
+    report['compute'], report['compute_geomean_ratio'] = compute_suite(
+        'compute', '.py', [NATIVE_PY, '-I', '-c'], [wasmbox, 'run', '--timeout', '300', '--memory', '1024', '-c'],
+        lambda src, name, n: PY_WRAPPER % (src, name, n), rounds, repeat, 1.30)
+    print(f'\nwhole process, print(1): median / p90 of {runs} runs')
+    report['startup'] = startup('python3.11', [wasmbox, 'run', '-c', 'print(1)'], [NATIVE_PY, '-c', 'print(1)'],
+                                runs, b'1', 20)
+    save(report, 'python')
+
+
+def javascript_suite(wasmbox, jsnative, rounds, repeat, runs):
+    report = machine('QuickJS 2025-04-26, gcc -O2 (jsnative)')
+    print(f'compute suite: {rounds} alternating rounds x {repeat} runs each, wasmbox vs {report["native"]}')
+    report['compute'], report['compute_geomean_ratio'] = compute_suite(
+        'compute_js', '.js', [jsnative, '-c'],
+        [wasmbox, 'run', '--lang', 'javascript', '--timeout', '300', '--memory', '1024', '-c'],
+        lambda src, name, n: JS_WRAPPER % (src, n), rounds, repeat, 1.30)
+    print(f"\nwhole process, console.log('hi'): median / p90 of {runs} runs")
+    report['startup'] = startup('jsnative', [wasmbox, 'run', '--lang', 'js', '-c', "console.log('hi')"],
+                                [jsnative, '-c', "console.log('hi')"], runs, b'hi', 10)
+    save(report, 'javascript')
+
+
+def main():
+    args = sys.argv[1:]
+    wasmbox = os.path.abspath(args[0])
+    quick = '--quick' in args
+    only = args[args.index('--only') + 1] if '--only' in args else None
+    jsnative = args[args.index('--jsnative') + 1] if '--jsnative' in args else None
+    rounds, repeat, runs = (2, 2, 10) if quick else (4, 3, 30)
+    if only in (None, 'python'):
+        python_suite(wasmbox, rounds, repeat, runs)
+    if only in (None, 'javascript'):
+        if not jsnative:
+            sys.exit('the JavaScript suite needs --jsnative PATH (make bench passes it)')
+        if only is None:
+            print('\n' + '=' * 72 + '\nJavaScript\n')
+        javascript_suite(wasmbox, os.path.abspath(jsnative), rounds, repeat, runs)
 
 
 if __name__ == '__main__':

@@ -1,4 +1,4 @@
-/* wasmbox: run untrusted Python (and more) in a WebAssembly sandbox.
+/* wasmbox: run untrusted Python and JavaScript in a WebAssembly sandbox.
  *
  * Contract
  *   wasmbox_new()        creates a library instance (thread-safe to share).
@@ -48,10 +48,11 @@ typedef struct {
 #define WASMBOX_MAX_MOUNTS 16
 
 typedef struct {
-  const char *language;     /* "python" (default); aliases: "py" */
+  const char *language;     /* "python" (default; alias "py") or "javascript" ("js") */
   const char *code;         /* the program */
   size_t code_len;          /* 0: strlen(code) */
-  const char *filename;     /* shown in tracebacks; NULL: "<string>" */
+  const char *filename;     /* shown in tracebacks; NULL: "<string>" (python),
+                               "<input>" (javascript); a .mjs name makes a module */
   const char *workspace;    /* host directory mounted at /app; NULL: a fresh
                                temporary directory, removed afterwards */
   double timeout_seconds;   /* 0: WASMBOX_DEFAULT_TIMEOUT_S */

@@ -11,6 +11,10 @@ with open("data.csv", "w", newline="") as f:
     w = csv.DictWriter(f, ["x", "y"]); w.writeheader(); w.writerows(rows)
 print("mean y:", statistics.mean(r["y"] for r in rows))'
 echo "host side: $(head -3 "$ws/data.csv" | tr '\n' ' ')..."
+step "$W" run --lang js -c 'console.log(6*7)'
+step "$W" run --lang js --workspace "$ws" -c 'const rows = readText("data.csv").trim().split("\n").slice(1);
+writeJson("summary.json", { rows: rows.length, maxY: Math.max(...rows.map((r) => Number(r.split(",")[1]))) });
+console.log(readJson("summary.json"))'
 step "$W" run -c 'open("/etc/passwd").read()'
 step "$W" run --timeout 1 -c 'while True: pass'
 step "$W" run --json --memory 64 -c 'x = bytearray(500 * 2**20)'

@@ -140,5 +140,56 @@ run run --help
 check "run --help" [ "$rc" = 0 ] && grep -q -- "--workspace" <<<"$out"
 run version
 check "version lists python" grep -q "python" <<<"$out"
+check "version lists javascript" grep -q "javascript" <<<"$out"
+
+# ---- JavaScript -------------------------------------------------------------
+run run --lang js -c 'console.log(6*7)'
+check "js: prints 42" [ "$out" = 42 ] && [ "$rc" = 0 ]
+run run --lang javascript -c 'console.log([1, "a", { b: null }])'
+check "--lang javascript, node-like output" [ "$out" = "[ 1, 'a', { b: null } ]" ]
+
+printf 'const x = 1;\n\nnull.f();\n' > "$tmp/job.js"
+run run "$tmp/job.js"
+check "a .js FILE runs as JavaScript, error -> exit 1" [ "$rc" = 1 ]
+check "  ... the stack names the file and line" grep -q '(job.js:3:' <<<"$err"
+
+mkdir "$tmp/jsws"
+printf 'export const k = 7;\n' > "$tmp/jsws/lib.mjs"
+printf "import { k } from './lib.mjs';\nconsole.log(k * 6);\n" > "$tmp/main.mjs"
+run run --workspace "$tmp/jsws" "$tmp/main.mjs"
+check "a .mjs FILE is a module importing from /app" [ "$out" = 42 ]
+
+out=$(echo '[1, 2, 3]' | "$W" run --lang js -c 'console.log(JSON.parse(readStdin()).reduce((a, b) => a + b))' 2>/dev/null)
+check "js: piped stdin reaches readStdin()" [ "$out" = 6 ]
+out=$(echo 'console.log("from stdin")' | "$W" run --lang js - 2>/dev/null); rc=$?
+check "js: code from stdin with -" [ "$out" = "from stdin" ] && [ "$rc" = 0 ]
+
+run run --lang js -c 'process.exit(5)'
+check "js: process.exit(5) -> exit 1" [ "$rc" = 1 ]
+run run --lang js --timeout 0.5 -c 'for (;;) {}'
+check "js: timeout -> exit 3" [ "$rc" = 3 ]
+run run --lang js --memory 16 -c 'new ArrayBuffer(64 << 20)'
+check "js: memory limit -> exit 3" [ "$rc" = 3 ]
+run run --lang js --max-output 10 -c 'console.log("y".repeat(100))'
+check "js: cut output -> exit 3" [ "$rc" = 3 ]
+
+run run --lang js --json -c 'null.x'
+check "js: --json error object" [ "$(json "r['error']['type']")" = TypeError ]
+check "js: --json error exit 1" [ "$rc" = 1 ]
+run run --lang js --json -c 'const fs = require("fs")'
+check "js: require() gets guidance" [ "$(json "len(r['error']['guidance'])")" = 1 ]
+run run --lang js --json --workspace "$tmp/jsws" -c 'writeJson("out.json", { ok: true })'
+check "js: files_changed lists what writeJson wrote" [ "$(json "r['files_changed']")" = "['/app/out.json']" ]
+check "js: the file lands on the host" [ "$(cat "$tmp/jsws/out.json")" = '{
+  "ok": true
+}' ]
+
+# Sessions will call wasmbox_run again on one instance; the guest glue must
+# keep globals between runs. jsnative drives the same glue natively.
+J="$(cat "$(dirname "$W")/javascript.dir")/jsnative"
+out=$("$J" -c 'var a = 20; let b = 1; function f() { return a + b; }' -c 'b += 21; console.log(f(), a + b)' 2>&1)
+check "js glue: a second run sees the first run's globals" [ "$out" = "42 42" ]
+out=$("$J" -c 'null.x' -c 'console.log("still alive")' 2>/dev/null); rc=$?
+check "js glue: a run after an uncaught error works" [ "$out" = "still alive" ] && [ "$rc" = 0 ]
 
 exit "$bad"

@@ -59,6 +59,14 @@ static inline wasmbox_result *run_py_in(const char *code, const char *workspace)
   return run_req(&req);
 }
 
+/* The same for JavaScript. */
+static inline wasmbox_result *run_js_in(const char *code, const char *workspace) {
+  wasmbox_request req = {.language = "javascript", .code = code, .workspace = workspace};
+  return run_req(&req);
+}
+
+static inline wasmbox_result *run_js(const char *code) { return run_js_in(code, NULL); }
+
 static inline void expect_status(const wasmbox_result *r, wasmbox_status s) {
   if (r->status != s) dump(r);
   assert_string_equal(wasmbox_status_name(r->status), wasmbox_status_name(s));
@@ -76,6 +84,25 @@ static inline void expect_output(const char *code, const char *workspace, const 
 /* Run code that must fail with exception `type`; returns the result. */
 static inline wasmbox_result *expect_exception(const char *code, const char *workspace, const char *type) {
   wasmbox_result *r = run_py_in(code, workspace);
+  expect_status(r, WASMBOX_STATUS_ERROR);
+  if (!r->error_type || strcmp(r->error_type, type) != 0) dump(r);
+  assert_non_null(r->error_type);
+  assert_string_equal(r->error_type, type);
+  return r;
+}
+
+/* JavaScript code that must finish ok and print exactly `out`. */
+static inline void expect_js_output(const char *code, const char *workspace, const char *out) {
+  wasmbox_result *r = run_js_in(code, workspace);
+  expect_status(r, WASMBOX_STATUS_OK);
+  if (strcmp(r->stdout_data, out) != 0) dump(r);
+  assert_string_equal(r->stdout_data, out);
+  wasmbox_result_free(r);
+}
+
+/* JavaScript code that must fail with an uncaught error of `type`. */
+static inline wasmbox_result *expect_js_error(const char *code, const char *workspace, const char *type) {
+  wasmbox_result *r = run_js_in(code, workspace);
   expect_status(r, WASMBOX_STATUS_ERROR);
   if (!r->error_type || strcmp(r->error_type, type) != 0) dump(r);
   assert_non_null(r->error_type);

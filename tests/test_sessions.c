@@ -98,6 +98,24 @@ static void test_state_kept(void **s) {
   sess_ok(id, "print(y)\n", "before\n");
 }
 
+static void rolled_back(const char *id, const char *code, double timeout, wasmbox_status want);
+
+static void test_javascript_session(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], err[256];
+  wasmbox_session_options o = {.language = "javascript"};
+  assert_int_equal(wasmbox_session_create(wb, &o, id, err, sizeof err), WASMBOX_OK);
+  sess_ok(id, "globalThis.total = 40; class A { v() { return 2; } }; globalThis.a = new A();\n"
+              "writeText('/app/j.txt', 'js');", "");
+  sess_ok(id, "console.log(total + a.v(), readText('j.txt'));", "42 js\n");
+  rolled_back(id, "total = 0; writeText('j.txt', 'no'); for (;;) {}", 0.3, WASMBOX_STATUS_TIMEOUT);
+  sess_ok(id, "console.log(total, readText('j.txt'));", "40 js\n");
+  /* a session runs its own language */
+  wasmbox_request req = {.code = "print(1)", .session_id = id, .language = "python"};
+  wasmbox_result *r = NULL;
+  assert_int_equal(wasmbox_run(wb, &req, &r, err, sizeof err), WASMBOX_EUSAGE);
+}
+
 static void test_survives_restart(void **s) {
   (void)s;
   char id[WASMBOX_ID_MAX], err[256];
@@ -350,7 +368,8 @@ static void test_kill_9_loses_nothing(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_state_kept),       cmocka_unit_test(test_survives_restart),
+      cmocka_unit_test(test_state_kept),       cmocka_unit_test(test_javascript_session),
+      cmocka_unit_test(test_survives_restart),
       cmocka_unit_test(test_rollback_of_failed_calls), cmocka_unit_test(test_fork_independent),
       cmocka_unit_test(test_checkpoint_restore), cmocka_unit_test(test_stale_descriptors),
       cmocka_unit_test(test_env_and_mounts_fixed), cmocka_unit_test(test_bad_ids),

@@ -93,6 +93,54 @@ static void python_rules(const wb_guidance_input *in, char **out, size_t *n) {
     add(out, n, fmt("Recursion went too deep: rewrite the recursion as a loop with an explicit stack."));
 }
 
+/* Names a program may expect from node or a browser, and what they need. */
+static const char *const js_network[] = {"fetch", "XMLHttpRequest", "WebSocket", "EventSource", NULL};
+static const char *const node_modules[] = {"fs", "path", "os", "child_process", "http", "https", "net", "crypto",
+                                           "util", "events", "stream", "buffer", "url", "zlib", NULL};
+
+/* "'fetch' is not defined" -> fetch; "could not load module 'fs'" -> fs */
+static bool quoted_name(const char *msg, const char *after, const char **name, size_t *len) {
+  const char *p = msg ? strstr(msg, after) : NULL;
+  if (!p) return false;
+  p += strlen(after);
+  size_t n = strcspn(p, "'");
+  if (n == 0 || !p[n]) return false;
+  if (!strncmp(p, "node:", 5)) p += 5, n -= 5;
+  *name = p;
+  *len = n;
+  return true;
+}
+
+static void javascript_rules(const wb_guidance_input *in, char **out, size_t *n) {
+  const char *t = in->error_type, *m = in->error_message;
+  const char *name;
+  size_t len;
+  if (is(t, "ReferenceError") && m && m[0] == '\'' && quoted_name(m, "'", &name, &len) &&
+      has(m, "' is not defined")) {
+    if (in_list(js_network, name, len))
+      add(out, n, fmt("There is no network access in the sandbox ('%.*s' does not exist). Pass the data in with "
+                      "the code, on stdin (readStdin()) or as a file in /app.", (int)len, name));
+    else if ((len == 7 && !strncmp(name, "require", 7)) || (len == 6 && !strncmp(name, "module", 6)))
+      add(out, n, fmt("This is not node: there is no require() and no npm package. Use the JavaScript built-ins, "
+                      "readText/writeText/readJson/writeJson/listDir for files in /app, and `import` for your "
+                      "own ES modules in /app."));
+  }
+  if (quoted_name(m, "could not load module '", &name, &len)) {
+    if (in_list(node_modules, name, len))
+      add(out, n, fmt("Node's '%.*s' module does not exist here. Files: readText, writeText, readJson, writeJson, "
+                      "listDir (inside /app); no network, no processes.", (int)len, name));
+    else
+      add(out, n, fmt("Only ES modules that are files in /app (or a mount) can be imported; there are no npm "
+                      "packages. Check the path '%.*s'.", (int)len, name));
+  }
+  if (has(m, "EACCES") && !has(m, "'/app")) {
+    add(out, n, fmt("Only /app (the workspace, also the current directory) can be read and written; other host "
+                    "paths do not exist in the sandbox. Use paths like /app/data.json."));
+  }
+  if (is(t, "InternalError") && is(m, "stack overflow"))
+    add(out, n, fmt("Recursion went too deep: rewrite the recursion as a loop with an explicit stack."));
+}
+
 size_t wb_guidance(const wb_guidance_input *in, char **out) {
   size_t n = 0;
   switch (in->status) {
@@ -118,6 +166,7 @@ size_t wb_guidance(const wb_guidance_input *in, char **out) {
       break;
   }
   if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "python")) python_rules(in, out, &n);
+  if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "javascript")) javascript_rules(in, out, &n);
   if (in->output_truncated)
     add(out, &n, fmt("Output beyond %zu bytes per stream was dropped. Print a summary and write large results "
                      "to a file in /app instead.", in->max_output));

@@ -33,6 +33,12 @@ static const char *trap_message(int trap) {
   }
 }
 
+static bool is_oom_error(const wb_runtime *rt, const char *type, const char *message) {
+  if (!type) return false;
+  if (rt->is_oom) return rt->is_oom(type, message ? message : "");
+  return !strcmp(type, rt->oom_error_type);
+}
+
 static void classify(wb_result *r, const wb_runtime *rt, uint64_t memory_limit, const wb_outcome *o,
                      double timeout_s) {
   wasmbox_result *p = &r->pub;
@@ -60,7 +66,7 @@ static void classify(wb_result *r, const wb_runtime *rt, uint64_t memory_limit, 
   } else if (o->exit_code == 0) {
     p->status = WASMBOX_STATUS_OK;
   } else {
-    bool oom = o->error_type && !strcmp(o->error_type, rt->oom_error_type);
+    bool oom = is_oom_error(rt, o->error_type, o->error_message);
     p->status = oom ? WASMBOX_STATUS_OUT_OF_MEMORY : WASMBOX_STATUS_ERROR;
     if (o->error_type) {
       r->type = strdup(o->error_type);

@@ -33,10 +33,15 @@ typedef struct {
 #define WB_RUNTIME_MOUNTS_MAX 4
 
 typedef struct wb_runtime {
-  const char *language;       /* "python" */
+  const char *language;       /* "python", "javascript" */
   const char *version;        /* of the interpreter */
   const char *default_name;   /* file name for code given inline */
   const char *oom_error_type; /* the guest's exception for exhausted memory */
+  /* Optional: does an uncaught error mean exhausted memory? For guests whose
+   * out-of-memory error shares its type with others (QuickJS raises
+   * InternalError for "out of memory" and for "stack overflow"). NULL: the
+   * type equals oom_error_type. */
+  bool (*is_oom)(const char *type, const char *message);
   const char *build_id;       /* identifies the native module (snapshots check it) */
   /* Code run once before the base snapshot is taken: what every call should
    * find ready (imports), leaving no names behind. */

@@ -3,9 +3,9 @@
 
 #include "engine/runtime.h"
 
-extern const wb_runtime wb_runtime_python;
+extern const wb_runtime wb_runtime_python, wb_runtime_javascript;
 
-const wb_runtime *const wb_runtimes[] = {&wb_runtime_python, NULL};
+const wb_runtime *const wb_runtimes[] = {&wb_runtime_python, &wb_runtime_javascript, NULL};
 
 static const struct {
   const char *alias, *language;

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # make conformance: CPython's own regression tests (Lib/test of the same
-# source) inside wasmbox, next to native python3.11 on the same machine.
-set -euo pipefail
+# source) inside wasmbox next to native python3.11, then QuickJS's own tests
+# (tests/*.js of the same tarball) inside wasmbox next to the same QuickJS
+# built natively.
+#   run.sh WASMBOX PYTHON_TESTDIR JAVASCRIPT_RUNTIME_DIR
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../runtimes/lib.sh"
 wb_apt_install python3.11 python3
-python3 "$here/conformance.py" "$1" "$2"
+set +e  # lib.sh sets -e: run both suites, then fail if either did
+python3 "$here/conformance.py" "$1" "$2"; py=$?
+echo
+python3 "$here/js_conformance.py" "$1" "$3"; js=$?
+[ "$py" -eq 0 ] && [ "$js" -eq 0 ]
