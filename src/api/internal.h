@@ -15,9 +15,16 @@
 
 /* Idle instances of a runtime, started from its base snapshot and reset to
  * it after their last call: a stateless call takes one and does no
- * instantiation at all. */
+ * instantiation at all. Each keeps an empty scratch directory for calls
+ * without a workspace (making and removing one per call cost more than
+ * the call). */
 typedef struct {
-  wb_instance *idle[POOL_MAX];
+  wb_instance *instance;
+  char *scratch;
+} wb_pooled;
+
+typedef struct {
+  wb_pooled idle[POOL_MAX];
   size_t n;
 } wb_pool;
 

@@ -3,6 +3,7 @@
  * runs it, and turns the outcome into a result. */
 #include "wasmbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -59,10 +60,20 @@ wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
 
 wasmbox *wasmbox_new(char *err, size_t errlen) { return wasmbox_open(NULL, err, errlen); }
 
+static void remove_tree(const char *dir);
+
+static void pooled_free(wb_pooled *p) {
+  wb_instance_free(p->instance);
+  if (p->scratch) remove_tree(p->scratch);
+  free(p->scratch);
+  p->instance = NULL;
+  p->scratch = NULL;
+}
+
 void wasmbox_free(wasmbox *wb) {
   if (!wb) return;
   for (size_t i = 0; i < RUNTIMES_MAX; i++)
-    for (size_t j = 0; j < wb->pools[i].n; j++) wb_instance_free(wb->pools[i].idle[j]);
+    for (size_t j = 0; j < wb->pools[i].n; j++) pooled_free(&wb->pools[i].idle[j]);
   wb_store_free(wb->store);
   pthread_mutex_destroy(&wb->lock);
   free(wb->home);
@@ -91,28 +102,59 @@ static wb_pool *pool_of(wasmbox *wb, const wb_runtime *rt) {
   return NULL;
 }
 
-static wb_instance *pool_take(wasmbox *wb, const wb_runtime *rt) {
+/* An idle instance (and its scratch directory), or a new one. */
+static bool pool_take(wasmbox *wb, const wb_runtime *rt, wb_pooled *out, char *err, size_t errlen) {
   wb_pool *p = pool_of(wb, rt);
-  wb_instance *in = NULL;
+  memset(out, 0, sizeof *out);
   pthread_mutex_lock(&wb->lock);
-  if (p && p->n) in = p->idle[--p->n];
+  if (p && p->n) *out = p->idle[--p->n];
   pthread_mutex_unlock(&wb->lock);
-  return in;
+  if (out->instance) return true;
+  out->instance = wb_instance_new(rt, err, errlen);
+  const char *t = getenv("TMPDIR");
+  if (!out->instance || asprintf(&out->scratch, "%s/wasmbox-XXXXXX", t && *t ? t : "/tmp") < 0) {
+    out->scratch = NULL;
+    pooled_free(out);
+    return false;
+  }
+  if (!mkdtemp(out->scratch)) {
+    snprintf(err, errlen, "cannot create a temporary workspace in %s: %s", t && *t ? t : "/tmp", strerror(errno));
+    pooled_free(out);
+    return false;
+  }
+  return true;
 }
 
-/* Reset `in` to the base snapshot and keep it, or free it. */
-static void pool_give(wasmbox *wb, const wb_runtime *rt, wb_instance *in) {
+static bool dir_empty(const char *path) {
+  DIR *d = opendir(path);
+  struct dirent *e;
+  bool empty = d != NULL;
+  while (d && (e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = false;
+  if (d) closedir(d);
+  return empty;
+}
+
+/* Put `p` back: instance reset to the base snapshot, scratch emptied (a
+ * call that wrote files there gets a new one). Freed when that fails or
+ * the pool is full. */
+static void pool_give(wasmbox *wb, const wb_runtime *rt, wb_pooled *p) {
   const wb_snapshot *base = rt->base_snapshot();
   char err[256];
-  wb_pool *p = pool_of(wb, rt);
-  if (base && p && wb_instance_started(in) && wb_instance_reset(in, base, err, sizeof err)) {
+  wb_pool *pool = pool_of(wb, rt);
+  bool ok = base && pool && wb_instance_started(p->instance) && wb_instance_reset(p->instance, base, err, sizeof err);
+  if (ok && !dir_empty(p->scratch)) {
+    remove_tree(p->scratch);
+    ok = mkdir(p->scratch, 0700) == 0;
+  }
+  if (ok) {
     pthread_mutex_lock(&wb->lock);
-    bool kept = p->n < POOL_MAX;
-    if (kept) p->idle[p->n++] = in;
+    bool kept = pool->n < POOL_MAX;
+    if (kept) pool->idle[pool->n++] = *p;
     pthread_mutex_unlock(&wb->lock);
     if (kept) return;
   }
-  wb_instance_free(in);
+  pooled_free(p);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
@@ -188,34 +230,26 @@ static int run_stateless(wasmbox *wb, const wasmbox_request *req, const work *w,
   int rc = wb_check_env(req->env, req->env_len, err, errlen);
   if (!rc) rc = wb_check_mounts(req->mounts, req->mounts_len, err, errlen);
   if (rc) return rc;
-  char tmpdir[4096] = "";
-  const char *workspace = req->workspace;
-  if (workspace) {
+  if (req->workspace) {
     struct stat st;
-    if (stat(workspace, &st) != 0) return wb_usage(err, errlen, "workspace %s: %s", workspace, strerror(errno));
-    if (!S_ISDIR(st.st_mode)) return wb_usage(err, errlen, "workspace %s is not a directory", workspace);
-  } else {
-    const char *t = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/wasmbox-XXXXXX", t && *t ? t : "/tmp");
-    if (!mkdtemp(tmpdir)) {
-      snprintf(err, errlen, "cannot create a temporary workspace in %s: %s", t && *t ? t : "/tmp", strerror(errno));
-      return WASMBOX_EINTERNAL;
-    }
-    workspace = tmpdir;
+    if (stat(req->workspace, &st) != 0) return wb_usage(err, errlen, "workspace %s: %s", req->workspace, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return wb_usage(err, errlen, "workspace %s is not a directory", req->workspace);
   }
-  /* a fresh copy of the base snapshot (binaries without one initialise) */
+  /* a fresh copy of the base snapshot (binaries without one initialise),
+   * and without a workspace of its own, the instance's empty scratch */
+  wb_pooled p;
+  if (!pool_take(wb, rt, &p, err, errlen)) return WASMBOX_EINTERNAL;
   const wb_snapshot *base = rt->base_snapshot();
-  place pl = {.rt = rt, .workspace = workspace, .env = req->env, .env_len = req->env_len, .mounts = req->mounts,
-              .mounts_len = req->mounts_len, .from = base, .fresh = base != NULL};
-  pl.instance = base ? pool_take(wb, rt) : NULL;
-  if (!pl.instance) pl.instance = wb_instance_new(rt, err, errlen);
+  place pl = {.rt = rt, .workspace = req->workspace ? req->workspace : p.scratch, .env = req->env,
+              .env_len = req->env_len, .mounts = req->mounts, .mounts_len = req->mounts_len, .from = base,
+              .fresh = base != NULL, .instance = p.instance};
   wb_result *r = NULL;
   wb_outcome o;
   memset(&o, 0, sizeof o);
-  rc = pl.instance ? execute(&pl, w, req, &r, &o, err, errlen) : WASMBOX_EINTERNAL;
+  rc = execute(&pl, w, req, &r, &o, err, errlen);
   wb_outcome_clear(&o);
-  if (pl.instance) pool_give(wb, rt, pl.instance);
-  if (tmpdir[0]) remove_tree(tmpdir);
+  if (base) pool_give(wb, rt, &p);
+  else pooled_free(&p);
   *out = r ? &r->pub : NULL;
   return rc;
 }

@@ -31,9 +31,16 @@ struct wb_instance {
   void *inst;                       /* the generated instance struct */
   struct Z_wasmbox_instance_t host; /* report_error's target */
   bool started;
+  /* The instance's guest thread, kept between calls (creating one per call
+   * cost more than the call); it runs one task at a time. */
+  pthread_t thread;
+  bool has_thread, quit;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  struct task *pending;
 };
 
-typedef struct {
+typedef struct task {
   wb_instance *in;
   const wb_call *call;
   const wb_job *job;
@@ -185,15 +192,12 @@ static void run_task(task *t, wb_guest_frame *frame) {
   wb_guest_end();
 }
 
+/* The guest thread: sets up its signal stack once, then runs the tasks its
+ * instance hands it until told to quit. */
 static void *guest_thread(void *arg) {
-  task *t = arg;
+  wb_instance *in = arg;
   stack_t ss = {.ss_sp = malloc(ALT_STACK), .ss_size = ALT_STACK, .ss_flags = 0};
-  if (!ss.ss_sp || sigaltstack(&ss, NULL) != 0) {
-    snprintf(t->err, t->errlen, "cannot set up a signal stack");
-    t->host_failed = true;
-    free(ss.ss_sp);
-    return NULL;
-  }
+  bool usable = ss.ss_sp && sigaltstack(&ss, NULL) == 0;
   wb_guest_frame frame;
   memset(&frame, 0, sizeof frame);
   pthread_attr_t attr;
@@ -206,11 +210,50 @@ static void *guest_thread(void *arg) {
     frame.stack_hi = (uintptr_t)lo + 4096; /* the guard and the page above it */
     pthread_attr_destroy(&attr);
   }
-  run_task(t, &frame);
+  pthread_mutex_lock(&in->mu);
+  for (;;) {
+    while (!in->pending && !in->quit) pthread_cond_wait(&in->cv, &in->mu);
+    if (in->quit) break;
+    task *t = in->pending;
+    pthread_mutex_unlock(&in->mu);
+    if (usable) {
+      run_task(t, &frame);
+    } else {
+      snprintf(t->err, t->errlen, "cannot set up a signal stack");
+      t->host_failed = true;
+    }
+    pthread_mutex_lock(&in->mu);
+    in->pending = NULL;
+    pthread_cond_broadcast(&in->cv);
+  }
+  pthread_mutex_unlock(&in->mu);
   stack_t off = {.ss_flags = SS_DISABLE};
-  sigaltstack(&off, NULL);
+  if (usable) sigaltstack(&off, NULL);
   free(ss.ss_sp);
   return NULL;
+}
+
+static bool start_thread(wb_instance *in, char *err, size_t errlen) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, GUEST_STACK);
+  pthread_attr_setguardsize(&attr, GUEST_GUARD);
+  /* The guest thread handles only its own timer and faults. */
+  sigset_t all, old;
+  sigfillset(&all);
+  sigdelset(&all, SIGSEGV);
+  sigdelset(&all, SIGBUS);
+  sigdelset(&all, wb_guest_timer_signal());
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int r = pthread_create(&in->thread, &attr, guest_thread, in);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  pthread_attr_destroy(&attr);
+  if (r != 0) {
+    snprintf(err, errlen, "cannot start a guest thread: %s", strerror(r));
+    return false;
+  }
+  in->has_thread = true;
+  return true;
 }
 
 wb_instance *wb_instance_new(const wb_runtime *rt, char *err, size_t errlen) {
@@ -223,6 +266,8 @@ wb_instance *wb_instance_new(const wb_runtime *rt, char *err, size_t errlen) {
     return NULL;
   }
   in->rt = rt;
+  pthread_mutex_init(&in->mu, NULL);
+  pthread_cond_init(&in->cv, NULL);
   return in;
 }
 
@@ -232,26 +277,12 @@ bool wb_instance_call(wb_instance *in, const wb_call *call, const wb_job *job, w
   err[0] = 0;
   wb_guest_install_handlers();
   task t = {.in = in, .call = call, .job = job, .out = out, .err = err, .errlen = errlen};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, GUEST_STACK);
-  pthread_attr_setguardsize(&attr, GUEST_GUARD);
-  /* The guest thread handles only its own timer and faults. */
-  sigset_t all, old;
-  sigfillset(&all);
-  sigdelset(&all, SIGSEGV);
-  sigdelset(&all, SIGBUS);
-  sigdelset(&all, wb_guest_timer_signal());
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_t thread;
-  int r = pthread_create(&thread, &attr, guest_thread, &t);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  pthread_attr_destroy(&attr);
-  if (r != 0) {
-    snprintf(err, errlen, "cannot start a guest thread: %s", strerror(r));
-    return false;
-  }
-  pthread_join(thread, NULL);
+  if (!in->has_thread && !start_thread(in, err, errlen)) return false;
+  pthread_mutex_lock(&in->mu);
+  in->pending = &t;
+  pthread_cond_broadcast(&in->cv);
+  while (in->pending) pthread_cond_wait(&in->cv, &in->mu);
+  pthread_mutex_unlock(&in->mu);
   if (t.host_failed) {
     wb_outcome_clear(out);
     return false;
@@ -310,6 +341,15 @@ bool wb_instance_reset(wb_instance *in, const wb_snapshot *snap, char *err, size
 
 void wb_instance_free(wb_instance *in) {
   if (!in) return;
+  if (in->has_thread) {
+    pthread_mutex_lock(&in->mu);
+    in->quit = true;
+    pthread_cond_broadcast(&in->cv);
+    pthread_mutex_unlock(&in->mu);
+    pthread_join(in->thread, NULL);
+  }
+  pthread_mutex_destroy(&in->mu);
+  pthread_cond_destroy(&in->cv);
   if (in->started) in->rt->free(in->inst);
   free(in->inst);
   free(in);
