@@ -157,6 +157,36 @@ int wasmbox_session_info_get(wasmbox *wb, const char *id, wasmbox_session_info *
 /* Remove sessions idle for longer than their TTL; *removed counts them. */
 int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen);
 
+/* Files of a session's workspace, from outside any call: for tools that
+ * hand files in or take results out. Paths are guest paths (/app/x, or x
+ * relative to /app) and resolve exactly as the guest's own do: nothing
+ * outside /app, no symlink leads out. Changes are committed at once and
+ * survive like the rest of the session; fork and checkpoint copies are not
+ * affected (a written file gets its own copy first). */
+#define WASMBOX_FILE_MAX (64ull << 20) /* read_file and write_file */
+#define WASMBOX_LIST_MAX 10000          /* entries one list_files returns */
+
+typedef struct {
+  char *path;      /* guest path, e.g. /app/data/x.csv */
+  bool is_dir;
+  uint64_t size;
+  double mtime;    /* seconds since the epoch */
+} wasmbox_file_info;
+
+/* Entries under `path` (a directory), recursively when `recursive`; more
+ * than WASMBOX_LIST_MAX is an error (EUSAGE) rather than a silent cut. */
+int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bool recursive,
+                               wasmbox_file_info **out, size_t *n, char *err, size_t errlen);
+void wasmbox_file_info_free(wasmbox_file_info *v, size_t n);
+/* Contents (malloc'd, NUL-terminated besides *len). */
+int wasmbox_session_read_file(wasmbox *wb, const char *id, const char *path, char **data, size_t *len, char *err,
+                              size_t errlen);
+/* Create or replace a file (parent directories are created). */
+int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, const void *data, size_t len,
+                               char *err, size_t errlen);
+/* Empty the workspace. */
+int wasmbox_session_reset_workspace(wasmbox *wb, const char *id, char *err, size_t errlen);
+
 /* Languages this build runs, NULL-terminated. */
 const char *const *wasmbox_languages(void);
 

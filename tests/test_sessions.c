@@ -233,6 +233,58 @@ static void test_env_and_mounts_fixed(void **s) {
   free(ro);
 }
 
+static void test_file_tools(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], fork_id[WASMBOX_ID_MAX], cp[WASMBOX_ID_MAX], err[256];
+  new_session(id);
+  assert_int_equal(wasmbox_session_write_file(wb, id, "/app/in/data.csv", "a,b\n1,2\n", 8, err, sizeof err), WASMBOX_OK);
+  sess_ok(id, "import csv\nprint(list(csv.reader(open('in/data.csv'))))\nopen('out.txt', 'w').write('result')\n",
+          "[['a', 'b'], ['1', '2']]\n");
+  char *data;
+  size_t len;
+  assert_int_equal(wasmbox_session_read_file(wb, id, "out.txt", &data, &len, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(len, 6);
+  assert_string_equal(data, "result");
+  free(data);
+  wasmbox_file_info *files;
+  size_t n;
+  assert_int_equal(wasmbox_session_list_files(wb, id, "/app", true, &files, &n, err, sizeof err), WASMBOX_OK);
+  int seen = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!strcmp(files[i].path, "/app/in") && files[i].is_dir) seen |= 1;
+    if (!strcmp(files[i].path, "/app/in/data.csv") && files[i].size == 8) seen |= 2;
+    if (!strcmp(files[i].path, "/app/out.txt") && !files[i].is_dir) seen |= 4;
+  }
+  wasmbox_file_info_free(files, n);
+  assert_int_equal(seen, 7);
+  /* the guest's own rules: nothing outside /app, no way out by a symlink */
+  sess_ok(id, "import os\nos.symlink('/etc', 'etc')\nos.symlink('../..', 'up')\n", "");
+  const char *outside[] = {"/etc/passwd", "../../etc/passwd", "/app/../etc/passwd", "etc/passwd", "up/x", "missing"};
+  for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
+    if (wasmbox_session_read_file(wb, id, outside[i], &data, &len, err, sizeof err) != WASMBOX_EUSAGE)
+      fail_msg("read of %s was not refused", outside[i]);
+    if (wasmbox_session_write_file(wb, id, outside[i], "x", 1, err, sizeof err) != WASMBOX_EUSAGE &&
+        strcmp(outside[i], "missing"))
+      fail_msg("write to %s was not refused", outside[i]);
+  }
+  /* writing a file a fork and a checkpoint share changes only this session */
+  assert_int_equal(wasmbox_session_fork(wb, id, fork_id, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_checkpoint(wb, id, cp, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_write_file(wb, id, "out.txt", "changed", 7, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_read_file(wb, fork_id, "out.txt", &data, &len, err, sizeof err), WASMBOX_OK);
+  assert_string_equal(data, "result");
+  free(data);
+  assert_int_equal(wasmbox_session_restore(wb, id, cp, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_read_file(wb, id, "out.txt", &data, &len, err, sizeof err), WASMBOX_OK);
+  assert_string_equal(data, "result");
+  free(data);
+  assert_int_equal(wasmbox_session_reset_workspace(wb, id, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_list_files(wb, id, "/app", false, &files, &n, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(n, 0);
+  wasmbox_file_info_free(files, n);
+  sess_ok(id, "import os\nprint(os.listdir('.'))\n", "[]\n");
+}
+
 static void test_bad_ids(void **s) {
   (void)s;
   char err[256], out[WASMBOX_ID_MAX];
@@ -372,7 +424,8 @@ int main(void) {
       cmocka_unit_test(test_survives_restart),
       cmocka_unit_test(test_rollback_of_failed_calls), cmocka_unit_test(test_fork_independent),
       cmocka_unit_test(test_checkpoint_restore), cmocka_unit_test(test_stale_descriptors),
-      cmocka_unit_test(test_env_and_mounts_fixed), cmocka_unit_test(test_bad_ids),
+      cmocka_unit_test(test_env_and_mounts_fixed), cmocka_unit_test(test_file_tools),
+      cmocka_unit_test(test_bad_ids),
       cmocka_unit_test(test_kill_9_loses_nothing), cmocka_unit_test(test_many_sessions_no_leaks),
   };
   harness_setup(NULL);

@@ -1048,3 +1048,38 @@ int wb_session_prune(wb_store *st, size_t *removed, char *err, size_t n) {
   else if (it >= 0) close(it);
   return WASMBOX_OK;
 }
+
+/* ---- the workspace, for file tools ---------------------------------------------------- */
+
+struct wb_ws_lock {
+  locked_t k;
+  int ws;
+};
+
+int wb_session_lock_workspace(wb_store *st, const char *id, int *ws, wb_ws_lock **out, char *err, size_t n) {
+  wb_ws_lock *lk = calloc(1, sizeof *lk);
+  if (!lk) return fail(err, n, WASMBOX_EINTERNAL, "out of memory");
+  int code = lock_session(st, id, &lk->k, err, n);
+  if (code) {
+    free(lk);
+    return code;
+  }
+  char ws_name[64];
+  name_of(ws_name, sizeof ws_name, "ws", lk->k.head.ws_no);
+  lk->ws = openat(lk->k.dir, ws_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (lk->ws < 0) {
+    unlock_session(&lk->k);
+    free(lk);
+    return fail(err, n, WASMBOX_EINTERNAL, "session %s has no workspace", id);
+  }
+  *ws = lk->ws;
+  *out = lk;
+  return WASMBOX_OK;
+}
+
+void wb_session_unlock_workspace(wb_ws_lock *lk) {
+  if (!lk) return;
+  close(lk->ws);
+  unlock_session(&lk->k);
+  free(lk);
+}

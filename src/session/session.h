@@ -61,6 +61,13 @@ typedef struct {
   bool job_fresh;            /* a first call: refresh the base copy */
 } wb_session_call;
 
+/* The workspace of session `id`, locked against calls and other changes
+ * (session/files.c works on it): *ws is its directory fd, valid until
+ * wb_session_unlock_workspace(). */
+typedef struct wb_ws_lock wb_ws_lock;
+int wb_session_lock_workspace(wb_store *st, const char *id, int *ws, wb_ws_lock **lk, char *err, size_t n);
+void wb_session_unlock_workspace(wb_ws_lock *lk);
+
 int wb_session_begin(wb_store *st, const char *id, wb_session **out, wb_session_call *call, char *err, size_t n);
 /* keep: commit the call's state; else roll it back. *rolled_back says which
  * happened (a failed commit also rolls back). Unlocks and ends the call. */

@@ -21,44 +21,14 @@
 
 #include "wasi/calls.h"
 #include "wasi/internal.h"
+#include "wasi/resolve.h"
 
 #define WRITE_RIGHTS (WASI_RIGHT_FD_WRITE | WASI_RIGHT_FD_ALLOCATE | WASI_RIGHT_FD_FILESTAT_SET_SIZE)
 #define IOV_BATCH 64
 
 /* ---- host resolution ------------------------------------------------------ */
 
-/* openat2 beneath dirfd; returns an fd or -errno. */
-static int beneath(int dirfd, const char *path, int flags, mode_t mode) {
-  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .mode = (flags & O_CREAT) ? mode : 0,
-                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV};
-  long fd;
-  do fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-  while (fd < 0 && errno == EINTR);
-  return fd < 0 ? -errno : (int)fd;
-}
-
-/* Split `path` (modified) into a parent directory opened beneath dirfd and
- * its last component. Returns the parent fd or -errno. A last component of
- * "." or ".." names no entry of its own and is refused. */
-static int open_parent(int dirfd, char *path, const char **name) {
-  size_t n = strlen(path);
-  while (n > 1 && path[n - 1] == '/') path[--n] = 0;
-  if (n == 0) return -ENOENT;
-  if (path[0] == '/') return -EXDEV;
-  char *last = strrchr(path, '/');
-  const char *parent = ".";
-  if (last) {
-    *last = 0;
-    parent = path;
-    *name = last + 1;
-  } else {
-    *name = path;
-  }
-  if (!strcmp(*name, ".") || !strcmp(*name, "..")) return -EINVAL;
-  return beneath(dirfd, parent, O_PATH | O_DIRECTORY, 0);
-}
-
-/* Run an *at() call on a descriptor from beneath(); AT_EMPTY_PATH where the
+/* Run an *at() call on a descriptor from wb_beneath(); AT_EMPTY_PATH where the
  * kernel allows it, else the /proc/self/fd path of the descriptor. */
 static void fd_proc_path(int fd, char buf[32]) { snprintf(buf, 32, "/proc/self/fd/%d", fd); }
 
@@ -84,68 +54,6 @@ static void put_stat(uint8_t *p, const struct stat *st) {
   put_u64(p + FILESTAT_ATIM, ts_ns(st->st_atim));
   put_u64(p + FILESTAT_MTIM, ts_ns(st->st_mtim));
   put_u64(p + FILESTAT_CTIM, ts_ns(st->st_ctim));
-}
-
-/* ---- copy-up ---------------------------------------------------------------- */
-
-/* Give `name` (a regular file in directory pfd that shares its inode) an
- * inode of its own: copy it beside itself and rename the copy over it. */
-static int copy_up(int pfd, const char *name, const struct stat *st) {
-  static unsigned counter;
-  char tmp[64];
-  snprintf(tmp, sizeof tmp, ".wasmbox-copy-%d-%u", (int)getpid(), __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
-  int src = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  int dst = src < 0 ? -1 : openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  int e = src < 0 || dst < 0 ? errno : 0;
-  for (off_t left = st->st_size; !e && left > 0;) {
-    ssize_t n = copy_file_range(src, NULL, dst, NULL, (size_t)left, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) e = n < 0 ? errno : EIO;
-    else left -= n;
-  }
-  struct timespec times[2] = {st->st_atim, st->st_mtim};
-  if (!e && (fchmod(dst, st->st_mode & 07777) != 0 || futimens(dst, times) != 0)) e = errno;
-  if (!e && renameat(pfd, tmp, pfd, name) != 0) e = errno;
-  if (e && dst >= 0) unlinkat(pfd, tmp, 0);
-  if (src >= 0) close(src);
-  if (dst >= 0) close(dst);
-  return -e;
-}
-
-/* Before a write to `path` in a cow_links mount: if the file it names (after
- * the symlinks inside the tree, when following) shares its inode, copy it up.
- * Returns 0 or -errno; a path that does not resolve is left to the caller. */
-static int break_shared_link(int dirfd, const char *path, bool follow) {
-  char cur[WB_PATH_MAX], tmp[WB_PATH_MAX];
-  snprintf(cur, sizeof cur, "%s", path);
-  for (int hop = 0; hop < 32; hop++) {
-    const char *name;
-    memcpy(tmp, cur, strlen(cur) + 1);
-    int pfd = open_parent(dirfd, tmp, &name);
-    if (pfd < 0) return 0;
-    struct stat st;
-    int r = 0;
-    if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      r = 0; /* nothing there yet */
-    } else if (S_ISLNK(st.st_mode) && follow) {
-      char target[WB_PATH_MAX];
-      ssize_t n = readlinkat(pfd, name, target, sizeof target - 1);
-      close(pfd);
-      if (n <= 0 || target[0] == '/') return 0; /* the open itself refuses these */
-      target[n] = 0;
-      /* the target is relative to the link's directory: cur keeps that
-       * directory up to where the link's name started in tmp */
-      size_t dir_len = (size_t)(name - tmp);
-      if (dir_len + (size_t)n + 1 >= sizeof cur) return -ENAMETOOLONG;
-      snprintf(cur + dir_len, sizeof cur - dir_len, "%s", target);
-      continue;
-    } else if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
-      r = copy_up(pfd, name, &st);
-    }
-    close(pfd);
-    return r;
-  }
-  return -ELOOP;
 }
 
 /* ---- image resolution ------------------------------------------------------ */
@@ -706,16 +614,16 @@ uint32_t wasi_path_open(wb_wasi *w, uint32_t dirfd, uint32_t lookup, uint32_t pa
     bool created = false;
     int fd;
     if (writes && d->mount->cow_links) {
-      int r = break_shared_link(d->host_fd, path, lookup & WASI_LOOKUP_SYMLINK_FOLLOW);
+      int r = wb_break_shared_link(d->host_fd, path, lookup & WASI_LOOKUP_SYMLINK_FOLLOW);
       if (r < 0) return (uint32_t)wb_errno_to_wasi(-r);
     }
     if (oflags & WASI_O_CREAT) {
       /* Try to create first, to know whether this open made a new file. */
-      fd = beneath(d->host_fd, path, flags | O_CREAT | O_EXCL, 0666);
+      fd = wb_beneath(d->host_fd, path, flags | O_CREAT | O_EXCL, 0666);
       created = fd >= 0;
-      if (fd == -EEXIST && !(oflags & WASI_O_EXCL)) fd = beneath(d->host_fd, path, flags, 0);
+      if (fd == -EEXIST && !(oflags & WASI_O_EXCL)) fd = wb_beneath(d->host_fd, path, flags, 0);
     } else {
-      fd = beneath(d->host_fd, path, flags, 0);
+      fd = wb_beneath(d->host_fd, path, flags, 0);
     }
     if (fd < 0) return (uint32_t)wb_errno_to_wasi(-fd);
     struct stat st;
@@ -744,7 +652,7 @@ static int host_path_fd(wb_wasi *w, wb_fd *d, uint32_t flags, uint32_t ptr, uint
   char path[WB_PATH_MAX];
   int e = wb_guest_path(w, ptr, len, path);
   if (e) return e;
-  int fd = beneath(d->host_fd, path, O_PATH | ((flags & WASI_LOOKUP_SYMLINK_FOLLOW) ? 0 : O_NOFOLLOW), 0);
+  int fd = wb_beneath(d->host_fd, path, O_PATH | ((flags & WASI_LOOKUP_SYMLINK_FOLLOW) ? 0 : O_NOFOLLOW), 0);
   if (fd < 0) return wb_errno_to_wasi(-fd);
   *out = fd;
   return 0;
@@ -808,7 +716,7 @@ static int writable_parent(wb_wasi *w, uint32_t dirfd, uint32_t ptr, uint32_t le
   char tmp[WB_PATH_MAX];
   const char *name;
   memcpy(tmp, path, strlen(path) + 1);
-  int fd = open_parent(d->host_fd, tmp, &name);
+  int fd = wb_open_parent(d->host_fd, tmp, &name);
   if (fd < 0) return wb_errno_to_wasi(-fd);
   memcpy(leaf, name, strlen(name) + 1);
   *dp = d;

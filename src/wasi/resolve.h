@@ -1,0 +1,27 @@
+/* Resolving paths beneath a directory, for the WASI host and for anyone
+ * else touching a sandbox's files from outside (session file tools).
+ *
+ * Every lookup is openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
+ * RESOLVE_NO_XDEV) from the directory fd: `..`, absolute paths, absolute
+ * symlinks and symlinks that lead out fail (EXDEV). Functions return an fd
+ * or -errno. */
+#ifndef WASMBOX_WASI_RESOLVE_H
+#define WASMBOX_WASI_RESOLVE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+int wb_beneath(int dirfd, const char *path, int flags, mode_t mode);
+
+/* Split `path` (modified) into its parent directory, opened beneath dirfd,
+ * and its last component (*name, pointing into path). "." and ".." as the
+ * last component are refused (EINVAL): they name no entry of their own. */
+int wb_open_parent(int dirfd, char *path, const char **name);
+
+/* Before writing to `path`: if the file it names (following symlinks inside
+ * the tree when `follow`) shares its inode with another link, give it an
+ * inode of its own (copy, then rename over). 0 or -errno; a path that does
+ * not resolve is left alone. */
+int wb_break_shared_link(int dirfd, const char *path, bool follow);
+
+#endif
