@@ -37,7 +37,17 @@ typedef enum {
   WASMBOX_STATUS_OUT_OF_FUEL,   /* stopped at the instruction budget */
   WASMBOX_STATUS_OUT_OF_MEMORY, /* needed more than the memory limit */
   WASMBOX_STATUS_CRASHED,       /* trapped: stack exhausted, invalid access */
+  WASMBOX_STATUS_CANCELLED,     /* stopped by wasmbox_cancel_fire() */
 } wasmbox_status;
+
+/* A way to stop a call from another thread (a client gave up on it): pass
+ * it in the request, fire it any time; a running guest is stopped within
+ * milliseconds, a call not yet started does not start. One token may serve
+ * one call at a time. */
+typedef struct wasmbox_cancel wasmbox_cancel;
+wasmbox_cancel *wasmbox_cancel_new(void);
+void wasmbox_cancel_fire(wasmbox_cancel *c);
+void wasmbox_cancel_free(wasmbox_cancel *c);
 
 /* A host directory the guest may read (never write) at guest_path. */
 typedef struct {
@@ -64,6 +74,7 @@ typedef struct {
   size_t env_len;
   const wasmbox_mount *mounts; /* extra read-only host directories */
   size_t mounts_len;
+  wasmbox_cancel *cancel;   /* NULL, or a token that may stop the call */
   const char *session_id;   /* run in this session: its workspace is /app,
                                its environment and mounts are the session's
                                (`workspace`, `env`, `mounts` must be unset) */
@@ -104,7 +115,8 @@ void wasmbox_free(wasmbox *wb);
 int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen);
 void wasmbox_result_free(wasmbox_result *r);
 
-/* "ok", "error", "timeout", "out_of_fuel", "out_of_memory", "crashed" */
+/* "ok", "error", "timeout", "out_of_fuel", "out_of_memory", "crashed",
+ * "cancelled" */
 const char *wasmbox_status_name(wasmbox_status s);
 
 /* The result as one JSON object (malloc'd; free() it). */

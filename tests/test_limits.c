@@ -170,6 +170,50 @@ static void test_bad_requests(void **s) {
 }
 
 typedef struct {
+  wasmbox_cancel *token;
+  double after;
+} canceller;
+
+static void *fire_later(void *arg) {
+  canceller *c = arg;
+  struct timespec ts = {0, (long)(c->after * 1e9)};
+  nanosleep(&ts, NULL);
+  wasmbox_cancel_fire(c->token);
+  return NULL;
+}
+
+static void test_cancel(void **s) {
+  (void)s;
+  const char *codes[] = {"while True: pass", "import time\ntime.sleep(20)", "x = 0\nwhile True:\n    x = [x]\n"};
+  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+    wasmbox_cancel *tok = wasmbox_cancel_new();
+    canceller c = {tok, 0.2};
+    pthread_t t;
+    pthread_create(&t, NULL, fire_later, &c);
+    wasmbox_request req = {.code = codes[i], .timeout_seconds = 20, .cancel = tok};
+    double t0 = now_s();
+    wasmbox_result *r = run_req(&req);
+    double took = now_s() - t0;
+    pthread_join(t, NULL);
+    expect_status(r, WASMBOX_STATUS_CANCELLED);
+    assert_true(took < 0.5);
+    wasmbox_result_free(r);
+    /* a fired token stops the next call before it starts */
+    r = run_req(&req);
+    expect_status(r, WASMBOX_STATUS_CANCELLED);
+    wasmbox_result_free(r);
+    wasmbox_cancel_free(tok);
+  }
+  /* a token that never fires changes nothing */
+  wasmbox_cancel *tok = wasmbox_cancel_new();
+  wasmbox_request req = {.code = "print(2)", .cancel = tok};
+  wasmbox_result *r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_OK);
+  wasmbox_result_free(r);
+  wasmbox_cancel_free(tok);
+}
+
+typedef struct {
   const char *code;
   double timeout;
   wasmbox_status want;
@@ -216,7 +260,7 @@ int main(void) {
       cmocka_unit_test(test_deep_recursion), cmocka_unit_test(test_output_flood),
       cmocka_unit_test(test_output_limit_configurable), cmocka_unit_test(test_fd_exhaustion),
       cmocka_unit_test(test_stack_exhaustion_in_c_code), cmocka_unit_test(test_bad_requests),
-      cmocka_unit_test(test_concurrent_calls),
+      cmocka_unit_test(test_concurrent_calls), cmocka_unit_test(test_cancel),
   };
   return RUN("limits", tests);
 }

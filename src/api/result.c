@@ -12,7 +12,7 @@
 #include "util/json.h"
 
 const char *wasmbox_status_name(wasmbox_status s) {
-  static const char *const names[] = {"ok", "error", "timeout", "out_of_fuel", "out_of_memory", "crashed"};
+  static const char *const names[] = {"ok", "error", "timeout", "out_of_fuel", "out_of_memory", "crashed", "cancelled"};
   return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
 }
 
@@ -44,7 +44,11 @@ static void classify(wb_result *r, const wb_runtime *rt, uint64_t memory_limit, 
   wasmbox_result *p = &r->pub;
   char buf[256];
   p->exit_code = (int)o->exit_code;
-  if (o->trap == WB_TRAP_TIMEOUT) {
+  if (o->cancelled) {
+    p->status = WASMBOX_STATUS_CANCELLED;
+    r->type = strdup("Cancelled");
+    r->message = strdup("the call was cancelled before it finished");
+  } else if (o->trap == WB_TRAP_TIMEOUT) {
     p->status = WASMBOX_STATUS_TIMEOUT;
     r->type = strdup("Timeout");
     snprintf(buf, sizeof buf, "the code did not finish within %g s and was stopped", timeout_s);

@@ -207,7 +207,8 @@ static int execute(const place *pl, const work *w, const wasmbox_request *req, w
                        .max_fds = MAX_FDS, .fd_base = pl->fd_base};
   wb_wasi *wasi = wb_wasi_new(&wc, err, errlen);
   if (!wasi) return WASMBOX_EINTERNAL;
-  wb_call call = {.wasi = wasi, .memory_limit = w->lim.memory_limit, .timeout_ns = (uint64_t)(w->lim.timeout_s * 1e9)};
+  wb_call call = {.wasi = wasi, .memory_limit = w->lim.memory_limit, .timeout_ns = (uint64_t)(w->lim.timeout_s * 1e9),
+                  .cancel = (wb_cancel *)req->cancel};
   wb_job job = {.from = pl->from, .fresh = pl->fresh, .code = w->code, .code_len = w->code_len, .name = w->name};
   int rc = WASMBOX_OK;
   if (!wb_instance_call(pl->instance, &call, &job, o, err, errlen)) {
@@ -325,6 +326,10 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
             .lim = {.rt = rt, .timeout_s = timeout, .memory_limit = memory, .max_output = max_output}};
   return req->session_id ? run_in_session(wb, req, &w, out, err, errlen) : run_stateless(wb, req, &w, out, err, errlen);
 }
+
+wasmbox_cancel *wasmbox_cancel_new(void) { return (wasmbox_cancel *)wb_cancel_new(); }
+void wasmbox_cancel_fire(wasmbox_cancel *c) { wb_cancel_fire((wb_cancel *)c); }
+void wasmbox_cancel_free(wasmbox_cancel *c) { wb_cancel_free((wb_cancel *)c); }
 
 /* ---- sessions ------------------------------------------------------------------- */
 

@@ -50,6 +50,53 @@ typedef struct task {
   bool host_failed;
 } task;
 
+struct wb_cancel {
+  pthread_mutex_t mu;
+  bool fired, running;
+  pid_t tid; /* the guest thread while it runs a call */
+};
+
+wb_cancel *wb_cancel_new(void) {
+  wb_cancel *c = calloc(1, sizeof *c);
+  if (c) pthread_mutex_init(&c->mu, NULL);
+  return c;
+}
+
+void wb_cancel_free(wb_cancel *c) {
+  if (!c) return;
+  pthread_mutex_destroy(&c->mu);
+  free(c);
+}
+
+/* The guest thread gets the timer's signal with its deadline marked as
+ * passed: the same path as a timeout, from guest or host code alike. */
+void wb_cancel_fire(wb_cancel *c) {
+  pthread_mutex_lock(&c->mu);
+  c->fired = true;
+  if (c->running) syscall(SYS_tgkill, getpid(), c->tid, wb_guest_timer_signal());
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* Mark the call as running on this thread; false if already cancelled. */
+static bool cancel_enter(wb_cancel *c) {
+  if (!c) return true;
+  pthread_mutex_lock(&c->mu);
+  bool go = !c->fired;
+  c->running = go;
+  c->tid = (pid_t)syscall(SYS_gettid);
+  pthread_mutex_unlock(&c->mu);
+  return go;
+}
+
+static bool cancel_leave(wb_cancel *c) {
+  if (!c) return false;
+  pthread_mutex_lock(&c->mu);
+  c->running = false;
+  bool fired = c->fired;
+  pthread_mutex_unlock(&c->mu);
+  return fired;
+}
+
 static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -149,7 +196,9 @@ static void run_task(task *t, wb_guest_frame *frame) {
   wb_guest_begin(frame);
   frame->mem_reserved = WB_MEMORY_RESERVATION;
   int trap = sigsetjmp(frame->jmp, 1);
-  if (trap == 0) {
+  if (trap == 0 && !cancel_enter(c->cancel)) {
+    out->cancelled = true;
+  } else if (trap == 0) {
     if (c->timeout_ns) {
       if (!start_timer(&timer, c->timeout_ns)) {
         snprintf(t->err, t->errlen, "cannot create a timer: %s", strerror(errno));
@@ -184,6 +233,8 @@ static void run_task(task *t, wb_guest_frame *frame) {
   frame->in_guest = 0;
   if (timer_on) timer_delete(timer);
   if (trap == WASM_RT_TRAP_OOB && frame->fault_offset >= STACK_WRAP_ZONE) trap = WASM_RT_TRAP_EXHAUSTION;
+  /* stopped by its token (a call that finished first was not) */
+  if (cancel_leave(c->cancel) && trap == WB_TRAP_TIMEOUT) out->cancelled = true;
   out->trap = trap == WB_TRAP_EXIT ? 0 : trap;
   if (trap == WB_TRAP_EXIT) out->exit_code = frame->exit_code;
   out->memory_grow_failed = frame->memory_grow_failed;

@@ -30,10 +30,17 @@ typedef struct wb_snapshot_s {
   bool owns_fd;           /* close memory.fd when released */
 } wb_snapshot;
 
+/* Stops a call from another thread (see wasmbox_cancel in wasmbox.h). */
+typedef struct wb_cancel wb_cancel;
+wb_cancel *wb_cancel_new(void);
+void wb_cancel_fire(wb_cancel *c);
+void wb_cancel_free(wb_cancel *c);
+
 typedef struct {
   wb_wasi *wasi;
   uint64_t memory_limit; /* bytes of linear memory */
   uint64_t timeout_ns;   /* wall clock, 0 = none */
+  wb_cancel *cancel;     /* or NULL */
 } wb_call;
 
 typedef struct {
@@ -48,6 +55,7 @@ typedef struct {
   int trap;                /* 0, or a wasm_rt_trap_t / WB_TRAP_* code */
   uint32_t exit_code;      /* wasmbox_run's status, or proc_exit's code */
   bool init_failed;        /* the interpreter did not start */
+  bool cancelled;          /* stopped by its cancel token */
   bool memory_grow_failed; /* the guest asked for memory beyond the limit */
   uint64_t memory_peak;    /* bytes of linear memory at the end */
   uint64_t duration_ns;
