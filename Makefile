@@ -14,14 +14,14 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
 CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
-LDLIBS  := -lzstd -lpthread -lm
+LDLIBS  := -lzstd -lseccomp -lpthread -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Guest runtimes: each is runtimes/NAME/build.sh (-> NAME.wasm) plus the glue
 # src/runtimes/NAME.c; everything below is generic over this list.
 RUNTIMES := python javascript
 
-SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/session/*.c src/api/*.c) src/runtimes/registry.c
+SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/session/*.c src/jail/*.c src/api/*.c) src/runtimes/registry.c
 SRC_RT  := $(RUNTIMES:%=src/runtimes/%.c)
 SRC_CLI := src/cli/main.c
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)

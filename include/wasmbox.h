@@ -106,6 +106,18 @@ typedef struct wasmbox wasmbox;
 typedef struct {
   const char *home;         /* state directory; NULL: $WASMBOX_HOME, else
                                ~/.local/share/wasmbox */
+  /* Guest code runs in jailed worker processes (namespaces, Landlock,
+   * seccomp, rlimits, cgroups; see `wasmbox doctor`), never in the calling
+   * process. in_process runs it here instead, behind WebAssembly alone: for
+   * embedders that isolate the whole process themselves. */
+  bool in_process;
+  unsigned warm_workers;    /* stateless workers started by wasmbox_open()
+                               so that the first calls wait for none */
+  /* A process that makes one call and exits (the CLI): its workers are not
+   * put in cgroups, whose placement (cgroup v1) waits for a kernel RCU
+   * grace period, ~10-15 ms, longer than the call. The other layers hold;
+   * seccomp alone already forbids new processes. */
+  bool one_shot;
 } wasmbox_options;
 
 wasmbox *wasmbox_new(char *err, size_t errlen); /* default options */
@@ -198,6 +210,18 @@ int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, co
                                char *err, size_t errlen);
 /* Empty the workspace. */
 int wasmbox_session_reset_workspace(wasmbox *wb, const char *id, char *err, size_t errlen);
+
+/* How guest code is isolated here: the layers of a worker's jail in the
+ * order a worker applies them, each active or not with a reason (a kernel
+ * that refuses a layer leaves it off; the others still hold). *n is 0 for
+ * an in_process library. */
+#define WASMBOX_LAYERS_MAX 16
+typedef struct {
+  const char *name;  /* "user_ns", "landlock", "seccomp", ... */
+  bool active;
+  char detail[120];  /* what it enforces, or why it is off */
+} wasmbox_layer;
+int wasmbox_isolation(wasmbox *wb, wasmbox_layer out[WASMBOX_LAYERS_MAX], size_t *n, char *err, size_t errlen);
 
 /* Languages this build runs, NULL-terminated. */
 const char *const *wasmbox_languages(void);

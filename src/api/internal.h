@@ -6,6 +6,8 @@
 
 #include "api/guidance.h"
 #include "engine/engine.h"
+#include "jail/jail.h"
+#include "jail/wire.h"
 #include "session/session.h"
 #include "wasi/wasi.h"
 #include "wasmbox.h"
@@ -15,9 +17,9 @@
 
 /* Idle instances of a runtime, started from its base snapshot and reset to
  * it after their last call: a stateless call takes one and does no
- * instantiation at all. Each keeps an empty scratch directory for calls
- * without a workspace (making and removing one per call cost more than
- * the call). */
+ * instantiation at all. Each keeps an empty scratch directory, made at
+ * its first call without a workspace (making and removing one per call
+ * cost more than the call). */
 typedef struct {
   wb_instance *instance;
   char *scratch;
@@ -28,11 +30,15 @@ typedef struct {
   size_t n;
 } wb_pool;
 
+typedef struct wb_workers wb_workers;
+
 struct wasmbox {
   pthread_mutex_t lock; /* pools and store */
   wb_pool pools[RUNTIMES_MAX];
   char *home;           /* state directory */
   wb_store *store;      /* opened at the first session operation */
+  wb_workers *workers;  /* NULL: guest code runs in this process */
+  char *scratch;        /* in a worker: the one scratch directory its jail allows */
 };
 
 /* The public result plus what it owns. */
@@ -58,7 +64,45 @@ typedef struct {
 } wb_limits_used;
 wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_used *lim);
 
+/* Remove a directory tree without following symlinks or leaving the file system. */
+void wb_remove_tree(const char *dir);
+
 /* The session store, opened on first use (NULL with err set on failure). */
 wb_store *wb_store_of(wasmbox *wb, char *err, size_t errlen);
+
+/* A call checked and placed in this process (wasmbox.c); wasmbox_run()
+ * sends it to a worker instead when there are workers. */
+int wb_run_here(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen);
+/* A library instance that runs guest code in this process; `scratch`: the
+ * directory stateless calls use as /app (NULL: a temporary one each). */
+wasmbox *wb_open_here(const char *home, const char *scratch, char *err, size_t errlen);
+
+/* Requests and results on the wire (codec.c). A decoded request points into
+ * the frame and `storage`. */
+typedef struct {
+  const char **env;
+  wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
+} wb_request_storage;
+void wb_encode_request(wb_buf *b, const wasmbox_request *q);
+bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s);
+void wb_request_storage_free(wb_request_storage *s);
+void wb_encode_result(wb_buf *b, const wasmbox_result *p);
+wb_result *wb_decode_result(wb_reader *r);
+
+/* Jailed worker processes (workers.c): the parent's side. */
+wb_workers *wb_workers_new(const char *home, unsigned warm, bool one_shot, char *err, size_t errlen);
+void wb_workers_free(wb_workers *ws);
+int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen);
+/* End the idle workers of sessions that no longer exist (destroyed, pruned). */
+void wb_workers_forget_sessions(wb_workers *ws, wb_store *st);
+/* The jail of a stateless worker on this machine. */
+bool wb_workers_report(wb_workers *ws, wb_jail_report *out, char *err, size_t errlen);
+
+/* A worker's life (worker.c): setup, jail, calls, until `sock` closes;
+ * returns the process's exit status. */
+int wb_worker_main(int sock);
+
+/* Frame types. */
+enum { WB_FRAME_SETUP = 1, WB_FRAME_READY, WB_FRAME_RUN, WB_FRAME_CANCEL, WB_FRAME_RESULT, WB_FRAME_ERROR };
 
 #endif

@@ -46,9 +46,9 @@ static char *default_home(void) {
   return p;
 }
 
-wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
+static wasmbox *open_common(const char *home, char *err, size_t errlen) {
   wasmbox *wb = calloc(1, sizeof *wb);
-  if (wb) wb->home = opts && opts->home ? strdup(opts->home) : default_home();
+  if (wb) wb->home = home ? strdup(home) : default_home();
   if (!wb || !wb->home) {
     free(wb);
     snprintf(err, errlen, "out of memory");
@@ -58,13 +58,31 @@ wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
   return wb;
 }
 
+wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
+  wasmbox *wb = open_common(opts ? opts->home : NULL, err, errlen);
+  if (wb && !(opts && opts->in_process) && !(wb->workers = wb_workers_new(wb->home, opts ? opts->warm_workers : 0, opts && opts->one_shot, err,
+                                                     errlen))) {
+    wasmbox_free(wb);
+    return NULL;
+  }
+  return wb;
+}
+
+wasmbox *wb_open_here(const char *home, const char *scratch, char *err, size_t errlen) {
+  wasmbox *wb = open_common(home, err, errlen);
+  if (wb && scratch && !(wb->scratch = strdup(scratch))) {
+    wasmbox_free(wb);
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  return wb;
+}
+
 wasmbox *wasmbox_new(char *err, size_t errlen) { return wasmbox_open(NULL, err, errlen); }
 
-static void remove_tree(const char *dir);
-
-static void pooled_free(wb_pooled *p) {
+static void pooled_free(wasmbox *wb, wb_pooled *p) {
   wb_instance_free(p->instance);
-  if (p->scratch) remove_tree(p->scratch);
+  if (p->scratch && !(wb->scratch && !strcmp(p->scratch, wb->scratch))) wb_remove_tree(p->scratch);
   free(p->scratch);
   p->instance = NULL;
   p->scratch = NULL;
@@ -72,10 +90,12 @@ static void pooled_free(wb_pooled *p) {
 
 void wasmbox_free(wasmbox *wb) {
   if (!wb) return;
+  wb_workers_free(wb->workers);
   for (size_t i = 0; i < RUNTIMES_MAX; i++)
-    for (size_t j = 0; j < wb->pools[i].n; j++) pooled_free(&wb->pools[i].idle[j]);
+    for (size_t j = 0; j < wb->pools[i].n; j++) pooled_free(wb, &wb->pools[i].idle[j]);
   wb_store_free(wb->store);
   pthread_mutex_destroy(&wb->lock);
+  free(wb->scratch);
   free(wb->home);
   free(wb);
 }
@@ -102,7 +122,7 @@ static wb_pool *pool_of(wasmbox *wb, const wb_runtime *rt) {
   return NULL;
 }
 
-/* An idle instance (and its scratch directory), or a new one. */
+/* An idle instance, or a new one. */
 static bool pool_take(wasmbox *wb, const wb_runtime *rt, wb_pooled *out, char *err, size_t errlen) {
   wb_pool *p = pool_of(wb, rt);
   memset(out, 0, sizeof *out);
@@ -111,15 +131,28 @@ static bool pool_take(wasmbox *wb, const wb_runtime *rt, wb_pooled *out, char *e
   pthread_mutex_unlock(&wb->lock);
   if (out->instance) return true;
   out->instance = wb_instance_new(rt, err, errlen);
-  const char *t = getenv("TMPDIR");
-  if (!out->instance || asprintf(&out->scratch, "%s/wasmbox-XXXXXX", t && *t ? t : "/tmp") < 0) {
-    out->scratch = NULL;
-    pooled_free(out);
+  return out->instance != NULL;
+}
+
+/* The instance's scratch directory, made at its first call without a
+ * workspace (a worker has the one its jail allows). */
+static bool pool_scratch(wasmbox *wb, wb_pooled *p, char *err, size_t errlen) {
+  if (p->scratch) return true;
+  if (wb->scratch) {
+    if ((p->scratch = strdup(wb->scratch))) return true;
+    snprintf(err, errlen, "out of memory");
     return false;
   }
-  if (!mkdtemp(out->scratch)) {
+  const char *t = getenv("TMPDIR");
+  if (asprintf(&p->scratch, "%s/wasmbox-XXXXXX", t && *t ? t : "/tmp") < 0) {
+    p->scratch = NULL;
+    snprintf(err, errlen, "out of memory");
+    return false;
+  }
+  if (!mkdtemp(p->scratch)) {
     snprintf(err, errlen, "cannot create a temporary workspace in %s: %s", t && *t ? t : "/tmp", strerror(errno));
-    pooled_free(out);
+    free(p->scratch);
+    p->scratch = NULL;
     return false;
   }
   return true;
@@ -135,17 +168,18 @@ static bool dir_empty(const char *path) {
   return empty;
 }
 
-/* Put `p` back: instance reset to the base snapshot, scratch emptied (a
- * call that wrote files there gets a new one). Freed when that fails or
- * the pool is full. */
+static void remove_contents(const char *dir);
+
+/* Put `p` back: instance reset to the base snapshot, scratch emptied.
+ * Freed when that fails or the pool is full. */
 static void pool_give(wasmbox *wb, const wb_runtime *rt, wb_pooled *p) {
   const wb_snapshot *base = rt->base_snapshot();
   char err[256];
   wb_pool *pool = pool_of(wb, rt);
   bool ok = base && pool && wb_instance_started(p->instance) && wb_instance_reset(p->instance, base, err, sizeof err);
-  if (ok && !dir_empty(p->scratch)) {
-    remove_tree(p->scratch);
-    ok = mkdir(p->scratch, 0700) == 0;
+  if (ok && p->scratch && !dir_empty(p->scratch)) {
+    remove_contents(p->scratch);
+    ok = dir_empty(p->scratch);
   }
   if (ok) {
     pthread_mutex_lock(&wb->lock);
@@ -154,7 +188,7 @@ static void pool_give(wasmbox *wb, const wb_runtime *rt, wb_pooled *p) {
     pthread_mutex_unlock(&wb->lock);
     if (kept) return;
   }
-  pooled_free(p);
+  pooled_free(wb, p);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
@@ -165,8 +199,16 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
   return 0;
 }
 
-/* Remove a directory tree without following symlinks or leaving the file system. */
-static void remove_tree(const char *dir) { nftw(dir, remove_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT); }
+void wb_remove_tree(const char *dir) { nftw(dir, remove_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT); }
+
+static int remove_inner_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  return ftw->level == 0 ? 0 : remove_entry(path, st, flag, ftw);
+}
+
+/* Empty a directory but keep it (a worker's scratch is a mount point). */
+static void remove_contents(const char *dir) {
+  nftw(dir, remove_inner_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
 
 /* ---- a call -------------------------------------------------------------------- */
 
@@ -240,6 +282,10 @@ static int run_stateless(wasmbox *wb, const wasmbox_request *req, const work *w,
    * and without a workspace of its own, the instance's empty scratch */
   wb_pooled p;
   if (!pool_take(wb, rt, &p, err, errlen)) return WASMBOX_EINTERNAL;
+  if (!req->workspace && !pool_scratch(wb, &p, err, errlen)) {
+    pooled_free(wb, &p);
+    return WASMBOX_EINTERNAL;
+  }
   const wb_snapshot *base = rt->base_snapshot();
   place pl = {.rt = rt, .workspace = req->workspace ? req->workspace : p.scratch, .env = req->env,
               .env_len = req->env_len, .mounts = req->mounts, .mounts_len = req->mounts_len, .from = base,
@@ -250,7 +296,7 @@ static int run_stateless(wasmbox *wb, const wasmbox_request *req, const work *w,
   rc = execute(&pl, w, req, &r, &o, err, errlen);
   wb_outcome_clear(&o);
   if (base) pool_give(wb, rt, &p);
-  else pooled_free(&p);
+  else pooled_free(wb, &p);
   *out = r ? &r->pub : NULL;
   return rc;
 }
@@ -302,6 +348,15 @@ static int run_in_session(wasmbox *wb, const wasmbox_request *req, work *w, wasm
 }
 
 int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {
+  if (wb->workers) {
+    *out = NULL;
+    err[0] = 0;
+    return wb_workers_run(wb, req, out, err, errlen);
+  }
+  return wb_run_here(wb, req, out, err, errlen);
+}
+
+int wb_run_here(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {
   *out = NULL;
   err[0] = 0;
   if (!req->code) return wb_usage(err, errlen, "no code given");
@@ -325,6 +380,20 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
   work w = {.code = req->code, .code_len = code_len, .name = req->filename ? req->filename : rt ? rt->default_name : "",
             .lim = {.rt = rt, .timeout_s = timeout, .memory_limit = memory, .max_output = max_output}};
   return req->session_id ? run_in_session(wb, req, &w, out, err, errlen) : run_stateless(wb, req, &w, out, err, errlen);
+}
+
+int wasmbox_isolation(wasmbox *wb, wasmbox_layer out[WASMBOX_LAYERS_MAX], size_t *n, char *err, size_t errlen) {
+  *n = 0;
+  if (!wb->workers) return WASMBOX_OK;
+  wb_jail_report rep;
+  if (!wb_workers_report(wb->workers, &rep, err, errlen)) return WASMBOX_EINTERNAL;
+  for (int l = 0; l < WB_LAYER_COUNT && l < WASMBOX_LAYERS_MAX; l++) {
+    out[l].name = wb_layer_name((wb_layer)l);
+    out[l].active = rep.active[l];
+    snprintf(out[l].detail, sizeof out[l].detail, "%s", rep.detail[l]);
+    *n = (size_t)l + 1;
+  }
+  return WASMBOX_OK;
 }
 
 wasmbox_cancel *wasmbox_cancel_new(void) { return (wasmbox_cancel *)wb_cancel_new(); }
@@ -368,7 +437,9 @@ int wasmbox_session_restore(wasmbox *wb, const char *id, const char *cid, char *
 
 int wasmbox_session_destroy(wasmbox *wb, const char *id, char *err, size_t errlen) {
   STORE_OR_FAIL(st);
-  return wb_session_destroy(st, id, err, errlen);
+  int rc = wb_session_destroy(st, id, err, errlen);
+  if (rc == WASMBOX_OK && wb->workers) wb_workers_forget_sessions(wb->workers, st);
+  return rc;
 }
 
 int wasmbox_session_list(wasmbox *wb, wasmbox_session_info **out, size_t *n, char *err, size_t errlen) {
@@ -386,5 +457,7 @@ int wasmbox_session_info_get(wasmbox *wb, const char *id, wasmbox_session_info *
 int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen) {
   *removed = 0;
   STORE_OR_FAIL(st);
-  return wb_session_prune(st, removed, err, errlen);
+  int rc = wb_session_prune(st, removed, err, errlen);
+  if (*removed && wb->workers) wb_workers_forget_sessions(wb->workers, st);
+  return rc;
 }

@@ -59,6 +59,7 @@ static const char main_usage[] =
     "  run        run code in the sandbox (wasmbox run --help)\n"
     "  session    create, fork, checkpoint, restore, list and remove sessions\n"
     "             (wasmbox session --help)\n"
+    "  doctor     show how guest code is isolated on this machine (--json)\n"
     "  version    print the version and the languages of this build\n";
 
 typedef struct {
@@ -362,7 +363,9 @@ static int cmd_run(int argc, char **argv) {
   req.mounts = mounts;
   req.mounts_len = nmounts;
 
-  wasmbox *wb = wasmbox_new(err, sizeof err);
+  /* one call, then exit: no cgroup placement (see wasmbox_options) */
+  wasmbox_options opts = {.one_shot = true};
+  wasmbox *wb = wasmbox_open(&opts, err, sizeof err);
   if (!wb) {
     rc = fail_internal(&m, err);
     goto out;
@@ -565,6 +568,61 @@ out:
   return rc;
 }
 
+/* wasmbox doctor [--json]: the jail's layers as a worker sees them.
+ * Exit 0 when every layer is active, 1 when some are off. */
+static int cmd_doctor(int argc, char **argv) {
+  output_mode m = {.json = false};
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) {
+      m.json = true;
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs("usage: wasmbox doctor [--json]\n"
+            "Start a worker and show each layer of its jail: active, or why not.\n"
+            "exit status: 0 every layer active, 1 some are off, 4 no worker started\n",
+            stdout);
+      return EXIT_OK;
+    } else {
+      char msg[300];
+      snprintf(msg, sizeof msg, "unknown option '%s' (see wasmbox doctor --help)", argv[i]);
+      return fail_usage(&m, msg);
+    }
+  }
+  char err[1024] = "";
+  wasmbox *wb = wasmbox_new(err, sizeof err);
+  wasmbox_layer layers[WASMBOX_LAYERS_MAX];
+  size_t n = 0;
+  if (!wb || wasmbox_isolation(wb, layers, &n, err, sizeof err) != WASMBOX_OK) {
+    wasmbox_free(wb);
+    return fail_internal(&m, err);
+  }
+  wasmbox_free(wb);
+  size_t off = 0;
+  for (size_t i = 0; i < n; i++) off += !layers[i].active;
+  if (m.json) {
+    wb_buf b = {0};
+    wb_buf_puts(&b, "{\"layers\":[");
+    for (size_t i = 0; i < n; i++) {
+      wb_buf_puts(&b, i ? ",{\"name\":" : "{\"name\":");
+      wb_json_cstr(&b, layers[i].name);
+      wb_buf_printf(&b, ",\"active\":%s,\"detail\":", layers[i].active ? "true" : "false");
+      wb_json_cstr(&b, layers[i].detail);
+      wb_buf_puts(&b, "}");
+    }
+    wb_buf_printf(&b, "],\"all_active\":%s}\n", off ? "false" : "true");
+    char *s = wb_buf_take(&b);
+    if (s) fputs(s, stdout);
+    free(s);
+  } else {
+    printf("guest code runs as WebAssembly (bounds-checked memory, no system calls of its own)\n"
+           "in a worker process jailed by:\n");
+    for (size_t i = 0; i < n; i++)
+      printf("  %-14s %-4s %s\n", layers[i].name, layers[i].active ? "on" : "OFF", layers[i].detail);
+    if (off) printf("%zu layer%s off; the others still hold\n", off, off == 1 ? " is" : "s are");
+    else printf("every layer is active\n");
+  }
+  return off ? EXIT_GUEST : EXIT_OK;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     fputs(main_usage, argc < 2 ? stderr : stdout);
@@ -572,6 +630,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
   if (!strcmp(argv[1], "session")) return cmd_session(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "doctor")) return cmd_doctor(argc - 1, argv + 1);
   if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
     printf("wasmbox %s\nlanguages:", WASMBOX_VERSION);
     for (const char *const *l = wasmbox_languages(); *l; l++) printf(" %s", *l);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,20 +54,30 @@ typedef struct task {
 struct wb_cancel {
   pthread_mutex_t mu;
   bool fired, running;
-  pid_t tid; /* the guest thread while it runs a call */
+  pid_t tid;   /* the guest thread while it runs a call */
+  int event;   /* an eventfd, readable once fired */
 };
 
 wb_cancel *wb_cancel_new(void) {
   wb_cancel *c = calloc(1, sizeof *c);
-  if (c) pthread_mutex_init(&c->mu, NULL);
+  if (!c) return NULL;
+  c->event = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (c->event < 0) {
+    free(c);
+    return NULL;
+  }
+  pthread_mutex_init(&c->mu, NULL);
   return c;
 }
 
 void wb_cancel_free(wb_cancel *c) {
   if (!c) return;
+  close(c->event);
   pthread_mutex_destroy(&c->mu);
   free(c);
 }
+
+int wb_cancel_fd(const wb_cancel *c) { return c->event; }
 
 /* The guest thread gets the timer's signal with its deadline marked as
  * passed: the same path as a timeout, from guest or host code alike. */
@@ -74,6 +85,10 @@ void wb_cancel_fire(wb_cancel *c) {
   pthread_mutex_lock(&c->mu);
   c->fired = true;
   if (c->running) syscall(SYS_tgkill, getpid(), c->tid, wb_guest_timer_signal());
+  uint64_t one = 1;
+  if (write(c->event, &one, sizeof one) < 0) {
+    /* the counter is already non-zero: it stays readable */
+  }
   pthread_mutex_unlock(&c->mu);
 }
 

@@ -35,6 +35,8 @@ typedef struct wb_cancel wb_cancel;
 wb_cancel *wb_cancel_new(void);
 void wb_cancel_fire(wb_cancel *c);
 void wb_cancel_free(wb_cancel *c);
+/* Readable once the token has fired (for poll()). */
+int wb_cancel_fd(const wb_cancel *c);
 
 typedef struct {
   wb_wasi *wasi;

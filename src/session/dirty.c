@@ -10,8 +10,15 @@
 #define PM_SWAPPED (1ull << 62)
 #define PM_FILE (1ull << 61) /* file page or shared anonymous: not written */
 
+static int kept = -1;
+
+bool wb_dirty_keep_open(void) {
+  if (kept < 0) kept = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  return kept >= 0;
+}
+
 ssize_t wb_dirty_pages(const uint8_t *base, size_t len, uint32_t *out, size_t max) {
-  int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  int fd = kept >= 0 ? dup(kept) : open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   uint64_t entries[512];
   size_t pages = len / PAGE, n = 0;

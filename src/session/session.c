@@ -924,6 +924,56 @@ int wb_session_restore(wb_store *st, const char *id, const char *cid, char *err,
   return ok ? WASMBOX_OK : fail(err, n, WASMBOX_EINTERNAL, "cannot restore session %s: %s", id, strerror(e));
 }
 
+/* ---- for the jail ------------------------------------------------------------------ */
+
+int wb_session_describe(wb_store *st, const char *id, wb_session_place *out, char *err, size_t n) {
+  memset(out, 0, sizeof *out);
+  if (!valid_id(id)) return fail(err, n, WASMBOX_EUSAGE, "'%s' is not a session id", id ? id : "");
+  int dir = openat(st->sessions, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) return fail(err, n, errno == ENOENT ? WASMBOX_EUSAGE : WASMBOX_EINTERNAL, "no session %s", id);
+  meta_t m;
+  head_t h;
+  uint8_t *globals = NULL;
+  bool ok = meta_read(dir, &m);
+  if (ok && head_read(dir, &h, &globals)) out->gen = h.gen;
+  free(globals);
+  close(dir);
+  if (!ok) return fail(err, n, WASMBOX_EINTERNAL, "session %s is damaged (meta unreadable)", id);
+  snprintf(out->dir, sizeof out->dir, "%s/sessions/%s", st->home, id);
+  for (size_t i = 0; i < m.nmounts; i++) {
+    out->mounts[i] = m.mounts[i].host_dir ? strdup(m.mounts[i].host_dir) : NULL;
+    if (out->mounts[i]) out->nmounts = i + 1;
+  }
+  bool all = out->nmounts == m.nmounts;
+  meta_clear(&m);
+  if (!all) {
+    wb_session_place_clear(out);
+    return fail(err, n, WASMBOX_EINTERNAL, "out of memory");
+  }
+  return WASMBOX_OK;
+}
+
+void wb_session_place_clear(wb_session_place *p) {
+  for (size_t i = 0; i < p->nmounts; i++) free(p->mounts[i]);
+  p->nmounts = 0;
+}
+
+bool wb_session_exists(wb_store *st, const char *id) {
+  return valid_id(id) && faccessat(st->sessions, id, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+bool wb_session_generation(wb_store *st, const char *id, uint64_t *gen) {
+  if (!valid_id(id)) return false;
+  int dir = openat(st->sessions, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  head_t h;
+  uint8_t *globals = NULL;
+  bool ok = dir >= 0 && head_read(dir, &h, &globals);
+  if (ok) *gen = h.gen;
+  free(globals);
+  if (dir >= 0) close(dir);
+  return ok;
+}
+
 /* ---- destroy, list, prune ------------------------------------------------------------ */
 
 static int destroy_locked(wb_store *st, const char *id, locked_t *k, char *err, size_t n) {

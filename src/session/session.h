@@ -68,6 +68,23 @@ typedef struct wb_ws_lock wb_ws_lock;
 int wb_session_lock_workspace(wb_store *st, const char *id, int *ws, wb_ws_lock **lk, char *err, size_t n);
 void wb_session_unlock_workspace(wb_ws_lock *lk);
 
+/* What a worker for session `id` needs to know before it is jailed: the
+ * session's directory, its read-only mounts (host directories), and the
+ * generation of its committed state (to tell afterwards whether a call
+ * that never answered committed). No lock: a snapshot of a moment. */
+typedef struct {
+  char dir[4096];
+  char *mounts[WASMBOX_MAX_MOUNTS];
+  size_t nmounts;
+  uint64_t gen;
+} wb_session_place;
+int wb_session_describe(wb_store *st, const char *id, wb_session_place *out, char *err, size_t n);
+void wb_session_place_clear(wb_session_place *p);
+/* Whether session `id` exists (now). */
+bool wb_session_exists(wb_store *st, const char *id);
+/* The generation of the committed state; false if unreadable. */
+bool wb_session_generation(wb_store *st, const char *id, uint64_t *gen);
+
 int wb_session_begin(wb_store *st, const char *id, wb_session **out, wb_session_call *call, char *err, size_t n);
 /* keep: commit the call's state; else roll it back. *rolled_back says which
  * happened (a failed commit also rolls back). Unlocks and ends the call. */

@@ -1,0 +1,677 @@
+/* Jailed worker processes, the parent's side (worker.c is the child's).
+ *
+ * Guest code never runs in the process that holds the caller's sockets and
+ * other sessions: each call goes to a worker, a copy of this executable
+ * that jailed itself for one placement before it took any call:
+ *   stateless, own scratch   its scratch directory (/app) + read-only mounts
+ *   stateless, a workspace   that directory + read-only mounts
+ *   session ID               the session's directory + its mounts
+ * Workers stay for the next call of the same placement (a session's memory
+ * stays live in its worker), so the jail costs nothing per call. A worker
+ * that dies or stops answering is replaced; the call gets a result that
+ * says why, and a session call that died is rolled back on disk already
+ * (its commit is atomic). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/internal.h"
+#include "engine/runtime.h"
+
+extern const char wb_worker_fd_env[];
+
+#define WORKERS_MAX 32     /* processes at once, busy or idle */
+#define IDLE_MAX 12        /* idle ones kept */
+#define WORKER_FDS 256     /* RLIMIT_NOFILE: the guest's 128 and ours */
+#define WORKER_TASKS 32    /* pids cgroup: threads count */
+#define WORKER_FILE_MAX (16ull << 30) /* RLIMIT_FSIZE backstop; the quota is smaller */
+#define READY_TIMEOUT_NS (20ull * 1000000000ull)
+#ifdef __SANITIZE_ADDRESS__
+#define WORKER_OVERHEAD (2ull << 30) /* shadow memory and quarantine */
+#else
+#define WORKER_OVERHEAD (256ull << 20)
+#endif
+
+typedef struct {
+  pid_t pid;
+  int sock;
+  char *key;      /* its placement */
+  char *scratch;  /* its own /app for stateless calls, or NULL */
+  wb_cgroup cg;
+  uint64_t cg_memory;
+  bool busy;
+  uint64_t used;  /* when last taken */
+  wb_jail_report report;
+  bool unreaped;  /* a one-shot process's last worker: its exit is not awaited */
+} worker;
+
+struct wb_workers {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  worker *all[WORKERS_MAX];
+  size_t n, starting;
+  uint64_t tick;
+  char *home;
+  bool one_shot;  /* the process makes one call: see wasmbox_options */
+  bool logged;    /* layers that are off were reported once */
+};
+
+/* ---- placements ------------------------------------------------------------ */
+
+typedef struct {
+  wb_buf key;
+  wb_jail_spec spec; /* paths malloc'd */
+  bool own_scratch;
+  char *home;        /* what the worker opens its store at */
+  uint64_t session_gen;
+  bool have_gen;
+} placement;
+
+static void placement_clear(placement *pl) {
+  wb_buf_free(&pl->key);
+  for (size_t i = 0; i < pl->spec.npaths; i++) free(pl->spec.paths[i].path);
+  free(pl->home);
+  memset(pl, 0, sizeof *pl);
+}
+
+static int add_path(placement *pl, const char *path, bool writable, bool is_file, char *err, size_t errlen) {
+  char *real = realpath(path, NULL);
+  if (!real) return wb_usage(err, errlen, "%s: %s", path, strerror(errno));
+  if (pl->spec.npaths == WB_JAIL_PATHS_MAX) {
+    free(real);
+    return wb_usage(err, errlen, "too many paths for one call");
+  }
+  pl->spec.paths[pl->spec.npaths++] = (wb_jail_path){.path = real, .writable = writable, .is_file = is_file};
+  wb_buf_printf(&pl->key, "%c%s\n", writable ? 'w' : is_file ? 'f' : 'r', real);
+  return WASMBOX_OK;
+}
+
+/* The placement of a call, and the request rewritten to the real paths the
+ * worker's mount view has (symlinks in them would not resolve there). */
+static int place(wasmbox *wb, const wasmbox_request *req, wasmbox_request *out, wasmbox_mount *mounts,
+                 placement *pl, char *err, size_t errlen) {
+  memset(pl, 0, sizeof *pl);
+  *out = *req;
+  int rc = WASMBOX_OK;
+  if (req->session_id) {
+    wb_store *st = wb_store_of(wb, err, errlen);
+    if (!st) return WASMBOX_EINTERNAL;
+    wb_session_place sp;
+    rc = wb_session_describe(st, req->session_id, &sp, err, errlen);
+    if (rc) return rc;
+    wb_buf_printf(&pl->key, "session %s\n", req->session_id);
+    char meta[4200];
+    snprintf(meta, sizeof meta, "%s/meta", sp.dir);
+    rc = add_path(pl, sp.dir, true, false, err, errlen);
+    if (!rc) rc = add_path(pl, meta, false, true, err, errlen);
+    for (size_t i = 0; !rc && i < sp.nmounts; i++) rc = add_path(pl, sp.mounts[i], false, false, err, errlen);
+    pl->session_gen = sp.gen;
+    pl->have_gen = true;
+    wb_session_place_clear(&sp);
+    if (!rc && !(pl->home = realpath(wb->home, NULL))) rc = wb_usage(err, errlen, "%s: %s", wb->home, strerror(errno));
+    return rc;
+  }
+  rc = wb_check_mounts(req->mounts, req->mounts_len, err, errlen);
+  if (rc) return rc;
+  wb_buf_puts(&pl->key, "stateless\n");
+  if (req->workspace) {
+    struct stat st;
+    if (stat(req->workspace, &st) != 0) return wb_usage(err, errlen, "workspace %s: %s", req->workspace, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return wb_usage(err, errlen, "workspace %s is not a directory", req->workspace);
+    rc = add_path(pl, req->workspace, true, false, err, errlen);
+    if (!rc) out->workspace = pl->spec.paths[pl->spec.npaths - 1].path;
+  } else {
+    pl->own_scratch = true;
+  }
+  for (size_t i = 0; !rc && i < req->mounts_len; i++) {
+    rc = add_path(pl, req->mounts[i].host_dir, false, false, err, errlen);
+    if (!rc) mounts[i] = (wasmbox_mount){pl->spec.paths[pl->spec.npaths - 1].path, req->mounts[i].guest_path};
+  }
+  out->mounts = mounts;
+  if (!rc && !(pl->home = strdup(wb->home))) rc = wb_usage(err, errlen, "out of memory");
+  if (!rc && pl->key.failed) rc = wb_usage(err, errlen, "out of memory");
+  return rc;
+}
+
+/* ---- starting and ending workers -------------------------------------------- */
+
+static void worker_end(worker *w) {
+  if (!w) return;
+  if (w->sock >= 0) close(w->sock);
+  if (w->pid > 0) {
+    kill(w->pid, SIGKILL);
+    while (!w->unreaped && waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+  }
+  wb_cgroup_destroy(&w->cg);
+  if (w->scratch) {
+    wb_remove_tree(w->scratch);
+    free(w->scratch);
+  }
+  free(w->key);
+  free(w);
+}
+
+/* How a dead worker ended, for the result. */
+static void death_reason(worker *w, char *out, size_t n) {
+  int st;
+  pid_t r;
+  while ((r = waitpid(w->pid, &st, 0)) < 0 && errno == EINTR) {
+  }
+  w->pid = -1;
+  if (r < 0) snprintf(out, n, "the worker process ended");
+  else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+    snprintf(out, n, "the worker process was killed for a forbidden system call (seccomp)");
+  else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && wb_cgroup_oom_killed(&w->cg))
+    snprintf(out, n, "the worker process was killed for using more memory than its cgroup allows");
+  else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU)
+    snprintf(out, n, "the worker process used up its CPU time limit");
+  else if (WIFSIGNALED(st)) snprintf(out, n, "the worker process was killed by signal %d (%s)", WTERMSIG(st),
+                                     strsignal(WTERMSIG(st)));
+  else snprintf(out, n, "the worker process exited with status %d", WEXITSTATUS(st));
+}
+
+static uint64_t memory_for(const wasmbox_request *req) {
+  uint64_t mem = req->memory_bytes ? req->memory_bytes : WASMBOX_DEFAULT_MEMORY;
+  uint64_t out = req->max_output_bytes ? req->max_output_bytes : WASMBOX_DEFAULT_MAX_OUTPUT;
+  /* a session keeps its committed image beside the running one */
+  return 2 * mem + 2 * out + req->code_len + req->stdin_len + WORKER_OVERHEAD;
+}
+
+static char **worker_env(void) {
+  static char *env[4];
+  static char fd[32], asan[1024];
+  snprintf(fd, sizeof fd, "%s=3", wb_worker_fd_env);
+  size_t n = 0;
+  env[n++] = fd;
+#ifdef __SANITIZE_ADDRESS__
+  /* LeakSanitizer stops the world with ptrace, which the jail forbids */
+  const char *a = getenv("ASAN_OPTIONS");
+  snprintf(asan, sizeof asan, "ASAN_OPTIONS=%s%sdetect_leaks=0", a ? a : "", a && *a ? ":" : "");
+  env[n++] = asan;
+  static char ubsan[1024];
+  const char *u = getenv("UBSAN_OPTIONS");
+  if (u) {
+    snprintf(ubsan, sizeof ubsan, "UBSAN_OPTIONS=%s", u);
+    env[n++] = ubsan;
+  }
+#else
+  (void)asan;
+#endif
+  env[n] = NULL;
+  return env;
+}
+
+static worker *spawn(wb_workers *ws, const placement *pl, const wasmbox_request *req, char *err, size_t errlen) {
+  worker *w = calloc(1, sizeof *w);
+  if (!w || !(w->key = strdup(pl->key.data ? pl->key.data : ""))) {
+    free(w);
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  w->sock = -1;
+  w->pid = -1;
+  wb_jail_spec spec = pl->spec;
+  if (pl->own_scratch) {
+    const char *t = getenv("TMPDIR");
+    if (asprintf(&w->scratch, "%s/wasmbox-XXXXXX", t && *t ? t : "/tmp") < 0) w->scratch = NULL;
+    if (!w->scratch || !mkdtemp(w->scratch)) {
+      snprintf(err, errlen, "cannot create a temporary workspace in %s: %s", t && *t ? t : "/tmp", strerror(errno));
+      worker_end(w);
+      return NULL;
+    }
+    spec.paths[spec.npaths++] = (wb_jail_path){.path = w->scratch, .writable = true};
+  }
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    snprintf(err, errlen, "socketpair: %s", strerror(errno));
+    worker_end(w);
+    return NULL;
+  }
+  /* fork, not posix_spawn: glibc's vfork-style spawn unmaps the child's
+   * stack from the shared address space, a TLB shootdown that costs
+   * milliseconds on a VM. Between fork and exec: system calls only. */
+  char **env = worker_env();
+  char *argv[] = {"wasmbox-worker", NULL};
+  int out_of_band[2];
+  if (pipe2(out_of_band, O_CLOEXEC) != 0) {
+    snprintf(err, errlen, "pipe: %s", strerror(errno));
+    close(sv[0]);
+    close(sv[1]);
+    worker_end(w);
+    return NULL;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* out of the way first, so that no dup lands on its own source */
+    int sock = fcntl(sv[1], F_DUPFD_CLOEXEC, 10), report = fcntl(out_of_band[1], F_DUPFD_CLOEXEC, 10);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (sock < 0 || report < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(sock, 3) < 0)
+      _exit(127);
+    /* A one-shot process holds nothing but this call: its worker is a plain
+     * fork (an exec costs milliseconds). Others start from a clean image,
+     * so that no data of other calls is in a worker's memory. */
+    if (ws->one_shot) {
+      if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0) _exit(127);
+      _exit(wb_worker_main(3));
+    }
+    if (dup3(report, 4, O_CLOEXEC) < 0 || syscall(SYS_close_range, 5u, ~0u, 0u) != 0) _exit(127);
+    execve("/proc/self/exe", argv, env);
+    int e = errno;
+    if (write(4, &e, sizeof e) < 0) _exit(126);
+    _exit(127);
+  }
+  close(out_of_band[1]);
+  close(sv[1]);
+  w->sock = sv[0];
+  int exec_errno = 0;
+  ssize_t got_errno = pid > 0 ? read(out_of_band[0], &exec_errno, sizeof exec_errno) : 0;
+  close(out_of_band[0]);
+  if (pid < 0 || got_errno > 0) {
+    snprintf(err, errlen, "cannot start a worker process: %s", strerror(pid < 0 ? errno : exec_errno));
+    if (pid > 0) waitpid(pid, NULL, 0);
+    worker_end(w);
+    return NULL;
+  }
+  w->pid = pid;
+  wb_jail_report rep;
+  memset(&rep, 0, sizeof rep);
+  w->cg_memory = memory_for(req);
+  if (!ws->one_shot) {
+    wb_cgroup_create(&w->cg, w->pid, WORKER_TASKS, w->cg_memory, &rep);
+  } else {
+    wb_report_set(&rep, WB_LAYER_CGROUP_PIDS, false, "not for a one-shot process (placement costs ~10 ms)");
+    wb_report_set(&rep, WB_LAYER_CGROUP_MEMORY, false, "not for a one-shot process (placement costs ~10 ms)");
+  }
+
+  wb_buf b = {0};
+  wb_put_str(&b, pl->home);
+  wb_put_str(&b, w->scratch);
+  wb_put_u32(&b, (uint32_t)spec.npaths);
+  for (size_t i = 0; i < spec.npaths; i++) {
+    wb_put_str(&b, spec.paths[i].path);
+    wb_put_u8(&b, spec.paths[i].writable);
+    wb_put_u8(&b, spec.paths[i].is_file);
+  }
+  wb_put_u64(&b, WORKER_FILE_MAX);
+  wb_put_u32(&b, WORKER_FDS);
+  uint64_t deadline = wb_monotonic_ns() + READY_TIMEOUT_NS;
+  bool ok = wb_frame_write(w->sock, WB_FRAME_SETUP, &b, deadline);
+  wb_buf_free(&b);
+  uint8_t type = 0, *msg = NULL;
+  size_t len = 0;
+  ok = ok && wb_frame_read(w->sock, &type, &msg, &len, 1u << 20, deadline);
+  wb_reader rd = {.p = msg, .len = len};
+  if (ok && type == WB_FRAME_READY) {
+    for (int l = 0; l < WB_LAYER_COUNT; l++) {
+      bool active = wb_get_u8(&rd);
+      const char *d = wb_get_str(&rd);
+      if (l == WB_LAYER_CGROUP_PIDS || l == WB_LAYER_CGROUP_MEMORY) continue; /* ours */
+      wb_report_set(&rep, (wb_layer)l, active, "%s", d ? d : "");
+    }
+  } else if (ok && type == WB_FRAME_ERROR) {
+    wb_get_u32(&rd);
+    const char *m = wb_get_str(&rd);
+    snprintf(err, errlen, "the worker could not start: %s", m ? m : "no reason given");
+    ok = false;
+  } else {
+    char why[160];
+    if (ok) snprintf(why, sizeof why, "it sent frame %u", type);
+    else if (errno == ETIMEDOUT) snprintf(why, sizeof why, "it did not answer in time");
+    else death_reason(w, why, sizeof why);
+    snprintf(err, errlen, "the worker could not start: %s", why);
+    ok = false;
+  }
+  free(msg);
+  if (!ok || rd.bad) {
+    if (ok) snprintf(err, errlen, "the worker sent a malformed report");
+    worker_end(w);
+    return NULL;
+  }
+  w->report = rep;
+  pthread_mutex_lock(&ws->mu);
+  bool log = !ws->logged;
+  ws->logged = true;
+  pthread_mutex_unlock(&ws->mu);
+  for (int l = 0; log && l < WB_LAYER_COUNT; l++)
+    if (!rep.active[l] && !(ws->one_shot && (l == WB_LAYER_CGROUP_PIDS || l == WB_LAYER_CGROUP_MEMORY)))
+      fprintf(stderr, "wasmbox: jail layer %s is off: %s\n", wb_layer_name((wb_layer)l), rep.detail[l]);
+  return w;
+}
+
+/* ---- the pool ------------------------------------------------------------------ */
+
+wb_workers *wb_workers_new(const char *home, unsigned warm, bool one_shot, char *err, size_t errlen) {
+  wb_workers *ws = calloc(1, sizeof *ws);
+  if (!ws || !(ws->home = strdup(home))) {
+    free(ws);
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  ws->one_shot = one_shot;
+  pthread_mutex_init(&ws->mu, NULL);
+  pthread_cond_init(&ws->cv, NULL);
+  wasmbox_request req = {.code = ""};
+  placement pl = {.own_scratch = true, .home = ws->home};
+  wb_buf_puts(&pl.key, "stateless\n");
+  for (unsigned i = 0; i < warm && i < IDLE_MAX; i++) {
+    worker *w = spawn(ws, &pl, &req, err, errlen);
+    if (!w) {
+      wb_buf_free(&pl.key);
+      wb_workers_free(ws);
+      return NULL;
+    }
+    w->used = ++ws->tick;
+    ws->all[ws->n++] = w;
+  }
+  wb_buf_free(&pl.key);
+  return ws;
+}
+
+void wb_workers_free(wb_workers *ws) {
+  if (!ws) return;
+  /* a one-shot process exits next: the system reaps its idle workers */
+  for (size_t i = 0; i < ws->n; i++) {
+    ws->all[i]->unreaped = ws->one_shot;
+    worker_end(ws->all[i]);
+  }
+  pthread_mutex_destroy(&ws->mu);
+  pthread_cond_destroy(&ws->cv);
+  free(ws->home);
+  free(ws);
+}
+
+static void remove_at(wb_workers *ws, size_t i) { ws->all[i] = ws->all[--ws->n]; }
+
+/* A worker for `pl`, busy for the caller: an idle one of the same placement,
+ * else a new one. A session has one worker at most; its calls wait their
+ * turn here. */
+static worker *take(wb_workers *ws, const placement *pl, const wasmbox_request *req, char *err, size_t errlen) {
+  bool is_session = req->session_id != NULL;
+  pthread_mutex_lock(&ws->mu);
+  for (;;) {
+    worker *same_busy = NULL, *lru_idle = NULL;
+    size_t lru_at = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+      worker *w = ws->all[i];
+      if (!strcmp(w->key, pl->key.data)) {
+        if (!w->busy) {
+          w->busy = true;
+          w->used = ++ws->tick;
+          pthread_mutex_unlock(&ws->mu);
+          return w;
+        }
+        same_busy = w;
+      } else if (!w->busy && (!lru_idle || w->used < lru_idle->used)) {
+        lru_idle = w;
+        lru_at = i;
+      }
+    }
+    if (is_session && same_busy) {
+      pthread_cond_wait(&ws->cv, &ws->mu);
+      continue;
+    }
+    if (ws->n + ws->starting >= WORKERS_MAX) {
+      if (!lru_idle) {
+        pthread_cond_wait(&ws->cv, &ws->mu);
+        continue;
+      }
+      remove_at(ws, lru_at);
+      pthread_mutex_unlock(&ws->mu);
+      worker_end(lru_idle);
+      pthread_mutex_lock(&ws->mu);
+      continue;
+    }
+    ws->starting++;
+    pthread_mutex_unlock(&ws->mu);
+    worker *w = spawn(ws, pl, req, err, errlen);
+    pthread_mutex_lock(&ws->mu);
+    ws->starting--;
+    if (w) {
+      w->busy = true;
+      w->used = ++ws->tick;
+      ws->all[ws->n++] = w;
+    }
+    pthread_cond_broadcast(&ws->cv);
+    pthread_mutex_unlock(&ws->mu);
+    return w;
+  }
+}
+
+/* Back to the pool (healthy), or ended (not). Keeps at most IDLE_MAX idle. */
+static void give(wb_workers *ws, worker *w, bool healthy) {
+  worker *drop = NULL;
+  pthread_mutex_lock(&ws->mu);
+  w->busy = false;
+  size_t idle = 0, lru_at = 0;
+  for (size_t i = 0; i < ws->n; i++) {
+    if (ws->all[i] == w && !healthy) {
+      remove_at(ws, i);
+      drop = w;
+      break;
+    }
+  }
+  for (size_t i = 0; !drop && i < ws->n; i++) {
+    if (ws->all[i]->busy) continue;
+    if (idle++ == 0 || ws->all[i]->used < ws->all[lru_at]->used) lru_at = i;
+  }
+  if (!drop && idle > IDLE_MAX) {
+    drop = ws->all[lru_at];
+    remove_at(ws, lru_at);
+  }
+  pthread_cond_broadcast(&ws->cv);
+  pthread_mutex_unlock(&ws->mu);
+  worker_end(drop);
+}
+
+void wb_workers_forget_sessions(wb_workers *ws, wb_store *st) {
+  for (;;) {
+    worker *drop = NULL;
+    pthread_mutex_lock(&ws->mu);
+    for (size_t i = 0; !drop && i < ws->n; i++) {
+      worker *w = ws->all[i];
+      if (w->busy || strncmp(w->key, "session ", 8) != 0) continue;
+      char id[WASMBOX_ID_MAX];
+      snprintf(id, sizeof id, "%.*s", (int)strcspn(w->key + 8, "\n"), w->key + 8);
+      if (!wb_session_exists(st, id)) {
+        drop = w;
+        remove_at(ws, i);
+      }
+    }
+    pthread_mutex_unlock(&ws->mu);
+    if (!drop) return;
+    worker_end(drop);
+  }
+}
+
+/* ---- a call ----------------------------------------------------------------------- */
+
+/* The result of a call whose worker died or was stopped. */
+static wasmbox_result *failure_result(wasmbox_status status, const char *type, const char *message,
+                                      const wasmbox_request *req, double ms, bool rolled_back) {
+  wb_result *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  wasmbox_result *p = &r->pub;
+  p->status = status;
+  p->exit_code = 1;
+  r->out = strdup("");
+  r->err = strdup("");
+  r->type = strdup(type);
+  r->message = strdup(message);
+  r->files = calloc(1, sizeof *r->files);
+  if (req->session_id) r->session = strdup(req->session_id);
+  if (!r->out || !r->err || !r->type || !r->message || !r->files || (req->session_id && !r->session)) {
+    wasmbox_result_free(p);
+    return NULL;
+  }
+  p->stdout_data = r->out;
+  p->stderr_data = r->err;
+  p->error_type = r->type;
+  p->error_message = r->message;
+  p->files_changed = (const char *const *)r->files;
+  p->duration_ms = ms;
+  p->session_id = r->session;
+  p->session_rolled_back = rolled_back;
+  const wb_runtime *rt = wb_runtime_find(req->language ? req->language : "python");
+  wb_guidance_input gi = {.language = rt ? rt->language : "python", .status = status, .error_type = r->type,
+                          .error_message = r->message,
+                          .timeout_seconds = req->timeout_seconds ? req->timeout_seconds : WASMBOX_DEFAULT_TIMEOUT_S,
+                          .memory_bytes = req->memory_bytes ? req->memory_bytes : WASMBOX_DEFAULT_MEMORY};
+  p->guidance_len = wb_guidance(&gi, r->guidance);
+  p->guidance = (const char *const *)r->guidance;
+  return p;
+}
+
+int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {
+  wb_workers *ws = wb->workers;
+  if (!req->code) return wb_usage(err, errlen, "no code given");
+  if (req->session_id && (req->workspace || req->env_len || req->mounts_len))
+    return wb_usage(err, errlen, "a session call uses the session's workspace, environment and mounts; "
+                                 "set them when creating the session");
+  wasmbox_request sent;
+  wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
+  placement pl;
+  int rc = place(wb, req, &sent, mounts, &pl, err, errlen);
+  if (rc) {
+    placement_clear(&pl);
+    return rc;
+  }
+  sent.code_len = req->code_len ? req->code_len : strlen(req->code);
+  sent.cancel = NULL;
+  uint64_t start = wb_monotonic_ns();
+  int cfd = req->cancel ? wb_cancel_fd((const wb_cancel *)req->cancel) : -1;
+  struct pollfd fired = {.fd = cfd, .events = POLLIN};
+  if (cfd >= 0 && poll(&fired, 1, 0) == 1) {
+    placement_clear(&pl);
+    *out = failure_result(WASMBOX_STATUS_CANCELLED, "Cancelled", "the call was cancelled before it started", req, 0,
+                          req->session_id != NULL);
+    if (*out) return WASMBOX_OK;
+    snprintf(err, errlen, "out of memory");
+    return WASMBOX_EINTERNAL;
+  }
+  worker *w = take(ws, &pl, &sent, err, errlen);
+  if (!w) {
+    placement_clear(&pl);
+    return WASMBOX_EINTERNAL;
+  }
+  uint64_t need = memory_for(&sent);
+  if (need > w->cg_memory) {
+    wb_cgroup_set_memory(&w->cg, need);
+    w->cg_memory = need;
+  }
+  /* The worker stops the guest at the timeout itself; this deadline is for
+   * a worker that stops answering (a host bug, or a subverted worker), with
+   * time to save a session's memory. */
+  double timeout = req->timeout_seconds > 0 && req->timeout_seconds < 1e6 ? req->timeout_seconds
+                                                                           : WASMBOX_DEFAULT_TIMEOUT_S;
+  uint64_t mem = sent.memory_bytes ? sent.memory_bytes : WASMBOX_DEFAULT_MEMORY;
+  uint64_t grace_ns = 10000000000ull + mem / 50; /* 10 s + 50 MB/s */
+  uint64_t deadline = start + (uint64_t)(timeout * 1e9) + grace_ns;
+
+  wb_buf b = {0};
+  wb_encode_request(&b, &sent);
+  bool sent_ok = wb_frame_write(w->sock, WB_FRAME_RUN, &b, deadline);
+  wb_buf_free(&b);
+  uint64_t out_max = sent.max_output_bytes ? sent.max_output_bytes : WASMBOX_DEFAULT_MAX_OUTPUT;
+  uint64_t frame_max = 2 * out_max + (64ull << 20); /* outputs, tracebacks, file names */
+  bool cancel_sent = false, timed_out = false;
+  uint8_t type = 0, *msg = NULL;
+  size_t len = 0;
+  bool got = false;
+  while (sent_ok) {
+    struct pollfd p[2] = {{.fd = w->sock, .events = POLLIN}, {.fd = cfd, .events = POLLIN}};
+    uint64_t now = wb_monotonic_ns();
+    if (now >= deadline) {
+      timed_out = true;
+      break;
+    }
+    int r = poll(p, cfd >= 0 && !cancel_sent ? 2 : 1, (int)((deadline - now) / 1000000 + 1));
+    if (r < 0 && errno != EINTR) break;
+    if (r <= 0) continue;
+    if (cfd >= 0 && !cancel_sent && p[1].revents) {
+      wb_buf none = {0};
+      cancel_sent = true;
+      if (!wb_frame_write(w->sock, WB_FRAME_CANCEL, &none, deadline)) break;
+      continue;
+    }
+    got = wb_frame_read(w->sock, &type, &msg, &len, frame_max, deadline);
+    if (!got && errno == ETIMEDOUT) timed_out = true;
+    break;
+  }
+  double ms = (double)(wb_monotonic_ns() - start) / 1e6;
+  wb_reader rd = {.p = msg, .len = len};
+  if (got && type == WB_FRAME_RESULT) {
+    wb_result *res = wb_decode_result(&rd);
+    free(msg);
+    placement_clear(&pl);
+    give(ws, w, res != NULL);
+    if (!res) {
+      snprintf(err, errlen, "the worker sent a malformed result");
+      return WASMBOX_EINTERNAL;
+    }
+    *out = &res->pub;
+    return WASMBOX_OK;
+  }
+  if (got && type == WB_FRAME_ERROR) {
+    rc = (int)wb_get_u32(&rd);
+    const char *m = wb_get_str(&rd);
+    snprintf(err, errlen, "%s", m ? m : "the worker failed");
+    free(msg);
+    placement_clear(&pl);
+    give(ws, w, !rd.bad);
+    return rc == WASMBOX_EUSAGE && !rd.bad ? WASMBOX_EUSAGE : WASMBOX_EINTERNAL;
+  }
+  free(msg);
+  /* No answer: the worker died, hung or spoke nonsense. It is replaced;
+   * a session is as its disk says (a commit is atomic), so compare. */
+  char why[200];
+  if (timed_out) {
+    kill(w->pid, SIGKILL);
+    snprintf(why, sizeof why, "the call did not end within its %g s timeout and its worker was stopped", timeout);
+  } else if (got) {
+    kill(w->pid, SIGKILL);
+    snprintf(why, sizeof why, "the worker sent an unexpected frame (%u) and was stopped", type);
+  } else {
+    kill(w->pid, SIGKILL); /* a half-dead worker must not linger */
+  }
+  if (!timed_out && !got) death_reason(w, why, sizeof why);
+  bool rolled_back = false;
+  if (req->session_id) {
+    uint64_t gen = 0;
+    wb_store *st = wb_store_of(wb, err, errlen);
+    rolled_back = st && pl.have_gen && wb_session_generation(st, req->session_id, &gen) && gen == pl.session_gen;
+  }
+  placement_clear(&pl);
+  give(ws, w, false);
+  *out = timed_out ? failure_result(WASMBOX_STATUS_TIMEOUT, "Timeout", why, req, ms, rolled_back)
+                   : failure_result(WASMBOX_STATUS_CRASHED, "Crash", why, req, ms, rolled_back);
+  if (!*out) {
+    snprintf(err, errlen, "out of memory");
+    return WASMBOX_EINTERNAL;
+  }
+  return WASMBOX_OK;
+}
+
+/* ---- the jail's report ---------------------------------------------------------------- */
+
+bool wb_workers_report(wb_workers *ws, wb_jail_report *out, char *err, size_t errlen) {
+  wasmbox_request req = {.code = ""};
+  placement pl = {.own_scratch = true, .home = ws->home};
+  wb_buf_puts(&pl.key, "stateless\n");
+  worker *w = take(ws, &pl, &req, err, errlen);
+  wb_buf_free(&pl.key);
+  if (!w) return false;
+  *out = w->report;
+  give(ws, w, true);
+  return true;
+}
