@@ -27,6 +27,7 @@ extern "C" {
 #define WASMBOX_DEFAULT_TIMEOUT_S 30.0
 #define WASMBOX_DEFAULT_MEMORY (256ull << 20)
 #define WASMBOX_DEFAULT_MAX_OUTPUT (1u << 20)
+#define WASMBOX_DEFAULT_QUOTA (100ull << 20)
 
 enum { WASMBOX_OK = 0, WASMBOX_EUSAGE = 2, WASMBOX_EINTERNAL = 4 };
 
@@ -68,6 +69,8 @@ typedef struct {
   double timeout_seconds;   /* 0: WASMBOX_DEFAULT_TIMEOUT_S */
   uint64_t memory_bytes;    /* linear memory limit; 0: WASMBOX_DEFAULT_MEMORY */
   size_t max_output_bytes;  /* kept per stream (stdout, stderr); 0: default */
+  uint64_t quota_bytes;     /* files /app may hold, all together; growing
+                               past it fails (ENOSPC); 0: WASMBOX_DEFAULT_QUOTA */
   const char *stdin_data;   /* bytes the guest reads from stdin */
   size_t stdin_len;
   const char *const *env;   /* "NAME=value" entries the guest sees; none else */

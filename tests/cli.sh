@@ -184,6 +184,20 @@ check "js: the file lands on the host" [ "$(cat "$tmp/jsws/out.json")" = '{
   "ok": true
 }' ]
 
+run run --quota 1 --json -c 'open("/app/f", "wb").write(b"x" * 2000000)'
+check "--quota: writing past it is an error" [ "$(json "r['error']['type']")" = OSError ]
+check "--quota: the guidance names the quota" grep -q 'quota' <<<"$(json "r['error']['guidance']")"
+run run --quota x -c 'pass'
+check "--quota rejects a non-number" [ "$rc" = 2 ]
+
+run doctor
+check "doctor: every jail layer is active here" [ "$rc" = 0 ]
+check "doctor: lists seccomp and landlock" grep -q 'seccomp *on' <<<"$out"
+run doctor --json
+check "doctor --json: one object, all active" [ "$(json "r['all_active'] and len(r['layers'])")" = 14 ]
+run doctor --bogus
+check "doctor rejects unknown options" [ "$rc" = 2 ]
+
 # Sessions will call wasmbox_run again on one instance; the guest glue must
 # keep globals between runs. jsnative drives the same glue natively.
 J="$(cat "$(dirname "$W")/javascript.dir")/jsnative"

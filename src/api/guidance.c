@@ -165,6 +165,10 @@ size_t wb_guidance(const wb_guidance_input *in, char **out) {
     default:
       break;
   }
+  if (in->status == WASMBOX_STATUS_ERROR && (has(in->error_message, "No space left") || has(in->error_message, "ENOSPC")))
+    add(out, &n, fmt("/app holds at most %llu MB of files (its quota). Delete files that are no longer needed, "
+                     "write less, or raise the quota (quota_mb / --quota).",
+                     (unsigned long long)(in->quota_bytes >> 20)));
   if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "python")) python_rules(in, out, &n);
   if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "javascript")) javascript_rules(in, out, &n);
   if (in->output_truncated)

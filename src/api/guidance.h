@@ -18,6 +18,7 @@ typedef struct {
   uint64_t memory_bytes;
   bool output_truncated;
   size_t max_output;
+  uint64_t quota_bytes;
 } wb_guidance_input;
 
 /* Fill `out` with up to WB_GUIDANCE_MAX malloc'd strings; returns how many. */

@@ -61,6 +61,7 @@ typedef struct {
   double timeout_s;
   uint64_t memory_limit;
   size_t max_output;
+  uint64_t quota;
 } wb_limits_used;
 wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_used *lim);
 

@@ -70,9 +70,20 @@ static void classify(wb_result *r, const wb_runtime *rt, uint64_t memory_limit, 
   } else if (o->exit_code == 0) {
     p->status = WASMBOX_STATUS_OK;
   } else {
-    bool oom = is_oom_error(rt, o->error_type, o->error_message);
+    /* CPython 3.11 can lose a MemoryError while unwinding a stack that
+     * filled the memory (no memory left for the traceback): the symptom is
+     * this SystemError, after the engine refused to grow the memory. */
+    bool lost_oom = o->memory_grow_failed && o->error_type && !strcmp(o->error_type, "SystemError") &&
+                    o->error_message && strstr(o->error_message, "without exception set");
+    bool oom = lost_oom || is_oom_error(rt, o->error_type, o->error_message);
     p->status = oom ? WASMBOX_STATUS_OUT_OF_MEMORY : WASMBOX_STATUS_ERROR;
-    if (o->error_type) {
+    if (lost_oom) {
+      r->type = strdup(rt->oom_error_type);
+      snprintf(buf, sizeof buf, "the code needed more than the %llu MB memory limit",
+               (unsigned long long)(memory_limit >> 20));
+      r->message = strdup(buf);
+      r->traceback = o->error_traceback && *o->error_traceback ? strdup(o->error_traceback) : NULL;
+    } else if (o->error_type) {
       r->type = strdup(o->error_type);
       r->message = strdup(o->error_message ? o->error_message : "");
       r->traceback = o->error_traceback && *o->error_traceback ? strdup(o->error_traceback) : NULL;
@@ -117,7 +128,7 @@ wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_u
   wb_guidance_input gi = {.language = lim->rt->language, .status = p->status, .error_type = r->type,
                           .error_message = r->message, .traceback = r->traceback, .timeout_seconds = lim->timeout_s,
                           .memory_bytes = lim->memory_limit, .output_truncated = so.truncated || se.truncated,
-                          .max_output = lim->max_output};
+                          .max_output = lim->max_output, .quota_bytes = lim->quota};
   p->guidance_len = wb_guidance(&gi, r->guidance);
   p->guidance = (const char *const *)r->guidance;
   return r;

@@ -245,7 +245,7 @@ static int execute(const place *pl, const work *w, const wasmbox_request *req, w
   const char *args[] = {pl->rt->language};
   wb_wasi_config wc = {.args = args, .nargs = 1, .env = pl->env, .nenv = pl->env_len, .mounts = mounts,
                        .nmounts = nmounts, .stdin_data = (const uint8_t *)req->stdin_data,
-                       .stdin_len = req->stdin_data ? req->stdin_len : 0, .max_output = w->lim.max_output,
+                       .stdin_len = req->stdin_data ? req->stdin_len : 0, .max_output = w->lim.max_output, .quota = w->lim.quota,
                        .max_fds = MAX_FDS, .fd_base = pl->fd_base};
   wb_wasi *wasi = wb_wasi_new(&wc, err, errlen);
   if (!wasi) return WASMBOX_EINTERNAL;
@@ -369,6 +369,7 @@ int wb_run_here(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
   if (memory > MAX_MEMORY) return wb_usage(err, errlen, "memory limit must be at most %llu MB", MAX_MEMORY >> 20);
   size_t max_output = req->max_output_bytes ? req->max_output_bytes : WASMBOX_DEFAULT_MAX_OUTPUT;
   if (max_output > MAX_OUTPUT) return wb_usage(err, errlen, "output limit must be at most %llu MB", MAX_OUTPUT >> 20);
+  uint64_t quota = req->quota_bytes ? req->quota_bytes : WASMBOX_DEFAULT_QUOTA;
   if (req->filename && strlen(req->filename) > 1024) return wb_usage(err, errlen, "file name is longer than 1024 bytes");
   const wb_runtime *rt = NULL;
   if (req->language || !req->session_id) {
@@ -378,7 +379,8 @@ int wb_run_here(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
     if (!rt->prepare(err, errlen)) return WASMBOX_EINTERNAL;
   }
   work w = {.code = req->code, .code_len = code_len, .name = req->filename ? req->filename : rt ? rt->default_name : "",
-            .lim = {.rt = rt, .timeout_s = timeout, .memory_limit = memory, .max_output = max_output}};
+            .lim = {.rt = rt, .timeout_s = timeout, .memory_limit = memory, .max_output = max_output,
+                    .quota = quota}};
   return req->session_id ? run_in_session(wb, req, &w, out, err, errlen) : run_stateless(wb, req, &w, out, err, errlen);
 }
 

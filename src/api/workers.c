@@ -84,15 +84,24 @@ static void placement_clear(placement *pl) {
   memset(pl, 0, sizeof *pl);
 }
 
+/* A path the worker's jail allows. The key names the directory itself
+ * (device and inode), not only its path: a directory removed and made
+ * again under the same name is another placement, since a worker's view
+ * holds the one that was there when it started. */
 static int add_path(placement *pl, const char *path, bool writable, bool is_file, char *err, size_t errlen) {
   char *real = realpath(path, NULL);
-  if (!real) return wb_usage(err, errlen, "%s: %s", path, strerror(errno));
+  struct stat st;
+  if (!real || stat(real, &st) != 0) {
+    free(real);
+    return wb_usage(err, errlen, "%s: %s", path, strerror(errno));
+  }
   if (pl->spec.npaths == WB_JAIL_PATHS_MAX) {
     free(real);
     return wb_usage(err, errlen, "too many paths for one call");
   }
   pl->spec.paths[pl->spec.npaths++] = (wb_jail_path){.path = real, .writable = writable, .is_file = is_file};
-  wb_buf_printf(&pl->key, "%c%s\n", writable ? 'w' : is_file ? 'f' : 'r', real);
+  wb_buf_printf(&pl->key, "%c%llx:%llx:%s\n", writable ? 'w' : is_file ? 'f' : 'r', (unsigned long long)st.st_dev,
+                (unsigned long long)st.st_ino, real);
   return WASMBOX_OK;
 }
 
@@ -393,6 +402,12 @@ void wb_workers_free(wb_workers *ws) {
 
 static void remove_at(wb_workers *ws, size_t i) { ws->all[i] = ws->all[--ws->n]; }
 
+/* An idle worker has nothing to say: anything readable is its end. */
+static bool alive(const worker *w) {
+  struct pollfd p = {.fd = w->sock, .events = POLLIN};
+  return poll(&p, 1, 0) == 0;
+}
+
 /* A worker for `pl`, busy for the caller: an idle one of the same placement,
  * else a new one. A session has one worker at most; its calls wait their
  * turn here. */
@@ -405,6 +420,16 @@ static worker *take(wb_workers *ws, const placement *pl, const wasmbox_request *
     for (size_t i = 0; i < ws->n; i++) {
       worker *w = ws->all[i];
       if (!strcmp(w->key, pl->key.data)) {
+        if (!w->busy && !alive(w)) {
+          /* died while idle (killed, or out of memory): replace it */
+          remove_at(ws, i);
+          pthread_mutex_unlock(&ws->mu);
+          worker_end(w);
+          pthread_mutex_lock(&ws->mu);
+          i = (size_t)-1;
+          same_busy = lru_idle = NULL;
+          continue;
+        }
         if (!w->busy) {
           w->busy = true;
           w->used = ++ws->tick;
@@ -575,7 +600,7 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
   double timeout = req->timeout_seconds > 0 && req->timeout_seconds < 1e6 ? req->timeout_seconds
                                                                            : WASMBOX_DEFAULT_TIMEOUT_S;
   uint64_t mem = sent.memory_bytes ? sent.memory_bytes : WASMBOX_DEFAULT_MEMORY;
-  uint64_t grace_ns = 10000000000ull + mem / 50; /* 10 s + 50 MB/s */
+  uint64_t grace_ns = 2000000000ull + mem * 4; /* 2 s, and 4 ns a byte (256 MB/s) */
   uint64_t deadline = start + (uint64_t)(timeout * 1e9) + grace_ns;
 
   wb_buf b = {0};

@@ -40,6 +40,8 @@ static const char run_usage[] =
     "  --timeout SECONDS    wall-clock limit (default 30)\n"
     "  --memory MB          memory limit (default 256)\n"
     "  --max-output BYTES   output kept per stream (default 1048576)\n"
+    "  --quota MB           files /app may hold in all (default 100); writing\n"
+    "                       more fails with 'No space left on device'\n"
     "  --stdin FILE         what the program reads on stdin ('-': this stdin);\n"
     "                       default: this stdin when it is not a terminal\n"
     "  --env NAME=VALUE     set a variable for the program (repeatable); the host\n"
@@ -261,6 +263,15 @@ static int cmd_run(int argc, char **argv) {
         goto out;
       }
       req.memory_bytes = mb << 20;
+      i++;
+    } else if (!strcmp(a, "--quota")) {
+      unsigned long long mb;
+      if (!parse_u64(v, &mb) || mb == 0 || mb > (1ull << 24)) {
+        snprintf(msg, sizeof msg, "--quota wants a positive number of megabytes, not '%s'", v);
+        rc = fail_usage(&m, msg);
+        goto out;
+      }
+      req.quota_bytes = mb << 20;
       i++;
     } else if (!strcmp(a, "--max-output")) {
       unsigned long long n;

@@ -37,8 +37,8 @@ void wb_jail_rlimits(const wb_jail_spec *spec, wb_jail_report *rep) {
   /* a lifetime cap; each call narrows the soft limit (wb_jail_cpu_budget) */
   struct rlimit cpu = {48 * 3600, 48 * 3600};
   const char *failed = setrlimit(RLIMIT_CORE, &core) ? "core"
-                       : setrlimit(RLIMIT_NOFILE, &fds) ? "nofile"
-                       : setrlimit(RLIMIT_FSIZE, &fsize) ? "fsize"
+                       : spec->max_fds && setrlimit(RLIMIT_NOFILE, &fds) ? "nofile"
+                       : spec->max_file_bytes && setrlimit(RLIMIT_FSIZE, &fsize) ? "fsize"
                        : setrlimit(RLIMIT_CPU, &cpu) ? "cpu"
                                                        : NULL;
   if (failed) wb_report_set(rep, WB_LAYER_RLIMITS, false, "setrlimit(%s): %s", failed, strerror(errno));
@@ -98,7 +98,7 @@ bool wb_jail_enter(const wb_jail_spec *spec, wb_jail_report *rep, void (*before_
   return wb_jail_mount_view(spec, rep, err, errlen);
 }
 
-static void drop_capabilities(wb_jail_report *rep) {
+void wb_jail_capabilities(wb_jail_report *rep) {
   for (int c = 0; c <= 63; c++)
     if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0 && errno == EINVAL) break;
   prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
@@ -114,6 +114,6 @@ void wb_jail_lock(const wb_jail_spec *spec, wb_jail_report *rep) {
     wb_report_set(rep, WB_LAYER_NO_NEW_PRIVS, false, "prctl: %s", strerror(errno));
   else wb_report_set(rep, WB_LAYER_NO_NEW_PRIVS, true, "set");
   wb_jail_landlock(spec, rep);
-  drop_capabilities(rep);
+  wb_jail_capabilities(rep);
   wb_jail_seccomp(rep);
 }

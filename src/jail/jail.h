@@ -36,8 +36,8 @@ typedef struct {
 typedef struct {
   wb_jail_path paths[WB_JAIL_PATHS_MAX];
   size_t npaths;
-  uint64_t max_file_bytes; /* RLIMIT_FSIZE */
-  unsigned max_fds;        /* RLIMIT_NOFILE */
+  uint64_t max_file_bytes; /* RLIMIT_FSIZE; 0: unchanged */
+  unsigned max_fds;        /* RLIMIT_NOFILE; 0: unchanged */
 } wb_jail_spec;
 
 typedef enum {
@@ -79,6 +79,7 @@ void wb_jail_rlimits(const wb_jail_spec *spec, wb_jail_report *rep);
 void wb_jail_namespaces(wb_jail_report *rep); /* all but pid; no fork */
 bool wb_jail_mount_view(const wb_jail_spec *spec, wb_jail_report *rep, char *err, size_t errlen);
 void wb_jail_landlock(const wb_jail_spec *spec, wb_jail_report *rep);
+void wb_jail_capabilities(wb_jail_report *rep);
 void wb_jail_seccomp(wb_jail_report *rep);
 int wb_landlock_abi(void); /* 0: not available */
 

@@ -109,6 +109,10 @@ bool wb_jail_mount_view(const wb_jail_spec *spec, wb_jail_report *rep, char *err
     wb_report_set(rep, WB_LAYER_MOUNT_VIEW, false, "needs a mount namespace");
     return true;
   }
+  if (geteuid() != 0) { /* an unmapped user namespace cannot make files */
+    wb_report_set(rep, WB_LAYER_MOUNT_VIEW, false, "needs root of a user namespace");
+    return true;
+  }
   /* Until the tmpfs is in place nothing has changed: a refusal here only
    * leaves the layer off. */
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||

@@ -24,6 +24,7 @@ static const int allowed[] = {
     SCMP_SYS(faccessat), SCMP_SYS(faccessat2), SCMP_SYS(fcntl), SCMP_SYS(flock), SCMP_SYS(dup), SCMP_SYS(dup3),
     SCMP_SYS(copy_file_range), SCMP_SYS(fadvise64), SCMP_SYS(statfs), SCMP_SYS(fstatfs), SCMP_SYS(getcwd),
     SCMP_SYS(fchdir), SCMP_SYS(umask), SCMP_SYS(memfd_create), SCMP_SYS(eventfd2), SCMP_SYS(poll), SCMP_SYS(ppoll),
+    SCMP_SYS(sendmsg), /* frames to the parent, on the socket it already has */
     /* memory */
     SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mprotect), SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(brk),
     SCMP_SYS(mincore),

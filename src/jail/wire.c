@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,7 +97,10 @@ static bool wait_fd(int fd, short events, uint64_t deadline_ns) {
 
 static bool write_all(int fd, struct iovec *iov, int n, uint64_t deadline_ns) {
   while (n > 0) {
-    ssize_t w = writev(fd, iov, n);
+    /* sendmsg, not writev: a peer that died must be an error here, not a
+     * SIGPIPE that ends the whole process */
+    struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+    ssize_t w = sendmsg(fd, &m, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && errno == EAGAIN) {
       if (!wait_fd(fd, POLLOUT, deadline_ns)) return false;

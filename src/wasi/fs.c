@@ -123,6 +123,73 @@ static void note_fd_written(wb_wasi *w, wb_fd *f) {
   wb_note_changed(w, &root, "");
 }
 
+/* ---- the workspace quota -------------------------------------------------------- */
+
+#define QUOTA_DEPTH_MAX 256
+/* Every file, directory and symlink costs this besides its bytes, so that
+ * a flood of empty files is bounded too. */
+#define ENTRY_BYTES 4096u
+
+/* What a directory's tree costs (each link of a file counts: an upper
+ * bound), without following symlinks. */
+static uint64_t tree_bytes(int dir, int depth) {
+  uint64_t sum = 0;
+  int fd = dup(dir);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return 0;
+  }
+  rewinddir(d);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    struct stat st;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    sum += ENTRY_BYTES;
+    if (S_ISREG(st.st_mode)) {
+      sum += (uint64_t)st.st_size;
+    } else if (S_ISDIR(st.st_mode) && depth < QUOTA_DEPTH_MAX) {
+      int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub >= 0) {
+        sum += tree_bytes(sub, depth + 1);
+        close(sub);
+      }
+    }
+  }
+  closedir(d);
+  return sum;
+}
+
+static void quota_count(wb_wasi *w) {
+  uint64_t sum = 0;
+  for (uint32_t i = 3; i < w->nfixed; i++) {
+    wb_fd *f = &w->fds[i];
+    if (f->kind == FD_HOST && f->mount && f->mount->writable) sum += tree_bytes(f->host_fd, 0);
+  }
+  w->quota_used = sum;
+  w->quota_counted = true;
+}
+
+/* How many of `growth` new bytes the quota allows (all or part). Counted
+ * again before saying no: files removed since make room. */
+static uint64_t quota_allows(wb_wasi *w, uint64_t growth) {
+  if (!w->quota || !growth) return growth;
+  if (!w->quota_counted || w->quota_used + growth > w->quota) quota_count(w);
+  uint64_t room = w->quota > w->quota_used ? w->quota - w->quota_used : 0;
+  return growth < room ? growth : room;
+}
+
+static void quota_add(wb_wasi *w, uint64_t bytes) {
+  if (w->quota) w->quota_used += bytes;
+}
+
+/* The file's size now, for the growth a write or resize would cause. */
+static uint64_t file_size(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+}
+
 /* ---- fd calls ---------------------------------------------------------------- */
 
 uint32_t wasi_fd_advise(wb_wasi *w, uint32_t fd, uint64_t off, uint64_t len, uint32_t advice) {
@@ -142,8 +209,11 @@ uint32_t wasi_fd_allocate(wb_wasi *w, uint32_t fd, uint64_t off, uint64_t len) {
   if (!f) return WASI_EBADF;
   if (f->kind != FD_HOST || f->is_dir || !f->writable) return WASI_EBADF;
   if (off > INT64_MAX || len > INT64_MAX - off) return WASI_EFBIG;
+  uint64_t size = file_size(f->host_fd), growth = off + len > size ? off + len - size : 0;
+  if (quota_allows(w, growth) < growth) return WASI_ENOSPC;
   int r = posix_fallocate(f->host_fd, (off_t)off, (off_t)len);
   if (r) return (uint32_t)wb_errno_to_wasi(r);
+  quota_add(w, growth);
   note_fd_written(w, f);
   return 0;
 }
@@ -240,7 +310,10 @@ uint32_t wasi_fd_filestat_set_size(wb_wasi *w, uint32_t fd, uint64_t size) {
   if (!f) return WASI_EBADF;
   if (f->kind != FD_HOST || f->is_dir || !f->writable) return WASI_EBADF;
   if (size > INT64_MAX) return WASI_EFBIG;
+  uint64_t now = file_size(f->host_fd), growth = size > now ? size - now : 0;
+  if (quota_allows(w, growth) < growth) return WASI_ENOSPC;
   if (ftruncate(f->host_fd, (off_t)size) != 0) return (uint32_t)wb_errno_to_wasi(errno);
+  quota_add(w, growth);
   note_fd_written(w, f);
   return 0;
 }
@@ -368,9 +441,34 @@ static uint32_t write_common(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n,
     int e = host_iovs(w, iovs, n, v, &k);
     if (e) return (uint32_t)e;
     if (positional && off > INT64_MAX) return WASI_EINVAL;
+    uint64_t size = 0, growth = 0;
+    if (w->quota) {
+      /* where this write ends, and what of it lies past the end of the file */
+      uint64_t len = 0;
+      for (int i = 0; i < k; i++) len += v[i].iov_len;
+      size = file_size(f->host_fd);
+      off_t cur = positional ? (off_t)off : (f->fdflags & WASI_FDFLAG_APPEND) ? (off_t)size
+                                                                                 : lseek(f->host_fd, 0, SEEK_CUR);
+      uint64_t end = (cur > 0 ? (uint64_t)cur : 0) + len;
+      growth = end > size ? end - size : 0;
+      uint64_t allowed = quota_allows(w, growth);
+      if (allowed < growth) {
+        uint64_t cut = growth - allowed; /* drop this much from the end */
+        if (cut >= len) return WASI_ENOSPC;
+        for (int i = k - 1; i >= 0 && cut; i--) {
+          size_t c = v[i].iov_len < cut ? v[i].iov_len : (size_t)cut;
+          v[i].iov_len -= c;
+          cut -= c;
+        }
+      }
+    }
     ssize_t r = positional ? pwritev(f->host_fd, v, k, (off_t)off) : writev(f->host_fd, v, k);
     if (r < 0) return (uint32_t)wb_errno_to_wasi(errno);
     put = (uint64_t)r;
+    if (w->quota) {
+      uint64_t after = file_size(f->host_fd);
+      quota_add(w, after > size ? after - size : 0);
+    }
     note_fd_written(w, f);
   } else {
     return WASI_EBADF;
@@ -618,10 +716,16 @@ uint32_t wasi_path_open(wb_wasi *w, uint32_t dirfd, uint32_t lookup, uint32_t pa
       if (r < 0) return (uint32_t)wb_errno_to_wasi(-r);
     }
     if (oflags & WASI_O_CREAT) {
-      /* Try to create first, to know whether this open made a new file. */
-      fd = wb_beneath(d->host_fd, path, flags | O_CREAT | O_EXCL, 0666);
-      created = fd >= 0;
-      if (fd == -EEXIST && !(oflags & WASI_O_EXCL)) fd = wb_beneath(d->host_fd, path, flags, 0);
+      /* Try to open first, to know whether this open makes a new file (which
+       * the quota must allow); then create. */
+      fd = (oflags & WASI_O_EXCL) ? -ENOENT : wb_beneath(d->host_fd, path, flags, 0);
+      if (fd == -ENOENT) {
+        if (quota_allows(w, ENTRY_BYTES) < ENTRY_BYTES) return WASI_ENOSPC;
+        fd = wb_beneath(d->host_fd, path, flags | O_CREAT | O_EXCL, 0666);
+        created = fd >= 0;
+        if (created) quota_add(w, ENTRY_BYTES);
+        if (fd == -EEXIST && !(oflags & WASI_O_EXCL)) fd = wb_beneath(d->host_fd, path, flags, 0);
+      }
     } else {
       fd = wb_beneath(d->host_fd, path, flags, 0);
     }
@@ -729,10 +833,15 @@ uint32_t wasi_path_create_directory(wb_wasi *w, uint32_t dirfd, uint32_t ptr, ui
   wb_fd *d;
   int pfd, e = writable_parent(w, dirfd, ptr, len, path, leaf, &d, &pfd);
   if (e) return (uint32_t)e;
+  if (quota_allows(w, ENTRY_BYTES) < ENTRY_BYTES) {
+    close(pfd);
+    return WASI_ENOSPC;
+  }
   int r = mkdirat(pfd, leaf, 0777);
   int err = errno;
   close(pfd);
   if (r != 0) return (uint32_t)wb_errno_to_wasi(err);
+  quota_add(w, ENTRY_BYTES);
   wb_note_changed(w, d, path);
   return 0;
 }
@@ -782,31 +891,33 @@ uint32_t wasi_path_rename(wb_wasi *w, uint32_t fd1, uint32_t p1, uint32_t l1, ui
 
 uint32_t wasi_path_link(wb_wasi *w, uint32_t fd1, uint32_t flags, uint32_t p1, uint32_t l1, uint32_t fd2,
                         uint32_t p2, uint32_t l2) {
-  wb_fd *da;
-  int e = dir_fd(w, fd1, &da);
-  if (e) return (uint32_t)e;
-  if (!writable_dir(da)) return WASI_EROFS;
-  int src = -1;
-  if ((e = host_path_fd(w, da, flags, p1, l1, &src))) return (uint32_t)e;
-  char b[WB_PATH_MAX], lb[WB_PATH_MAX];
-  wb_fd *db;
-  int pb;
+  char a[WB_PATH_MAX], la[WB_PATH_MAX], b[WB_PATH_MAX], lb[WB_PATH_MAX];
+  wb_fd *da, *db;
+  int pa, pb, e;
+  if ((e = writable_parent(w, fd1, p1, l1, a, la, &da, &pa))) return (uint32_t)e;
   if ((e = writable_parent(w, fd2, p2, l2, b, lb, &db, &pb))) {
-    close(src);
+    close(pa);
     return (uint32_t)e;
   }
+  /* Link the entry itself, by its resolved parent and name: no path is
+   * resolved again, and a symlink is linked, not followed (following it
+   * would need the magic links a jailed worker does not have). */
+  struct stat st;
   int r = -1, err = EXDEV;
-  if (da->mount == db->mount) {
-    /* Link the already-resolved source, so no symlink is followed here. */
-    r = linkat(src, "", pb, lb, AT_EMPTY_PATH);
-    if (r != 0 && (errno == ENOENT || errno == EPERM)) {
-      char pp[32];
-      fd_proc_path(src, pp);
-      r = linkat(AT_FDCWD, pp, pb, lb, AT_SYMLINK_FOLLOW);
-    }
+  if (da->mount != db->mount) {
+    err = EXDEV;
+  } else if (fstatat(pa, la, &st, AT_SYMLINK_NOFOLLOW) != 0) {
     err = errno;
+  } else if (S_ISLNK(st.st_mode) && (flags & WASI_LOOKUP_SYMLINK_FOLLOW)) {
+    err = ENOTSUP;
+  } else if (quota_allows(w, ENTRY_BYTES + (uint64_t)st.st_size) < ENTRY_BYTES + (uint64_t)st.st_size) {
+    err = ENOSPC;
+  } else {
+    r = linkat(pa, la, pb, lb, 0);
+    err = errno;
+    if (r == 0) quota_add(w, ENTRY_BYTES + (uint64_t)st.st_size);
   }
-  close(src);
+  close(pa);
   close(pb);
   if (r != 0) return err == EXDEV ? WASI_EXDEV : (uint32_t)wb_errno_to_wasi(err);
   wb_note_changed(w, db, b);
@@ -821,11 +932,16 @@ uint32_t wasi_path_symlink(wb_wasi *w, uint32_t tp, uint32_t tl, uint32_t dirfd,
   wb_fd *d;
   int pfd;
   if ((e = writable_parent(w, dirfd, p, l, path, leaf, &d, &pfd))) return (uint32_t)e;
+  if (quota_allows(w, ENTRY_BYTES) < ENTRY_BYTES) {
+    close(pfd);
+    return WASI_ENOSPC;
+  }
   /* The link may say anything: resolution never follows it out (beneath). */
   int r = symlinkat(target, pfd, leaf);
   int err = errno;
   close(pfd);
   if (r != 0) return (uint32_t)wb_errno_to_wasi(err);
+  quota_add(w, ENTRY_BYTES);
   wb_note_changed(w, d, path);
   return 0;
 }

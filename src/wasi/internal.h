@@ -62,6 +62,9 @@ struct Z_wasi_snapshot_preview1_instance_t {
   uint64_t deadline_ns;
   char **changed;
   size_t nchanged, changed_cap;
+  uint64_t quota;        /* see wb_wasi_config */
+  uint64_t quota_used;   /* an upper bound once counted */
+  bool quota_counted;
 };
 
 /* Guest memory: NULL when [addr, addr+len) is not inside it. */

@@ -80,6 +80,7 @@ wb_wasi *wb_wasi_new(const wb_wasi_config *cfg, char *err, size_t errlen) {
   }
   w->nfixed = w->nfds;
   w->fd_base = cfg->fd_base;
+  w->quota = cfg->quota;
   return w;
 oom:
   snprintf(err, errlen, "out of memory");

@@ -49,6 +49,10 @@ typedef struct {
    * a session's calls use different bases, so a descriptor the guest kept
    * from an earlier call is invalid instead of naming another file. */
   uint32_t fd_base;
+  /* Bytes of files the writable mounts may hold (0: no limit): a write or
+   * resize beyond it fails with ENOSPC, a partial write is cut to what
+   * fits. Counted lazily: the first growing write of a call sums the tree. */
+  uint64_t quota;
 } wb_wasi_config;
 
 typedef struct {

@@ -1,0 +1,5 @@
+# escape: read the host environment
+# expect status ok
+# expect stdout_is {}\n
+import os
+print(dict(os.environ))

@@ -1,0 +1,5 @@
+# escape: a loop with no calls in it
+# option timeout 0.5
+# expect status timeout
+while True:
+    pass
