@@ -15,6 +15,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
 CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
 LDLIBS  := -lzstd -lpthread -lm
+MCP_LIBS := -lcjson -lmicrohttpd
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Guest runtimes: each is runtimes/NAME/build.sh (-> NAME.wasm) plus the glue
@@ -24,6 +25,7 @@ RUNTIMES := python javascript
 SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/session/*.c src/api/*.c) src/runtimes/registry.c
 SRC_RT  := $(RUNTIMES:%=src/runtimes/%.c)
 SRC_CLI := src/cli/main.c
+SRC_MCP := $(wildcard src/mcp/*.c)
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
 .PHONY: all deps run test test-unit test-e2e test-cli test-asan bench conformance clean
@@ -82,10 +84,15 @@ $(BUILD)/gen/build_id.h: $(NATIVE_DIRS)
 
 # ---- our C ----------------------------------------------------------------
 # $(1): object dir, $(2): extra flags
+# (src/mcp is a client of the library: its headers do not rebuild the library)
 define objects
-$(1)/%.o: src/%.c $(wildcard src/*/*.h) include/wasmbox.h $(BUILD)/gen/build_id.h | $(NATIVE_DIRS)
+$(1)/%.o: src/%.c $(filter-out src/mcp/%,$(wildcard src/*/*.h)) include/wasmbox.h $(BUILD)/gen/build_id.h | $(NATIVE_DIRS)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -I$(BUILD)/gen $(foreach d,$(NATIVE_DIRS),-I"$$$$(cat $(d))") -c $$< -o $$@
+
+$(1)/mcp/%.o: src/mcp/%.c $(wildcard src/mcp/*.h) include/wasmbox.h
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -c $$< -o $$@
 endef
 $(eval $(call objects,$(BUILD)/obj,))
 $(eval $(call objects,$(BUILD)/asan,$(SAN)))
@@ -130,11 +137,15 @@ $(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $
 	rm -f $@
 	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ)
 
-$(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(BUILD)/libwasmbox.a
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+# the MCP server (src/mcp) is part of the command, a client of the library
+OBJ_MCP  = $(SRC_MCP:src/%.c=$(BUILD)/obj/%.o)
+ASAN_MCP = $(SRC_MCP:src/%.c=$(BUILD)/asan/%.o)
 
-$(BUILD)/wasmbox-asan: $(BUILD)/asan/cli/main.o $(BUILD)/libwasmbox-asan.a
-	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
+$(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(OBJ_MCP) $(BUILD)/libwasmbox.a
+	$(CC) $(CFLAGS) $^ -o $@ $(MCP_LIBS) $(LDLIBS)
+
+$(BUILD)/wasmbox-asan: $(BUILD)/asan/cli/main.o $(ASAN_MCP) $(BUILD)/libwasmbox-asan.a
+	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(MCP_LIBS) $(LDLIBS)
 
 # ---- tests ------------------------------------------------------------------
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
