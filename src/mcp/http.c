@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ typedef struct {
   size_t len, cap;
   double started;
   bool responded;            /* a response was queued before the body ended */
+  bool too_large;            /* the body passed the limit: now discarded */
   int fd;
   watched entry;
   http_state *hs;
@@ -329,17 +331,20 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   if (*upload_size) {
     size_t n = *upload_size;
     *upload_size = 0;
+    /* libmicrohttpd cannot answer in the middle of a body: a body that is
+     * too slow is cut off here, one that is too large is read to its end
+     * without being kept, then refused */
     if (mono() - rq->started > hs->srv->cfg->request_timeout) {
-      rq->responded = true;
-      return refuse(hs, c, MHD_HTTP_REQUEST_TIMEOUT, RPC_INVALID_REQUEST, "Request timeout: the body came too slowly",
-                    NULL);
+      mcp_metrics_http_rejected(&hs->srv->metrics);
+      mcp_log(hs->srv, MCP_LOG_INFO, "request body too slow: connection closed");
+      return MHD_NO;
     }
-    if (rq->len + n > hs->srv->cfg->max_request_bytes) {
-      rq->responded = true;
+    if (rq->too_large || rq->len + n > hs->srv->cfg->max_request_bytes) {
+      rq->too_large = true;
       free(rq->body);
       rq->body = NULL;
-      return refuse(hs, c, MHD_HTTP_CONTENT_TOO_LARGE, RPC_INVALID_REQUEST,
-                    "Request too large (see --max-request-bytes)", NULL);
+      rq->len = rq->cap = 0;
+      return MHD_YES;
     }
     if (rq->len + n > rq->cap) {
       size_t cap = rq->cap ? rq->cap : 4096;
@@ -352,6 +357,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     rq->len += n;
     return MHD_YES;
   }
+  if (rq->too_large) {
+    rq->responded = true;
+    return refuse(hs, c, MHD_HTTP_CONTENT_TOO_LARGE, RPC_INVALID_REQUEST, "Request too large (see --max-request-bytes)",
+                  NULL);
+  }
   rq->responded = true;
   return handle_post(hs, c, rq);
 }
@@ -363,6 +373,13 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum 
   free(rq->body);
   free(rq);
   *con_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap) {
+  char line[512];
+  vsnprintf(line, sizeof line, fmt, ap);
+  line[strcspn(line, "\n")] = 0;
+  mcp_log(cls, MCP_LOG_DEBUG, "libmicrohttpd: %s", line);
 }
 
 /* ---- the daemon ------------------------------------------------------------------ */
@@ -435,7 +452,7 @@ int mcp_http_serve(mcp_server *s) {
       flags, 0, NULL, NULL, handler, &hs, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
       (unsigned)s->cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ceil(s->cfg->idle_timeout),
       MHD_OPTION_NOTIFY_COMPLETED, completed, &hs, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-      MHD_OPTION_END);
+      MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_END);
   if (!d) {
     fprintf(stderr, "wasmbox serve: cannot listen on %s: %s\n", s->cfg->listen, strerror(errno));
     pthread_mutex_destroy(&hs.lock);

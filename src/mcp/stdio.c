@@ -155,7 +155,7 @@ int mcp_stdio_serve(mcp_server *s, int in_fd, int out_fd) {
     size_t start = 0, end = len + (size_t)r;
     for (size_t i = len; i < end; i++) {
       if (buf[i] != '\n') continue;
-      if (skipping) {
+      if (skipping || i - start > max) {
         char msg[128];
         snprintf(msg, sizeof msg, "message larger than %zu bytes (see --max-request-bytes)", max);
         reject(&st, NULL, RPC_PARSE_ERROR, msg);
