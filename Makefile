@@ -5,7 +5,8 @@
 #
 #   make            build build/wasmbox
 #   make run        a 30-second demo
-#   make test       all tests (unit, end to end, CLI), then under ASan+UBSan
+#   make test       all tests (unit, end to end, CLI, MCP transports), then under ASan+UBSan
+#   make test-mcp   MCP conformance suite, Inspector and SDK clients (npm)
 #   make bench      benchmarks against native python3.11 and native QuickJS
 #   make conformance  CPython's and QuickJS's own tests inside wasmbox
 
@@ -28,7 +29,7 @@ SRC_CLI := src/cli/main.c
 SRC_MCP := $(wildcard src/mcp/*.c)
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-unit test-e2e test-cli test-asan bench conformance clean
+.PHONY: all deps run test test-unit test-e2e test-cli test-asan test-mcp bench conformance clean
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -165,6 +166,9 @@ test: deps $(BUILD)/wasmbox $(TESTS:%=$(BUILD)/tests/%)
 test-asan: deps $(BUILD)/wasmbox-asan $(TESTS:%=$(BUILD)/tests-asan/%)
 	@ASAN_OPTIONS=detect_leaks=1:handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:use_sigaltstack=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh $(BUILD)/tests-asan $(BUILD)/wasmbox-asan $(TESTS)
+
+test-mcp: deps $(BUILD)/wasmbox
+	@bash tests/mcp/run.sh $(BUILD)/wasmbox
 
 run: $(BUILD)/wasmbox
 	@bash scripts/demo.sh $(BUILD)/wasmbox

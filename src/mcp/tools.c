@@ -36,12 +36,12 @@ static const char exec_out[] =
     "\"stdout_truncated\":{\"type\":\"boolean\"},\"stderr_truncated\":{\"type\":\"boolean\"},"
     "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"},"
     "\"exit_code\":{\"type\":\"integer\"},"
-    "\"error\":{\"type\":[\"object\",\"null\"],\"properties\":{\"type\":{\"type\":\"string\"},"
-    "\"message\":{\"type\":\"string\"},\"traceback\":{\"type\":[\"string\",\"null\"]},"
-    "\"guidance\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},"
+    "\"error\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\"},"
+    "\"message\":{\"type\":\"string\"},\"traceback\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}]},"
+    "\"guidance\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},{\"type\":\"null\"}]},"
     "\"duration_ms\":{\"type\":\"number\"},\"fuel_used\":{\"type\":\"integer\"},"
     "\"memory_peak_bytes\":{\"type\":\"integer\"},"
-    "\"session_id\":{\"type\":[\"string\",\"null\"]},\"session_rolled_back\":{\"type\":\"boolean\"},"
+    "\"session_id\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}]},\"session_rolled_back\":{\"type\":\"boolean\"},"
     "\"files_changed\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
     "\"guidance\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
     "},\"required\":[\"status\",\"stdout\",\"stderr\",\"exit_code\",\"error\",\"duration_ms\",\"session_id\","
@@ -54,7 +54,7 @@ static const char create_in[] =
     "session may be removed.\"}},\"additionalProperties\":false}";
 static const char create_out[] =
     "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"language\":{\"type\":\"string\"},"
-    "\"ttl_seconds\":{\"type\":\"number\"},\"external\":{\"type\":[\"string\",\"null\"]}},"
+    "\"ttl_seconds\":{\"type\":\"number\"},\"external\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}]}},"
     "\"required\":[\"session_id\",\"language\",\"ttl_seconds\",\"external\"]}";
 
 static const char sid_in[] = "{\"type\":\"object\",\"properties\":{" SID_IN "},\"required\":[\"session_id\"],"
