@@ -7,7 +7,8 @@
 #   make run        a 30-second demo
 #   make test       all tests (unit, end to end, CLI, MCP transports), then under ASan+UBSan
 #   make test-mcp   MCP conformance suite, Inspector and SDK clients (npm)
-#   make bench      benchmarks against native python3.11 and native QuickJS
+#   make bench      benchmarks against native python3.11 and native QuickJS,
+#                   and MCP round trips over HTTP and stdio (make bench-mcp)
 #   make conformance  CPython's and QuickJS's own tests inside wasmbox
 
 BUILD   ?= build
@@ -29,7 +30,7 @@ SRC_CLI := src/cli/main.c
 SRC_MCP := $(wildcard src/mcp/*.c)
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-unit test-e2e test-cli test-asan test-mcp bench conformance clean
+.PHONY: all deps run test test-unit test-e2e test-cli test-asan test-mcp bench bench-mcp conformance clean
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -173,8 +174,18 @@ test-mcp: deps $(BUILD)/wasmbox
 run: $(BUILD)/wasmbox
 	@bash scripts/demo.sh $(BUILD)/wasmbox
 
-bench: $(BUILD)/wasmbox
+bench: $(BUILD)/wasmbox bench-mcp
 	@bash bench/run.sh $(BUILD)/wasmbox --jsnative "$$(cat $(BUILD)/javascript.dir)/jsnative"
+
+# MCP round trips (HTTP, stdio) next to the library's own figure
+$(BUILD)/mcpload: bench/mcpload.c
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE $< -o $@ -lpthread
+
+$(BUILD)/bench-warm: bench/warm.c $(BUILD)/libwasmbox.a
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox.a -o $@ $(LDLIBS)
+
+bench-mcp: $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm
+	@python3 bench/mcp.py $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm
 
 conformance: $(BUILD)/wasmbox
 	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)"

@@ -159,11 +159,8 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
   char *workspace = NULL;
   if (!sid) {
     /* our own workspace, so images the code writes can be returned */
-    if (asprintf(&workspace, "%s/wXXXXXX", s->scratch) < 0) return NULL;
-    if (!mkdtemp(workspace)) {
-      free(workspace);
+    if (!(workspace = mcp_workspace_take(s)))
       return tool_error("execute_code: internal error: cannot make a workspace: %s", strerror(errno));
-    }
     req.workspace = workspace;
     req.mounts = s->mounts;
     req.mounts_len = s->n_mounts;
@@ -194,9 +191,6 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
             wasmbox_status_name(r->status), ms);
     wasmbox_result_free(r);
   }
-  if (workspace) {
-    mcp_rmtree(workspace);
-    free(workspace);
-  }
+  mcp_workspace_give(s, workspace);
   return out;
 }

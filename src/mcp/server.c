@@ -2,6 +2,7 @@
  * instance, HTTP sessions, calls in flight, logging. */
 #include "mcp/server.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -9,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "mcp/external.h"
@@ -88,6 +91,7 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   }
   s->cfg = cfg;
   s->state = st;
+  pthread_mutex_init(&s->ws_lock, NULL);
   pthread_mutex_init(&st->lock, NULL);
   mcp_metrics_init(&s->metrics);
   s->log_level = mcp_log_level_parse(cfg->log_level);
@@ -130,6 +134,8 @@ void mcp_server_free(mcp_server *s) {
   if (s->wb) wasmbox_free(s->wb);
   if (s->external_dir) mcp_rmtree(s->external_dir);
   free(s->external_dir);
+  for (size_t i = 0; i < s->ws_n; i++) free(s->ws_free[i]);
+  pthread_mutex_destroy(&s->ws_lock);
   if (s->scratch) mcp_rmtree(s->scratch);
   free(s->scratch);
   mcp_metrics_destroy(&s->metrics);
@@ -282,4 +288,50 @@ size_t mcp_inflight_count(mcp_server *s) {
   size_t n = s->state->n_calls;
   pthread_mutex_unlock(&s->state->lock);
   return n;
+}
+
+/* ---- workspaces of stateless calls ----------------------------------------- */
+
+char *mcp_workspace_take(mcp_server *s) {
+  pthread_mutex_lock(&s->ws_lock);
+  char *d = s->ws_n ? s->ws_free[--s->ws_n] : NULL;
+  pthread_mutex_unlock(&s->ws_lock);
+  if (d) return d;
+  if (asprintf(&d, "%s/wXXXXXX", s->scratch) < 0) return NULL;
+  if (!mkdtemp(d)) {
+    free(d);
+    return NULL;
+  }
+  return d;
+}
+
+static bool is_empty(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  struct dirent *e;
+  bool empty = true;
+  while (empty && (e = readdir(d))) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+  closedir(d);
+  return empty;
+}
+
+void mcp_workspace_give(mcp_server *s, char *dir) {
+  if (!dir) return;
+  if (!is_empty(dir)) { /* the code left files: remove them all */
+    mcp_rmtree(dir);
+    if (mkdir(dir, 0700)) {
+      free(dir);
+      return;
+    }
+  }
+  pthread_mutex_lock(&s->ws_lock);
+  if (s->ws_n < sizeof s->ws_free / sizeof s->ws_free[0]) {
+    s->ws_free[s->ws_n++] = dir;
+    dir = NULL;
+  }
+  pthread_mutex_unlock(&s->ws_lock);
+  if (dir) {
+    rmdir(dir);
+    free(dir);
+  }
 }

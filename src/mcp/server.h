@@ -12,6 +12,7 @@
 #define WASMBOX_MCP_SERVER_H
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -46,6 +47,9 @@ typedef struct mcp_server {
   size_t n_mounts;
   char *external_dir;              /* our private copy of --external-files */
   char *scratch;                   /* workspaces of stateless calls */
+  pthread_mutex_t ws_lock;         /* empty workspaces kept for reuse */
+  char *ws_free[64];
+  size_t ws_n;
   mcp_metrics metrics;
   int log_level;                   /* stderr */
   double started;
@@ -77,6 +81,12 @@ void mcp_server_free(mcp_server *s);
 
 cJSON *mcp_handle(mcp_msg *m, const cJSON *msg);
 void mcp_msg_done(mcp_msg *m); /* frees notes, releases conn */
+
+/* An empty directory for one stateless call (malloc'd path), and its return:
+ * emptied (never following symlinks) and kept for the next call, so a call
+ * costs no mkdir/rmdir and sees nothing of the one before. */
+char *mcp_workspace_take(mcp_server *s);
+void mcp_workspace_give(mcp_server *s, char *dir);
 
 /* Connections (HTTP sessions). get/create take a reference; put drops it. */
 mcp_conn *mcp_conn_create(mcp_server *s);

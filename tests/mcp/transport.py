@@ -189,6 +189,9 @@ def http_protocol(s):
     r = s.tool(sid, 'execute_code', {'code': 'x = bytearray(200 << 20)', 'memory_mb': 64})
     check('the memory limit is isError with status out_of_memory',
           r['isError'] and r['structuredContent']['status'] == 'out_of_memory')
+    s.tool(sid, 'execute_code', {'code': 'import os; open("secret.txt", "w").write("x"); os.makedirs("d/e")'})
+    r = s.tool(sid, 'execute_code', {'code': 'import os; print(os.listdir("/app"))'})
+    check('a stateless call sees nothing of the one before', r['structuredContent']['stdout'] == '[]\n')
     r = s.tool(sid, 'execute_code', {'code': 'import sys; print(sys.stdin.read()[::-1])', 'stdin': 'abc'})
     check('stdin reaches the program', r['structuredContent']['stdout'] == 'cba\n')
     for args, what in (({'code': 'print(1)', 'timeout_seconds': 'abc'}, 'timeout_seconds'),
