@@ -21,55 +21,57 @@ typedef struct {
   kind k;
   size_t off, size;        /* K_STR: buffer size; K_LIST: offset of the count */
   double min, max;         /* numbers */
-  bool http_only;
+  int only;                /* 0: both commands; 1: serve only; 2: mcp only */
   const char *arg, *help;
 } option;
 
 #define OFF(f) offsetof(mcp_config, f)
 static const option options[] = {
-    {"listen", K_STR, OFF(listen), sizeof(((mcp_config *)0)->listen), 0, 0, true, "HOST:PORT",
+    {"listen", K_STR, OFF(listen), sizeof(((mcp_config *)0)->listen), 0, 0, 1, "HOST:PORT",
      "address to serve MCP on, at /mcp (default 127.0.0.1:8765; port 0 picks a free one). Addresses other than "
      "loopback need --token"},
-    {"token", K_STR, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, true, "TOKEN",
+    {"token", K_STR, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, 1, "TOKEN",
      "require 'Authorization: Bearer TOKEN' on every request (also $WASMBOX_MCP_TOKEN)"},
-    {"allow-origin", K_LIST, OFF(origins), OFF(n_origins), 0, 0, true, "ORIGIN",
+    {"allow-origin", K_LIST, OFF(origins), OFF(n_origins), 0, 0, 1, "ORIGIN",
      "also accept browser requests from ORIGIN (repeatable); loopback origins always are"},
-    {"max-connections", K_U64, OFF(max_connections), 0, 1, 10000, true, "N", "open HTTP connections (default 256)"},
-    {"idle-timeout", K_DBL, OFF(idle_timeout), 0, 0.1, 3600, true, "SECONDS",
+    {"max-connections", K_U64, OFF(max_connections), 0, 1, 10000, 1, "N", "open HTTP connections (default 256)"},
+    {"idle-timeout", K_DBL, OFF(idle_timeout), 0, 0.1, 3600, 1, "SECONDS",
      "close an HTTP connection silent this long (default 30)"},
-    {"request-timeout", K_DBL, OFF(request_timeout), 0, 0.1, 3600, true, "SECONDS",
+    {"request-timeout", K_DBL, OFF(request_timeout), 0, 0.1, 3600, 1, "SECONDS",
      "time allowed to send one request body (default 60)"},
-    {"max-sessions", K_U64, OFF(max_sessions), 0, 1, 1000000, true, "N",
+    {"max-sessions", K_U64, OFF(max_sessions), 0, 1, 1000000, 1, "N",
      "MCP sessions (Mcp-Session-Id) kept; the least recently used goes first (default 1024)"},
-    {"workers", K_U64, OFF(workers), 0, 1, 256, false, "N", "stdio: requests run in parallel (default 8)"},
-    {"max-request-bytes", K_U64, OFF(max_request_bytes), 0, 1024, 1ull << 30, false, "BYTES",
+    {"workers", K_U64, OFF(workers), 0, 1, 256, 2, "N", "requests run in parallel (default 8)"},
+    {"max-request-bytes", K_U64, OFF(max_request_bytes), 0, 1024, 1ull << 30, 0, "BYTES",
      "largest request accepted (default 16777216)"},
-    {"timeout", K_DBL, OFF(timeout), 0, 0.001, 86400, false, "SECONDS",
+    {"timeout", K_DBL, OFF(timeout), 0, 0.001, 86400, 0, "SECONDS",
      "execute_code time limit when the call names none (default 30)"},
-    {"max-timeout", K_DBL, OFF(max_timeout), 0, 0.001, 86400, false, "SECONDS",
+    {"max-timeout", K_DBL, OFF(max_timeout), 0, 0.001, 86400, 0, "SECONDS",
      "largest timeout_seconds a call may ask for (default 300)"},
-    {"memory", K_U64, OFF(memory_mb), 0, 1, 4096, false, "MB", "memory limit when the call names none (default 256)"},
-    {"max-memory", K_U64, OFF(max_memory_mb), 0, 1, 4096, false, "MB",
+    {"memory", K_U64, OFF(memory_mb), 0, 1, 4096, 0, "MB", "memory limit when the call names none (default 256)"},
+    {"max-memory", K_U64, OFF(max_memory_mb), 0, 1, 4096, 0, "MB",
      "largest memory_mb a call may ask for (default 1024)"},
-    {"max-output", K_U64, OFF(max_output_bytes), 0, 1, 1ull << 30, false, "BYTES",
+    {"max-output", K_U64, OFF(max_output_bytes), 0, 1, 1ull << 30, 0, "BYTES",
      "stdout and stderr kept per call, each (default 1048576)"},
-    {"max-file-bytes", K_U64, OFF(max_file_bytes), 0, 1, 64ull << 20, false, "BYTES",
+    {"max-file-bytes", K_U64, OFF(max_file_bytes), 0, 1, 64ull << 20, 0, "BYTES",
      "largest file read_file returns or write_file accepts (default 16777216)"},
-    {"max-image-bytes", K_U64, OFF(max_image_bytes), 0, 0, 64ull << 20, false, "BYTES",
+    {"max-image-bytes", K_U64, OFF(max_image_bytes), 0, 0, 64ull << 20, 0, "BYTES",
      "images the code writes up to this size come back as image content (default 1048576; 0: never)"},
-    {"session-ttl", K_DBL, OFF(session_ttl), 0, 1, 365 * 86400.0, false, "SECONDS",
+    {"session-ttl", K_DBL, OFF(session_ttl), 0, 1, 365 * 86400.0, 0, "SECONDS",
      "idle time after which a session may be removed, when create_session names none (default 86400)"},
-    {"external-files", K_LIST, OFF(external), OFF(n_external), 0, 0, false, "PATH...",
+    {"external-files", K_LIST, OFF(external), OFF(n_external), 0, 0, 0, "PATH...",
      "copy these host files or directories, read-only, to /external in every call and session (symlinks are "
      "refused)"},
-    {"external-max-bytes", K_U64, OFF(external_max_bytes), 0, 0, 1ull << 40, false, "BYTES",
+    {"external-max-bytes", K_U64, OFF(external_max_bytes), 0, 0, 1ull << 40, 0, "BYTES",
      "total size allowed for --external-files (default 268435456)"},
-    {"home", K_STR, OFF(home), sizeof(((mcp_config *)0)->home), 0, 0, false, "DIR",
+    {"home", K_STR, OFF(home), sizeof(((mcp_config *)0)->home), 0, 0, 0, "DIR",
      "state directory for sessions (default $WASMBOX_HOME or ~/.local/share/wasmbox)"},
-    {"log-level", K_STR, OFF(log_level), sizeof(((mcp_config *)0)->log_level), 0, 0, false, "LEVEL",
+    {"log-level", K_STR, OFF(log_level), sizeof(((mcp_config *)0)->log_level), 0, 0, 0, "LEVEL",
      "what goes to stderr: error, warning (default), info, debug"},
 };
 #define N_OPTIONS (sizeof options / sizeof options[0])
+
+static bool applies(const option *o, bool http) { return o->only == 0 || o->only == (http ? 1 : 2); }
 
 static void defaults(mcp_config *c, bool http) {
   memset(c, 0, sizeof *c);
@@ -200,7 +202,7 @@ static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) 
       rc = fail(err, errlen, "%s: unknown setting (see --help)", src);
       break;
     }
-    if (o->http_only && !c->http) continue; /* one file may serve both commands */
+    if (!applies(o, c->http)) continue; /* one file may serve both commands */
     char num[64];
     if (cJSON_IsString(it)) {
       clear_list(c, o);
@@ -232,7 +234,7 @@ static void env_name(const option *o, char *out, size_t n) {
 static int load_env(mcp_config *c, char *err, size_t errlen) {
   for (size_t i = 0; i < N_OPTIONS; i++) {
     const option *o = &options[i];
-    if (o->http_only && !c->http) continue;
+    if (!applies(o, c->http)) continue;
     char name[64], src[80];
     env_name(o, name, sizeof name);
     const char *v = getenv(name);
@@ -278,7 +280,7 @@ void mcp_config_usage(bool http, FILE *out) {
   fprintf(out, "  %-30s %s\n", "--config FILE", "JSON object of settings, e.g. {\"timeout\": 10, \"external-files\": [\"/data/in.csv\"]}");
   for (size_t i = 0; i < N_OPTIONS; i++) {
     const option *o = &options[i];
-    if (o->http_only && !http) continue;
+    if (!applies(o, http)) continue;
     char flag[64];
     snprintf(flag, sizeof flag, "--%s %s", o->name, o->arg);
     fprintf(out, "  %-30s %s\n", flag, o->help);
@@ -316,7 +318,7 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
     if (strncmp(a, "--", 2)) return fail(err, errlen, "unexpected argument '%s' (see --help)", a);
     const char *eq = strchr(a + 2, '=');
     const option *o = find(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
-    if (!o || (o->http_only && !http))
+    if (!o || !applies(o, http))
       return fail(err, errlen, "unknown option %.*s (see wasmbox %s --help)", eq ? (int)(eq - a) : (int)strlen(a), a,
                   http ? "serve" : "mcp");
     char src[80];
