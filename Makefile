@@ -160,6 +160,15 @@ $(BUILD)/tests-asan/%: tests/%.c tests/harness.h $(BUILD)/libwasmbox-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) -I$(BUILD)/gen $< $(BUILD)/libwasmbox-asan.a -o $@ $(LDLIBS) -lcmocka
 
+# test_mcp also links the MCP server's objects
+$(BUILD)/tests/test_mcp: tests/test_mcp.c tests/harness.h $(OBJ_MCP) $(BUILD)/libwasmbox.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< $(OBJ_MCP) $(BUILD)/libwasmbox.a -o $@ $(MCP_LIBS) $(LDLIBS) -lcmocka
+
+$(BUILD)/tests-asan/test_mcp: tests/test_mcp.c tests/harness.h $(ASAN_MCP) $(BUILD)/libwasmbox-asan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) $< $(ASAN_MCP) $(BUILD)/libwasmbox-asan.a -o $@ $(MCP_LIBS) $(LDLIBS) -lcmocka
+
 test: deps $(BUILD)/wasmbox $(TESTS:%=$(BUILD)/tests/%)
 	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(TESTS)
 	@$(MAKE) --no-print-directory test-asan

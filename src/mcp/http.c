@@ -196,7 +196,9 @@ static void watch(mcp_msg *m, bool start) {
   pthread_mutex_unlock(&hs->lock);
 }
 
-/* Every 50 ms: has a client with a call in flight hung up? */
+/* Every 50 ms: has a client with a call in flight hung up? (the first 256
+ * calls are watched; more than that at once would exceed the default
+ * connection limit) */
 static void *monitor(void *arg) {
   http_state *hs = arg;
   struct pollfd fds[256];

@@ -119,9 +119,10 @@ cJSON *tool_get_metrics(mcp_msg *m, const cJSON *args) {
   cJSON *r = mcp_metrics_json(&m->srv->metrics);
   if (!r) return NULL;
   cJSON_AddNumberToObject(r, "uptime_seconds", mcp_now() - m->srv->started);
-  /* this call itself is in flight; count the others */
-  size_t inflight = mcp_inflight_count(m->srv);
-  cJSON_AddNumberToObject(r, "in_flight", (double)(inflight ? inflight - 1 : 0));
+  /* calls registered for cancellation (this one too, unless it came
+   * stateless over HTTP); count the others */
+  size_t inflight = mcp_inflight_count(m->srv), self = !m->http || m->conn;
+  cJSON_AddNumberToObject(r, "in_flight", (double)(inflight >= self ? inflight - self : 0));
   cJSON_AddNumberToObject(r, "mcp_sessions", (double)mcp_conn_count(m->srv));
   wasmbox_session_info *all = NULL;
   size_t n = 0;

@@ -225,7 +225,7 @@ static cJSON *call_tool(mcp_msg *m, const cJSON *id, const cJSON *params) {
   char *key = rpc_print(id);
   const char *conn = m->conn ? m->conn->id : "";
   m->cancel = wasmbox_cancel_new();
-  bool registered = key && m->cancel && mcp_inflight_add(m->srv, conn, key, m->cancel);
+  bool registered = key && m->cancel && (!m->http || m->conn) && mcp_inflight_add(m->srv, conn, key, m->cancel);
   if (m->watch && m->cancel) m->watch(m, true);
   cJSON *r = mcp_tool_call(m, t, args);
   if (m->watch && m->cancel) m->watch(m, false);
@@ -254,6 +254,9 @@ static void notification(mcp_msg *m, const char *method, const cJSON *params) {
   if (!strcmp(method, "notifications/initialized")) {
     if (m->conn) atomic_store(&m->conn->initialized, true);
   } else if (!strcmp(method, "notifications/cancelled")) {
+    /* over HTTP without a session nothing tells two clients apart, and
+     * request ids repeat: there a call is cancelled by hanging up */
+    if (m->http && !m->conn) return;
     const cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
     char *key = rid ? rpc_print(rid) : NULL;
     if (key && mcp_inflight_cancel(m->srv, m->conn ? m->conn->id : "", key))

@@ -84,6 +84,28 @@ static void reject(stdio_state *st, const cJSON *id, int code, const char *msg) 
   cJSON_Delete(e);
 }
 
+/* notifications/cancelled for a request still waiting in the queue: it is
+ * dropped, and (as for any cancelled request) nothing is answered. A request
+ * already running is stopped through its token by mcp_handle. */
+static void drop_cancelled(stdio_state *st, const cJSON *msg) {
+  const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+  if (strcmp(method->valuestring, "notifications/cancelled")) return;
+  const cJSON *rid = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(msg, "params"), "requestId");
+  if (!rid) return;
+  pthread_mutex_lock(&st->q_lock);
+  for (job **p = &st->head, *prev = NULL; *p; prev = *p, p = &(*p)->next) {
+    if (!cJSON_Compare(cJSON_GetObjectItemCaseSensitive((*p)->msg, "id"), rid, true)) continue;
+    job *j = *p;
+    *p = j->next;
+    if (st->tail == j) st->tail = prev;
+    st->queued--;
+    cJSON_Delete(j->msg);
+    free(j);
+    break;
+  }
+  pthread_mutex_unlock(&st->q_lock);
+}
+
 static void dispatch_line(stdio_state *st, const char *line, size_t n) {
   while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t')) n--;
   if (!n) return;
@@ -95,6 +117,7 @@ static void dispatch_line(stdio_state *st, const char *line, size_t n) {
   }
   const cJSON *id = NULL;
   rpc_kind k = rpc_check(msg, &id, &why);
+  if (k == RPC_NOTIFICATION) drop_cancelled(st, msg);
   if (k != RPC_REQUEST) { /* notifications and errors are quick: here */
     answer(st, msg);
     cJSON_Delete(msg);

@@ -666,6 +666,17 @@ def stdio_tests():
     err = c.p.stderr.read().decode()
     check('stdio: stdout carried only JSON-RPC lines', all(a.get('jsonrpc') == '2.0' for a in answered))
     check('stdio: no sanitizer report', 'Sanitizer' not in err)
+    c = Stdio('--workers', '1')  # one worker: the second call waits in the queue
+    c.send({'jsonrpc': '2.0', 'id': 'busy', 'method': 'tools/call', 'params': {'name': 'execute_code', 'arguments': {
+        'code': 'import time; time.sleep(1); print("busy")'}}})
+    c.send({'jsonrpc': '2.0', 'id': 'queued', 'method': 'tools/call', 'params': {'name': 'execute_code', 'arguments': {
+        'code': 'print("should not run")'}}})
+    c.send({'jsonrpc': '2.0', 'method': 'notifications/cancelled', 'params': {'requestId': 'queued'}})
+    c.send({'jsonrpc': '2.0', 'id': 'after', 'method': 'ping'})
+    c.p.stdin.close()
+    ids = [json.loads(x).get('id') for x in c.p.stdout.read().decode().splitlines()]
+    check('stdio: a request cancelled while still queued is dropped, unanswered', sorted(ids) == ['after', 'busy'])
+    c.p.wait(10)
     c = Stdio()
     c.send({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {
         'name': 'execute_code', 'arguments': {'code': 'print(3)'},
