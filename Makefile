@@ -5,8 +5,10 @@
 #
 #   make            build build/wasmbox
 #   make run        a 30-second demo
-#   make test       all tests (unit, end to end, CLI), then under ASan+UBSan
-#   make bench      benchmarks against native python3.11 and native QuickJS
+#   make test       all tests (unit, end to end, CLI, MCP transports), then under ASan+UBSan
+#   make test-mcp   MCP conformance suite, Inspector and SDK clients (npm)
+#   make bench      benchmarks against native python3.11 and native QuickJS,
+#                   and MCP round trips over HTTP and stdio (make bench-mcp)
 #   make conformance  CPython's and QuickJS's own tests inside wasmbox
 
 BUILD   ?= build
@@ -15,6 +17,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
 CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
 LDLIBS  := -lzstd -lseccomp -lpthread -lm
+MCP_LIBS := -lcjson -lmicrohttpd
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Guest runtimes: each is runtimes/NAME/build.sh (-> NAME.wasm) plus the glue
@@ -24,9 +27,10 @@ RUNTIMES := python javascript
 SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/session/*.c src/jail/*.c src/api/*.c) src/runtimes/registry.c
 SRC_RT  := $(RUNTIMES:%=src/runtimes/%.c)
 SRC_CLI := src/cli/main.c
+SRC_MCP := $(wildcard src/mcp/*.c)
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-unit test-e2e test-cli test-asan bench conformance clean
+.PHONY: all deps run test test-unit test-e2e test-cli test-asan test-mcp bench bench-mcp conformance clean
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -82,10 +86,15 @@ $(BUILD)/gen/build_id.h: $(NATIVE_DIRS)
 
 # ---- our C ----------------------------------------------------------------
 # $(1): object dir, $(2): extra flags
+# (src/mcp is a client of the library: its headers do not rebuild the library)
 define objects
-$(1)/%.o: src/%.c $(wildcard src/*/*.h) include/wasmbox.h $(BUILD)/gen/build_id.h | $(NATIVE_DIRS)
+$(1)/%.o: src/%.c $(filter-out src/mcp/%,$(wildcard src/*/*.h)) include/wasmbox.h $(BUILD)/gen/build_id.h | $(NATIVE_DIRS)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -I$(BUILD)/gen $(foreach d,$(NATIVE_DIRS),-I"$$$$(cat $(d))") -c $$< -o $$@
+
+$(1)/mcp/%.o: src/mcp/%.c $(wildcard src/mcp/*.h) include/wasmbox.h
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -c $$< -o $$@
 endef
 $(eval $(call objects,$(BUILD)/obj,))
 $(eval $(call objects,$(BUILD)/asan,$(SAN)))
@@ -130,11 +139,15 @@ $(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $
 	rm -f $@
 	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ)
 
-$(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(BUILD)/libwasmbox.a
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+# the MCP server (src/mcp) is part of the command, a client of the library
+OBJ_MCP  = $(SRC_MCP:src/%.c=$(BUILD)/obj/%.o)
+ASAN_MCP = $(SRC_MCP:src/%.c=$(BUILD)/asan/%.o)
 
-$(BUILD)/wasmbox-asan: $(BUILD)/asan/cli/main.o $(BUILD)/libwasmbox-asan.a
-	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
+$(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(OBJ_MCP) $(BUILD)/libwasmbox.a
+	$(CC) $(CFLAGS) $^ -o $@ $(MCP_LIBS) $(LDLIBS)
+
+$(BUILD)/wasmbox-asan: $(BUILD)/asan/cli/main.o $(ASAN_MCP) $(BUILD)/libwasmbox-asan.a
+	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(MCP_LIBS) $(LDLIBS)
 
 # ---- tests ------------------------------------------------------------------
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
@@ -147,6 +160,15 @@ $(BUILD)/tests-asan/%: tests/%.c tests/harness.h $(BUILD)/libwasmbox-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) -I$(BUILD)/gen $< $(BUILD)/libwasmbox-asan.a -o $@ $(LDLIBS) -lcmocka
 
+# test_mcp also links the MCP server's objects
+$(BUILD)/tests/test_mcp: tests/test_mcp.c tests/harness.h $(OBJ_MCP) $(BUILD)/libwasmbox.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< $(OBJ_MCP) $(BUILD)/libwasmbox.a -o $@ $(MCP_LIBS) $(LDLIBS) -lcmocka
+
+$(BUILD)/tests-asan/test_mcp: tests/test_mcp.c tests/harness.h $(ASAN_MCP) $(BUILD)/libwasmbox-asan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) $< $(ASAN_MCP) $(BUILD)/libwasmbox-asan.a -o $@ $(MCP_LIBS) $(LDLIBS) -lcmocka
+
 test: deps $(BUILD)/wasmbox $(TESTS:%=$(BUILD)/tests/%)
 	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(TESTS)
 	@$(MAKE) --no-print-directory test-asan
@@ -155,11 +177,24 @@ test-asan: deps $(BUILD)/wasmbox-asan $(TESTS:%=$(BUILD)/tests-asan/%)
 	@ASAN_OPTIONS=detect_leaks=1:handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:use_sigaltstack=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh $(BUILD)/tests-asan $(BUILD)/wasmbox-asan $(TESTS)
 
+test-mcp: deps $(BUILD)/wasmbox
+	@bash tests/mcp/run.sh $(BUILD)/wasmbox
+
 run: $(BUILD)/wasmbox
 	@bash scripts/demo.sh $(BUILD)/wasmbox
 
-bench: $(BUILD)/wasmbox
+bench: $(BUILD)/wasmbox bench-mcp
 	@bash bench/run.sh $(BUILD)/wasmbox --jsnative "$$(cat $(BUILD)/javascript.dir)/jsnative"
+
+# MCP round trips (HTTP, stdio) next to the library's own figure
+$(BUILD)/mcpload: bench/mcpload.c
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE $< -o $@ -lpthread
+
+$(BUILD)/bench-warm: bench/warm.c $(BUILD)/libwasmbox.a
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox.a -o $@ $(LDLIBS)
+
+bench-mcp: $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm
+	@python3 bench/mcp.py $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm
 
 conformance: $(BUILD)/wasmbox
 	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)"

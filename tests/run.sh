@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh TESTDIR WASMBOX TEST...: run the C test programs (cmocka, TAP output)
-# and the CLI tests, then print one line: "N passed, N failed".
+# the CLI tests and the MCP transport tests, then print one line:
+# "N passed, N failed".
 set -u
 dir=$1 bin=$2; shift 2
 passed=0 failed=0 failures=()
@@ -22,5 +23,12 @@ p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
 passed=$((passed + p)); failed=$((failed + f))
 printf '%-16s %3d passed, %d failed\n' "cli" "$p" "$f"
 if [ "$f" -gt 0 ]; then failures+=(cli); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
+out=$(python3 "$(dirname "$0")/mcp/transport.py" "$bin" 2>&1)
+p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
+# a run that died before its closing line has failed
+grep -q '^[0-9]* passed, [0-9]* failed$' <<<"$out" || { f=$((f + 1)); out="$out"$'\n'"not ok - transport.py stopped early"; }
+passed=$((passed + p)); failed=$((failed + f))
+printf '%-16s %3d passed, %d failed\n' "mcp" "$p" "$f"
+if [ "$f" -gt 0 ]; then failures+=(mcp); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

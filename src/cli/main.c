@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mcp/transport.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "wasmbox.h"
@@ -61,6 +62,8 @@ static const char main_usage[] =
     "  run        run code in the sandbox (wasmbox run --help)\n"
     "  session    create, fork, checkpoint, restore, list and remove sessions\n"
     "             (wasmbox session --help)\n"
+    "  mcp        serve MCP on stdin/stdout, for MCP clients (wasmbox mcp --help)\n"
+    "  serve      serve MCP over Streamable HTTP at /mcp (wasmbox serve --help)\n"
     "  doctor     show how guest code is isolated on this machine (--json)\n"
     "  version    print the version and the languages of this build\n";
 
@@ -641,6 +644,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
   if (!strcmp(argv[1], "session")) return cmd_session(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "mcp")) return mcp_command(false, argc - 1, argv + 1);
+  if (!strcmp(argv[1], "serve")) return mcp_command(true, argc - 1, argv + 1);
   if (!strcmp(argv[1], "doctor")) return cmd_doctor(argc - 1, argv + 1);
   if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
     printf("wasmbox %s\nlanguages:", WASMBOX_VERSION);

@@ -1,0 +1,12 @@
+/* Base64 (RFC 4648, with padding) for file contents and images. */
+#ifndef WASMBOX_MCP_BASE64_H
+#define WASMBOX_MCP_BASE64_H
+
+#include <stddef.h>
+
+/* malloc'd, NUL-terminated; NULL when out of memory. */
+char *b64_encode(const void *data, size_t n);
+/* malloc'd; NULL when `s` is not canonical base64 (whitespace is refused). */
+void *b64_decode(const char *s, size_t n, size_t *out_len);
+
+#endif

@@ -1,0 +1,350 @@
+/* MCP server settings (see config.h): one table drives the defaults, the
+ * config file, the environment, the flags and the help text, so the four can
+ * never disagree. */
+#include "mcp/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "mcp/jsonrpc.h"
+
+typedef enum { K_STR, K_LIST, K_U64, K_DBL } kind;
+
+typedef struct {
+  const char *name; /* flag without "--"; env WASMBOX_MCP_<NAME>; JSON key */
+  kind k;
+  size_t off, size;        /* K_STR: buffer size; K_LIST: offset of the count */
+  double min, max;         /* numbers */
+  int only;                /* 0: both commands; 1: serve only; 2: mcp only */
+  const char *arg, *help;
+} option;
+
+#define OFF(f) offsetof(mcp_config, f)
+static const option options[] = {
+    {"listen", K_STR, OFF(listen), sizeof(((mcp_config *)0)->listen), 0, 0, 1, "HOST:PORT",
+     "address to serve MCP on, at /mcp (default 127.0.0.1:8765; port 0 picks a free one). Addresses other than "
+     "loopback need --token"},
+    {"token", K_STR, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, 1, "TOKEN",
+     "require 'Authorization: Bearer TOKEN' on every request (also $WASMBOX_MCP_TOKEN)"},
+    {"allow-origin", K_LIST, OFF(origins), OFF(n_origins), 0, 0, 1, "ORIGIN",
+     "also accept browser requests from ORIGIN (repeatable); loopback origins always are"},
+    {"max-connections", K_U64, OFF(max_connections), 0, 1, 10000, 1, "N", "open HTTP connections (default 256)"},
+    {"idle-timeout", K_DBL, OFF(idle_timeout), 0, 0.1, 3600, 1, "SECONDS",
+     "close an HTTP connection silent this long (default 30)"},
+    {"request-timeout", K_DBL, OFF(request_timeout), 0, 0.1, 3600, 1, "SECONDS",
+     "time allowed to send one request body (default 60)"},
+    {"max-sessions", K_U64, OFF(max_sessions), 0, 1, 1000000, 1, "N",
+     "MCP sessions (Mcp-Session-Id) kept; the least recently used goes first (default 1024)"},
+    {"workers", K_U64, OFF(workers), 0, 1, 256, 2, "N", "requests run in parallel (default 8)"},
+    {"max-request-bytes", K_U64, OFF(max_request_bytes), 0, 1024, 1ull << 30, 0, "BYTES",
+     "largest request accepted (default 16777216)"},
+    {"timeout", K_DBL, OFF(timeout), 0, 0.001, 86400, 0, "SECONDS",
+     "execute_code time limit when the call names none (default 30)"},
+    {"max-timeout", K_DBL, OFF(max_timeout), 0, 0.001, 86400, 0, "SECONDS",
+     "largest timeout_seconds a call may ask for (default 300)"},
+    {"memory", K_U64, OFF(memory_mb), 0, 1, 4096, 0, "MB", "memory limit when the call names none (default 256)"},
+    {"max-memory", K_U64, OFF(max_memory_mb), 0, 1, 4096, 0, "MB",
+     "largest memory_mb a call may ask for (default 1024)"},
+    {"max-output", K_U64, OFF(max_output_bytes), 0, 1, 1ull << 30, 0, "BYTES",
+     "stdout and stderr kept per call, each (default 1048576)"},
+    {"max-file-bytes", K_U64, OFF(max_file_bytes), 0, 1, 64ull << 20, 0, "BYTES",
+     "largest file read_file returns or write_file accepts (default 16777216)"},
+    {"max-image-bytes", K_U64, OFF(max_image_bytes), 0, 0, 64ull << 20, 0, "BYTES",
+     "images the code writes up to this size come back as image content (default 1048576; 0: never)"},
+    {"session-ttl", K_DBL, OFF(session_ttl), 0, 1, 365 * 86400.0, 0, "SECONDS",
+     "idle time after which a session may be removed, when create_session names none (default 86400)"},
+    {"external-files", K_LIST, OFF(external), OFF(n_external), 0, 0, 0, "PATH...",
+     "copy these host files or directories, read-only, to /external in every call and session (symlinks are "
+     "refused)"},
+    {"external-max-bytes", K_U64, OFF(external_max_bytes), 0, 0, 1ull << 40, 0, "BYTES",
+     "total size allowed for --external-files (default 268435456)"},
+    {"home", K_STR, OFF(home), sizeof(((mcp_config *)0)->home), 0, 0, 0, "DIR",
+     "state directory for sessions (default $WASMBOX_HOME or ~/.local/share/wasmbox)"},
+    {"log-level", K_STR, OFF(log_level), sizeof(((mcp_config *)0)->log_level), 0, 0, 0, "LEVEL",
+     "what goes to stderr: error, warning (default), info, debug"},
+};
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+static bool applies(const option *o, bool http) { return o->only == 0 || o->only == (http ? 1 : 2); }
+
+static void defaults(mcp_config *c, bool http) {
+  memset(c, 0, sizeof *c);
+  c->http = http;
+  snprintf(c->listen, sizeof c->listen, "127.0.0.1:8765");
+  c->external_max_bytes = 256ull << 20;
+  c->max_request_bytes = 16ull << 20;
+  c->idle_timeout = 30;
+  c->request_timeout = 60;
+  c->max_connections = 256;
+  c->workers = 8;
+  c->max_sessions = 1024;
+  c->timeout = 30;
+  c->max_timeout = 300;
+  c->memory_mb = 256;
+  c->max_memory_mb = 1024;
+  c->max_output_bytes = 1u << 20;
+  c->max_file_bytes = 16ull << 20;
+  c->max_image_bytes = 1u << 20;
+  c->session_ttl = 86400;
+  snprintf(c->log_level, sizeof c->log_level, "warning");
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+static const option *find(const char *name, size_t n) {
+  for (size_t i = 0; i < N_OPTIONS; i++) {
+    const char *o = options[i].name;
+    if (strlen(o) != n) continue;
+    bool same = true;
+    for (size_t j = 0; j < n && same; j++) same = o[j] == name[j] || (o[j] == '-' && name[j] == '_');
+    if (same) return &options[i];
+  }
+  return NULL;
+}
+
+static char *own(mcp_config *c, const char *s) {
+  if (c->n_owned == sizeof c->owned / sizeof c->owned[0]) return NULL;
+  char *d = strdup(s);
+  if (d) c->owned[c->n_owned++] = d;
+  return d;
+}
+
+/* Set one value given as text; `src` names where it came from. */
+static int set_text(mcp_config *c, const option *o, const char *v, const char *src, char *err, size_t errlen) {
+  char *base = (char *)c;
+  switch (o->k) {
+    case K_STR:
+      if (strlen(v) >= o->size) return fail(err, errlen, "%s: the value of %s is too long", src, o->name);
+      if (!strcmp(o->name, "log-level") && strcmp(v, "error") && strcmp(v, "warning") && strcmp(v, "info") &&
+          strcmp(v, "debug"))
+        return fail(err, errlen, "%s: %s wants error, warning, info or debug, not '%s'", src, o->name, v);
+      if (!strcmp(o->name, "token") && *v && strlen(v) < 16)
+        return fail(err, errlen, "%s: a token must be at least 16 characters", src);
+      for (const char *p = v; *p; p++)
+        if ((unsigned char)*p < 0x20) return fail(err, errlen, "%s: %s holds a control character", src, o->name);
+      memcpy(base + o->off, v, strlen(v) + 1);
+      return 0;
+    case K_LIST: {
+      char **list = (char **)(base + o->off);
+      size_t *n = (size_t *)(base + o->size);
+      if (*n == MCP_MAX_LIST) return fail(err, errlen, "%s: at most %d values for %s", src, MCP_MAX_LIST, o->name);
+      if (!*v) return fail(err, errlen, "%s: empty value for %s", src, o->name);
+      char *d = own(c, v);
+      if (!d) return fail(err, errlen, "too many values");
+      list[(*n)++] = d;
+      return 0;
+    }
+    case K_U64: {
+      char *end;
+      errno = 0;
+      unsigned long long x = strtoull(v, &end, 10);
+      if (errno || end == v || *end || *v == '-' || x < o->min || x > o->max)
+        return fail(err, errlen, "%s: %s wants a whole number from %.0f to %.0f, not '%s'", src, o->name, o->min, o->max,
+                    v);
+      *(uint64_t *)(base + o->off) = x;
+      return 0;
+    }
+    case K_DBL: {
+      char *end;
+      errno = 0;
+      double x = strtod(v, &end);
+      if (errno || end == v || *end || !isfinite(x) || x < o->min || x > o->max)
+        return fail(err, errlen, "%s: %s wants a number from %g to %g, not '%s'", src, o->name, o->min, o->max, v);
+      *(double *)(base + o->off) = x;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+static void clear_list(mcp_config *c, const option *o) {
+  if (o->k == K_LIST) *(size_t *)((char *)c + o->size) = 0;
+}
+
+static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return fail(err, errlen, "config file %s: %s", path, strerror(errno));
+  char *buf = malloc(1 << 20);
+  size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
+  bool big = buf && n == 1 << 20;
+  fclose(f);
+  if (!buf) return fail(err, errlen, "out of memory");
+  if (big) {
+    free(buf);
+    return fail(err, errlen, "config file %s: larger than 1 MiB", path);
+  }
+  const char *why;
+  cJSON *j = rpc_parse(buf, n, &why);
+  free(buf);
+  if (!j || !cJSON_IsObject(j)) {
+    cJSON_Delete(j);
+    return fail(err, errlen, "config file %s: %s", path, j ? "must hold one JSON object" : why);
+  }
+  char src[1100];
+  int rc = 0;
+  for (const cJSON *it = j->child; it && rc == 0; it = it->next) {
+    const option *o = find(it->string, strlen(it->string));
+    snprintf(src, sizeof src, "config file %s, key \"%s\"", path, it->string);
+    if (!o) {
+      rc = fail(err, errlen, "%s: unknown setting (see --help)", src);
+      break;
+    }
+    if (!applies(o, c->http)) continue; /* one file may serve both commands */
+    char num[64];
+    if (cJSON_IsString(it)) {
+      clear_list(c, o);
+      rc = set_text(c, o, it->valuestring, src, err, errlen);
+    } else if (cJSON_IsNumber(it) && (o->k == K_U64 || o->k == K_DBL)) {
+      snprintf(num, sizeof num, o->k == K_U64 ? "%.0f" : "%.17g", it->valuedouble);
+      if (o->k == K_U64 && it->valuedouble != floor(it->valuedouble))
+        rc = fail(err, errlen, "%s: wants a whole number", src);
+      else rc = set_text(c, o, num, src, err, errlen);
+    } else if (cJSON_IsArray(it) && o->k == K_LIST) {
+      clear_list(c, o);
+      for (const cJSON *e = it->child; e && rc == 0; e = e->next)
+        rc = cJSON_IsString(e) ? set_text(c, o, e->valuestring, src, err, errlen)
+                               : fail(err, errlen, "%s: wants an array of strings", src);
+    } else {
+      rc = fail(err, errlen, "%s: wrong type of value", src);
+    }
+  }
+  cJSON_Delete(j);
+  return rc;
+}
+
+static void env_name(const option *o, char *out, size_t n) {
+  size_t k = (size_t)snprintf(out, n, "WASMBOX_MCP_");
+  for (const char *p = o->name; *p && k + 1 < n; p++) out[k++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+  out[k] = 0;
+}
+
+static int load_env(mcp_config *c, char *err, size_t errlen) {
+  for (size_t i = 0; i < N_OPTIONS; i++) {
+    const option *o = &options[i];
+    if (!applies(o, c->http)) continue;
+    char name[64], src[80];
+    env_name(o, name, sizeof name);
+    const char *v = getenv(name);
+    if (!v) continue;
+    snprintf(src, sizeof src, "$%s", name);
+    if (o->k != K_LIST) {
+      if (set_text(c, o, v, src, err, errlen)) return -1;
+      continue;
+    }
+    clear_list(c, o); /* lists: separated by ':' like PATH */
+    char *copy = strdup(v);
+    if (!copy) return fail(err, errlen, "out of memory");
+    int rc = 0;
+    for (char *save = NULL, *t = strtok_r(copy, ":", &save); t && rc == 0; t = strtok_r(NULL, ":", &save))
+      rc = set_text(c, o, t, src, err, errlen);
+    free(copy);
+    if (rc) return -1;
+  }
+  return 0;
+}
+
+static const char *intro(bool http) {
+  return http ? "usage: wasmbox serve [options]\n"
+                "\n"
+                "Serve MCP (Model Context Protocol) over Streamable HTTP at http://HOST:PORT/mcp:\n"
+                "protocol 2025-11-25 (initialize, Mcp-Session-Id, DELETE; GET answers 405) and\n"
+                "2026-07-28 (stateless: per-request _meta, server/discover, Mcp-Method/Mcp-Name),\n"
+                "plus 2025-06-18 and 2025-03-26 clients, on the same endpoint. Browser Origins\n"
+                "other than loopback are refused (DNS rebinding). Tools: execute_code, sessions,\n"
+                "session files, list_runtimes, get_metrics.\n"
+              : "usage: wasmbox mcp [options]\n"
+                "\n"
+                "Serve MCP (Model Context Protocol) on stdin/stdout: one JSON-RPC message per\n"
+                "line; logs go to stderr only. This is what an MCP client (Claude Desktop,\n"
+                "Claude Code, Cursor, an agent SDK) starts. Protocols 2025-03-26 to 2025-11-25\n"
+                "(initialize) and 2026-07-28 (per-request _meta). Tools: execute_code,\n"
+                "sessions, session files, list_runtimes, get_metrics.\n";
+}
+
+void mcp_config_usage(bool http, FILE *out) {
+  fputs(intro(http), out);
+  fputs("\noptions (each also $WASMBOX_MCP_<NAME>, or a key of the --config file):\n", out);
+  fprintf(out, "  %-30s %s\n", "--config FILE", "JSON object of settings, e.g. {\"timeout\": 10, \"external-files\": [\"/data/in.csv\"]}");
+  for (size_t i = 0; i < N_OPTIONS; i++) {
+    const option *o = &options[i];
+    if (!applies(o, http)) continue;
+    char flag[64];
+    snprintf(flag, sizeof flag, "--%s %s", o->name, o->arg);
+    fprintf(out, "  %-30s %s\n", flag, o->help);
+  }
+  fputs("\nPrecedence: flags, then environment, then the config file, then defaults.\n"
+        "Lists in the environment are separated by ':'.\n",
+        out);
+}
+
+int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, size_t errlen) {
+  defaults(c, http);
+  const char *file = getenv("WASMBOX_MCP_CONFIG");
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      mcp_config_usage(http, stdout);
+      return 1;
+    }
+    if (!strcmp(argv[i], "--config")) {
+      if (i + 1 >= argc) return fail(err, errlen, "--config needs a file");
+      file = argv[++i];
+    } else if (!strncmp(argv[i], "--config=", 9)) {
+      file = argv[i] + 9;
+    }
+  }
+  if (file && *file && load_file(c, file, err, errlen)) return -1;
+  if (load_env(c, err, errlen)) return -1;
+  bool seen[N_OPTIONS] = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--config")) {
+      i++;
+      continue;
+    }
+    if (!strncmp(a, "--config=", 9)) continue;
+    if (strncmp(a, "--", 2)) return fail(err, errlen, "unexpected argument '%s' (see --help)", a);
+    const char *eq = strchr(a + 2, '=');
+    const option *o = find(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+    if (!o || !applies(o, http))
+      return fail(err, errlen, "unknown option %.*s (see wasmbox %s --help)", eq ? (int)(eq - a) : (int)strlen(a), a,
+                  http ? "serve" : "mcp");
+    char src[80];
+    snprintf(src, sizeof src, "--%s", o->name);
+    size_t idx = (size_t)(o - options);
+    if (!seen[idx]) clear_list(c, o), seen[idx] = true;
+    if (eq) {
+      if (set_text(c, o, eq + 1, src, err, errlen)) return -1;
+      continue;
+    }
+    if (i + 1 >= argc || (!strncmp(argv[i + 1], "--", 2) && o->k != K_STR))
+      return fail(err, errlen, "--%s needs a value", o->name);
+    if (set_text(c, o, argv[++i], src, err, errlen)) return -1;
+    /* --external-files PATH...: every following word up to the next option */
+    while (o->k == K_LIST && !strcmp(o->name, "external-files") && i + 1 < argc && strncmp(argv[i + 1], "--", 2))
+      if (set_text(c, o, argv[++i], src, err, errlen)) return -1;
+  }
+  if (c->timeout > c->max_timeout)
+    return fail(err, errlen, "timeout (%g s) is larger than max-timeout (%g s)", c->timeout, c->max_timeout);
+  if (c->memory_mb > c->max_memory_mb)
+    return fail(err, errlen, "memory (%llu MB) is larger than max-memory (%llu MB)", (unsigned long long)c->memory_mb,
+                (unsigned long long)c->max_memory_mb);
+  return 0;
+}
+
+void mcp_config_free(mcp_config *c) {
+  for (size_t i = 0; i < c->n_owned; i++) free(c->owned[i]);
+  c->n_owned = 0;
+}

@@ -1,0 +1,50 @@
+/* Settings of the MCP server: limits and policy. Each comes, in rising
+ * precedence, from its default, a config file (JSON: --config FILE or
+ * $WASMBOX_MCP_CONFIG), the environment ($WASMBOX_MCP_<NAME>) and a flag
+ * (--name). mcp_config_load() validates every value and names the source of
+ * a bad one; mcp_config_usage() documents them all. */
+#ifndef WASMBOX_MCP_CONFIG_H
+#define WASMBOX_MCP_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MCP_MAX_LIST 64 /* repeatable settings: origins, external files */
+
+typedef struct {
+  bool http;                  /* wasmbox serve (else wasmbox mcp) */
+  char listen[256];           /* HOST:PORT */
+  char token[512];            /* bearer token; "" = none */
+  char *origins[MCP_MAX_LIST];/* extra allowed Origin values */
+  size_t n_origins;
+  char *external[MCP_MAX_LIST]; /* host files/dirs shown at /external */
+  size_t n_external;
+  uint64_t external_max_bytes;
+  uint64_t max_request_bytes; /* one HTTP body or stdio line */
+  double idle_timeout;        /* HTTP: seconds a connection may stay silent */
+  double request_timeout;     /* HTTP: seconds to receive one request */
+  uint64_t max_connections;   /* HTTP: open connections */
+  uint64_t workers;           /* stdio: calls run in parallel */
+  uint64_t max_sessions;      /* HTTP: MCP sessions (Mcp-Session-Id) kept */
+  double timeout;             /* default execute_code timeout */
+  double max_timeout;
+  uint64_t memory_mb;         /* default memory limit */
+  uint64_t max_memory_mb;
+  uint64_t max_output_bytes;  /* per stream */
+  uint64_t max_file_bytes;    /* read_file / write_file / inline images */
+  uint64_t max_image_bytes;   /* an image returned inline as image content */
+  double session_ttl;         /* default create_session ttl */
+  char home[1024];            /* state directory; "" = the library's default */
+  char log_level[16];         /* stderr: error, warning, info, debug */
+  char *owned[2 * MCP_MAX_LIST];
+  size_t n_owned;
+} mcp_config;
+
+/* 0: loaded; 1: --help was printed; -1: error (message in err). */
+int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, size_t errlen);
+void mcp_config_free(mcp_config *c);
+void mcp_config_usage(bool http, FILE *out);
+
+#endif

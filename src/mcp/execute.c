@@ -1,0 +1,196 @@
+/* execute_code: one call of the library, its result object as
+ * structuredContent, and images the code wrote as image content. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mcp/args.h"
+#include "mcp/base64.h"
+#include "mcp/external.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/tools.h"
+
+#define MAX_IMAGES 4
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static const char *image_type(const char *path) {
+  const char *dot = strrchr(path, '.');
+  if (!dot) return NULL;
+  if (!strcasecmp(dot, ".png")) return "image/png";
+  if (!strcasecmp(dot, ".svg")) return "image/svg+xml";
+  if (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg")) return "image/jpeg";
+  if (!strcasecmp(dot, ".gif")) return "image/gif";
+  if (!strcasecmp(dot, ".webp")) return "image/webp";
+  return NULL;
+}
+
+/* Read a file the guest wrote in our own workspace. The guest controls its
+ * names and may have made symlinks: resolve beneath the workspace and refuse
+ * every symlink. */
+static char *read_beneath(const char *root, const char *rel, size_t max, size_t *len, bool *too_big) {
+  int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return NULL;
+  struct open_how how = {.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
+                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+  int fd = (int)syscall(SYS_openat2, dir, rel, &how, sizeof how);
+  close(dir);
+  if (fd < 0) return NULL;
+  struct stat st;
+  char *buf = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if ((uint64_t)st.st_size > max) {
+      *too_big = true;
+      *len = (size_t)st.st_size;
+    } else if ((buf = malloc((size_t)st.st_size + 1))) {
+      size_t got = 0;
+      while (got < (size_t)st.st_size) {
+        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+      }
+      *len = got;
+    }
+  }
+  close(fd);
+  return buf;
+}
+
+/* Images among the changed files: inline when small enough, else a note
+ * telling how to fetch them (never base64 in text). */
+static void add_images(mcp_msg *m, cJSON *content, const wasmbox_result *r, const char *workspace) {
+  int shown = 0;
+  for (size_t i = 0; i < r->files_changed_len; i++) {
+    const char *path = r->files_changed[i];
+    const char *mime = image_type(path);
+    if (!mime || strncmp(path, "/app/", 5)) continue;
+    size_t len = 0;
+    bool too_big = false;
+    char *data = NULL;
+    uint64_t max = m->srv->cfg->max_image_bytes;
+    if (shown < MAX_IMAGES && max) {
+      if (workspace) {
+        data = read_beneath(workspace, path + 5, max, &len, &too_big);
+      } else {
+        char err[256];
+        if (wasmbox_session_read_file(m->srv->wb, r->session_id, path, &data, &len, err, sizeof err) == WASMBOX_OK &&
+            len > max) {
+          free(data);
+          data = NULL;
+          too_big = true;
+        }
+      }
+    }
+    cJSON *block = cJSON_CreateObject();
+    if (!block) {
+      free(data);
+      return;
+    }
+    char *b64 = data ? b64_encode(data, len) : NULL;
+    free(data);
+    if (b64) {
+      cJSON_AddStringToObject(block, "type", "image");
+      cJSON_AddStringToObject(block, "data", b64);
+      cJSON_AddStringToObject(block, "mimeType", mime);
+      shown++;
+      free(b64);
+    } else if (r->session_id) {
+      /* a link the client can read with resources/read */
+      char uri[512];
+      snprintf(uri, sizeof uri, "wasmbox://session/%s%s", r->session_id, path);
+      cJSON_AddStringToObject(block, "type", "resource_link");
+      cJSON_AddStringToObject(block, "uri", uri);
+      cJSON_AddStringToObject(block, "name", path);
+      cJSON_AddStringToObject(block, "mimeType", mime);
+      if (too_big) cJSON_AddNumberToObject(block, "size", (double)len);
+    } else {
+      char note[512];
+      snprintf(note, sizeof note,
+               "%s was written but is not shown here (%s). Run the code in a session (create_session) and fetch "
+               "it with read_file (encoding base64).",
+               path, too_big ? "larger than the inline image limit" : "too many images in one call");
+      cJSON_AddStringToObject(block, "type", "text");
+      cJSON_AddStringToObject(block, "text", note);
+    }
+    cJSON_AddItemToArray(content, block);
+  }
+}
+
+cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
+  static const char *const allowed[] = {"code", "language", "session_id", "timeout_seconds", "memory_mb", "stdin",
+                                        NULL};
+  static const char *const languages[] = {"python", "javascript", NULL};
+  mcp_server *s = m->srv;
+  mcp_args a;
+  args_init(&a, args, allowed);
+  size_t code_len = 0, stdin_len = 0;
+  const char *code = args_str(&a, "code", true, s->cfg->max_request_bytes, &code_len);
+  const char *lang = args_enum(&a, "language", languages, NULL);
+  const char *sid = args_str(&a, "session_id", false, WASMBOX_ID_MAX - 1, NULL);
+  double timeout = args_num(&a, "timeout_seconds", 0.001, s->cfg->max_timeout, s->cfg->timeout);
+  uint64_t mem = args_int(&a, "memory_mb", 1, s->cfg->max_memory_mb, s->cfg->memory_mb);
+  const char *in = args_str(&a, "stdin", false, s->cfg->max_request_bytes, &stdin_len);
+  if (a.bad) return tool_error("execute_code: %s", a.msg);
+  if (!code_len) return tool_error("execute_code: 'code' is empty; pass the program to run");
+
+  wasmbox_request req = {.language = sid ? lang : (lang ? lang : "python"),
+                         .code = code,
+                         .code_len = code_len,
+                         .timeout_seconds = timeout,
+                         .memory_bytes = mem << 20,
+                         .max_output_bytes = (size_t)s->cfg->max_output_bytes,
+                         .stdin_data = in,
+                         .stdin_len = stdin_len,
+                         .cancel = m->cancel,
+                         .session_id = sid};
+  char *workspace = NULL;
+  if (!sid) {
+    /* our own workspace, so images the code writes can be returned */
+    if (!(workspace = mcp_workspace_take(s)))
+      return tool_error("execute_code: internal error: cannot make a workspace: %s", strerror(errno));
+    req.workspace = workspace;
+    req.mounts = s->mounts;
+    req.mounts_len = s->n_mounts;
+  }
+  wasmbox_result *r = NULL;
+  char err[512];
+  double t0 = now_ms();
+  int rc = wasmbox_run(s->wb, &req, &r, err, sizeof err);
+  double ms = now_ms() - t0;
+  cJSON *out = NULL;
+  if (rc == WASMBOX_EUSAGE) {
+    out = tool_error("execute_code: %s%s", err,
+                     sid ? " (list_sessions shows the sessions that exist; create_session makes a new one)" : "");
+  } else if (rc != WASMBOX_OK) {
+    out = tool_error("execute_code: internal error: %s", err);
+  } else {
+    mcp_metrics_execute(&s->metrics, (int)r->status, ms);
+    if (r->status == WASMBOX_STATUS_CANCELLED) m->no_response = true;
+    char *json = wasmbox_result_json(r);
+    cJSON *structured = json ? cJSON_Parse(json) : NULL;
+    free(json);
+    out = structured ? tool_result(structured, r->status != WASMBOX_STATUS_OK) : NULL;
+    cJSON *content = cJSON_GetObjectItemCaseSensitive(out, "content");
+    if (content) add_images(m, content, r, workspace);
+    mcp_note(m, r->status == WASMBOX_STATUS_OK ? MCP_LOG_INFO : MCP_LOG_WARNING, "execute_code: %s in %.1f ms%s%s",
+             wasmbox_status_name(r->status), ms, r->error_type ? ": " : "", r->error_type ? r->error_type : "");
+    mcp_log(s, MCP_LOG_DEBUG, "execute_code %s %s %.2f ms", r->session_id ? r->session_id : "-",
+            wasmbox_status_name(r->status), ms);
+    wasmbox_result_free(r);
+  }
+  mcp_workspace_give(s, workspace);
+  return out;
+}

@@ -1,0 +1,188 @@
+/* Private copies of --external-files (see external.h). */
+#include "mcp/external.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EXTERNAL_MAX_ENTRIES 100000
+
+typedef struct {
+  uint64_t bytes, max;
+  size_t entries;
+  char *err;
+  size_t errlen;
+} budget;
+
+static int fail(budget *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(budget *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b->err, b->errlen, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+static int copy_file(budget *b, const char *src, const char *dst) {
+  int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (in < 0) return fail(b, "--external-files: %s: %s", src, errno == ELOOP ? "is a symlink (refused)" : strerror(errno));
+  struct stat st;
+  if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
+    close(in);
+    return fail(b, "--external-files: %s: not a regular file", src);
+  }
+  int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
+  if (out < 0) {
+    close(in);
+    return fail(b, "--external-files: %s: %s", dst, strerror(errno));
+  }
+  char buf[65536];
+  int rc = 0;
+  for (;;) {
+    ssize_t n = read(in, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n < 0) rc = fail(b, "--external-files: reading %s: %s", src, strerror(errno));
+      break;
+    }
+    b->bytes += (uint64_t)n;
+    if (b->bytes > b->max) {
+      rc = fail(b, "--external-files: more than %llu bytes in all (see --external-max-bytes)",
+                (unsigned long long)b->max);
+      break;
+    }
+    for (ssize_t off = 0; off < n;) {
+      ssize_t w = write(out, buf + off, (size_t)(n - off));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) {
+        rc = fail(b, "--external-files: writing %s: %s", dst, strerror(errno));
+        break;
+      }
+      off += w;
+    }
+    if (rc) break;
+  }
+  close(in);
+  close(out);
+  return rc;
+}
+
+static int copy_tree(budget *b, const char *src, const char *dst, int depth) {
+  struct stat st;
+  if (++b->entries > EXTERNAL_MAX_ENTRIES) return fail(b, "--external-files: more than %d entries", EXTERNAL_MAX_ENTRIES);
+  if (depth > 64) return fail(b, "--external-files: %s: nested too deeply", src);
+  if (lstat(src, &st)) return fail(b, "--external-files: %s: %s", src, strerror(errno));
+  if (S_ISLNK(st.st_mode)) return fail(b, "--external-files: %s is a symlink (refused: it could lead anywhere)", src);
+  if (S_ISREG(st.st_mode)) return copy_file(b, src, dst);
+  if (!S_ISDIR(st.st_mode)) return fail(b, "--external-files: %s: only regular files and directories", src);
+  if (mkdir(dst, 0700)) return fail(b, "--external-files: %s: %s", dst, strerror(errno));
+  DIR *d = opendir(src);
+  if (!d) return fail(b, "--external-files: %s: %s", src, strerror(errno));
+  int rc = 0;
+  struct dirent *e;
+  while (rc == 0 && (e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char *s2, *d2;
+    if (asprintf(&s2, "%s/%s", src, e->d_name) < 0) {
+      rc = fail(b, "out of memory");
+      break;
+    }
+    if (asprintf(&d2, "%s/%s", dst, e->d_name) < 0) {
+      free(s2);
+      rc = fail(b, "out of memory");
+      break;
+    }
+    rc = copy_tree(b, s2, d2, depth + 1);
+    free(s2);
+    free(d2);
+  }
+  closedir(d);
+  if (rc == 0) chmod(dst, 0500);
+  return rc;
+}
+
+int mcp_external_prepare(char *const *paths, size_t n, uint64_t max_bytes, char **dir, char *err, size_t errlen) {
+  budget b = {.max = max_bytes, .err = err, .errlen = errlen};
+  const char *tmp = getenv("TMPDIR");
+  char *root;
+  if (asprintf(&root, "%s/wasmbox-external-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) return fail(&b, "out of memory");
+  if (!mkdtemp(root)) {
+    fail(&b, "--external-files: cannot make a directory: %s", strerror(errno));
+    free(root);
+    return -1;
+  }
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    char *copy = strdup(paths[i]);
+    if (!copy) {
+      rc = fail(&b, "out of memory");
+      break;
+    }
+    size_t len = strlen(copy);
+    while (len > 1 && copy[len - 1] == '/') copy[--len] = 0;
+    const char *slash = strrchr(copy, '/');
+    const char *base = slash ? slash + 1 : copy;
+    if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+      rc = fail(&b, "--external-files: %s: name a file or directory", paths[i]);
+    } else {
+      char *dst;
+      if (asprintf(&dst, "%s/%s", root, base) < 0) {
+        rc = fail(&b, "out of memory");
+      } else {
+        if (access(dst, F_OK) == 0)
+          rc = fail(&b, "--external-files: two paths are both called '%s' in /external", base);
+        else rc = copy_tree(&b, paths[i], dst, 0);
+        free(dst);
+      }
+    }
+    free(copy);
+  }
+  if (rc) {
+    mcp_rmtree(root);
+    free(root);
+    return -1;
+  }
+  chmod(root, 0500);
+  *dir = root;
+  return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)ftw;
+  if (flag == FTW_DP) {
+    chmod(path, 0700);
+    return rmdir(path) ? 0 : 0;
+  }
+  unlink(path);
+  return 0;
+}
+
+static int open_up(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)ftw;
+  if (flag == FTW_D && S_ISDIR(st->st_mode)) chmod(path, 0700);
+  return 0;
+}
+
+void mcp_rmtree(const char *dir) {
+  if (!dir) return;
+  chmod(dir, 0700);
+  nftw(dir, open_up, 32, FTW_PHYS);
+  nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+}
+
+static int rm_inner(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  return ftw->level == 0 ? 0 : rm_one(path, st, flag, ftw);
+}
+
+void mcp_empty_dir(const char *dir) {
+  if (!dir) return;
+  nftw(dir, open_up, 32, FTW_PHYS);
+  nftw(dir, rm_inner, 32, FTW_DEPTH | FTW_PHYS);
+}

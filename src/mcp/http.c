@@ -1,0 +1,481 @@
+/* MCP over Streamable HTTP at /mcp (see transport.h), on libmicrohttpd with a
+ * thread per connection: a slow call holds only its own connection. Before a
+ * body is read, each request passes the checks that keep a local server safe:
+ * the path, Host and Origin (DNS rebinding), the bearer token, the method,
+ * the content type and the size. A client that goes away mid-call has its
+ * call cancelled. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "mcp/jsonrpc.h"
+#include "mcp/transport.h"
+
+typedef struct watched {
+  int fd;
+  wasmbox_cancel *cancel;
+  struct watched *next;
+} watched;
+
+typedef struct {
+  mcp_server *srv;
+  bool loopback;             /* bound to a loopback address */
+  pthread_mutex_t lock;      /* watched */
+  watched *watch;
+  bool stop;
+} http_state;
+
+typedef struct {
+  char *body;
+  size_t len, cap;
+  double started;
+  bool responded;            /* a response was queued before the body ended */
+  bool too_large;            /* the body passed the limit: now discarded */
+  int fd;
+  watched entry;
+  http_state *hs;
+} request;
+
+static double mono(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* ---- responses ------------------------------------------------------------- */
+
+static enum MHD_Result send_body(struct MHD_Connection *c, unsigned status, const char *type, char *body,
+                                 const char *session) {
+  struct MHD_Response *r = body ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
+                                : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+  if (!r) {
+    free(body);
+    return MHD_NO;
+  }
+  if (type) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+  if (session) MHD_add_response_header(r, "Mcp-Session-Id", session);
+  if (status == MHD_HTTP_METHOD_NOT_ALLOWED) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
+  if (status == MHD_HTTP_UNAUTHORIZED)
+    MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"wasmbox\"");
+  enum MHD_Result ok = MHD_queue_response(c, status, r);
+  MHD_destroy_response(r);
+  return ok;
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status, const cJSON *v, const char *session) {
+  char *s = rpc_print(v);
+  if (!s) return MHD_NO;
+  /* cJSON's allocator is malloc, so MHD may free() it */
+  return send_body(c, status, "application/json", s, session);
+}
+
+/* A transport-level refusal, as a JSON-RPC error the client can read. */
+static enum MHD_Result refuse(http_state *hs, struct MHD_Connection *c, unsigned status, int code, const char *msg,
+                              const cJSON *id) {
+  mcp_metrics_http_rejected(&hs->srv->metrics);
+  mcp_log(hs->srv, MCP_LOG_INFO, "HTTP %u: %s", status, msg);
+  cJSON *e = rpc_error(id, code, msg, NULL);
+  enum MHD_Result r = e ? send_json(c, status, e, NULL) : MHD_NO;
+  cJSON_Delete(e);
+  return r;
+}
+
+/* ---- checks before the body ------------------------------------------------ */
+
+/* localhost, 127.x.y.z or [::1], with an optional :port */
+static bool loopback_host(const char *h, size_t n) {
+  if (n && h[0] == '[') {
+    const char *close = memchr(h, ']', n);
+    if (!close) return false;
+    size_t rest = n - (size_t)(close - h) - 1;
+    if (rest && close[1] != ':') return false;
+    return (size_t)(close - h) == 4 && !memcmp(h, "[::1", 4);
+  }
+  const char *colon = memchr(h, ':', n);
+  size_t len = colon ? (size_t)(colon - h) : n;
+  if (colon)
+    for (const char *p = colon + 1; p < h + n; p++)
+      if (!isdigit((unsigned char)*p)) return false;
+  if (len == 9 && !strncasecmp(h, "localhost", 9)) return true;
+  char ip[16];
+  if (len >= sizeof ip) return false;
+  memcpy(ip, h, len);
+  ip[len] = 0;
+  struct in_addr a;
+  return inet_pton(AF_INET, ip, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
+static bool origin_ok(http_state *hs, const char *origin) {
+  for (size_t i = 0; i < hs->srv->cfg->n_origins; i++)
+    if (!strcmp(origin, hs->srv->cfg->origins[i])) return true;
+  const char *p = !strncasecmp(origin, "http://", 7) ? origin + 7 : !strncasecmp(origin, "https://", 8) ? origin + 8 : NULL;
+  return p && !strchr(p, '/') && loopback_host(p, strlen(p));
+}
+
+static bool token_ok(http_state *hs, const char *auth) {
+  const char *want = hs->srv->cfg->token;
+  if (!want[0]) return true;
+  if (!auth || strncasecmp(auth, "Bearer ", 7)) return false;
+  auth += 7;
+  while (*auth == ' ') auth++;
+  size_t n = strlen(want), m = strlen(auth);
+  unsigned char diff = (unsigned char)(n != m);
+  for (size_t i = 0; i < n; i++) diff |= (unsigned char)(want[i] ^ (i < m ? auth[i] : 0)); /* constant time */
+  return diff == 0;
+}
+
+static const char *header(struct MHD_Connection *c, const char *name) {
+  return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static bool accepts(const char *accept, const char *type) { return accept && strcasestr(accept, type); }
+
+/* 0 when the request may go on, else the status already queued. */
+static int precheck(http_state *hs, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *res) {
+  const char *host = header(c, MHD_HTTP_HEADER_HOST), *origin = header(c, "Origin");
+  unsigned status = 0;
+  const char *why = NULL;
+  if (strcmp(url, "/mcp") && strcmp(url, "/mcp/")) status = MHD_HTTP_NOT_FOUND, why = "Not found: the MCP endpoint is /mcp";
+  else if (origin && !origin_ok(hs, origin))
+    status = MHD_HTTP_FORBIDDEN, why = "Forbidden: Origin not allowed (only loopback origins and --allow-origin)";
+  else if (hs->loopback && (!host || !loopback_host(host, strlen(host))))
+    status = MHD_HTTP_FORBIDDEN, why = "Forbidden: Host must be localhost, 127.0.0.1 or [::1] (DNS rebinding guard)";
+  else if (!token_ok(hs, header(c, MHD_HTTP_HEADER_AUTHORIZATION)))
+    status = MHD_HTTP_UNAUTHORIZED, why = "Unauthorized: missing or wrong bearer token";
+  else if (!strcmp(method, "GET"))
+    status = MHD_HTTP_METHOD_NOT_ALLOWED, why = "Method not allowed: this server sends no server-initiated stream";
+  else if (strcmp(method, "POST") && strcmp(method, "DELETE"))
+    status = MHD_HTTP_METHOD_NOT_ALLOWED, why = "Method not allowed: use POST (or DELETE to end a session)";
+  else if (!strcmp(method, "POST")) {
+    const char *type = header(c, MHD_HTTP_HEADER_CONTENT_TYPE), *accept = header(c, MHD_HTTP_HEADER_ACCEPT);
+    const char *len = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!type || strncasecmp(type, "application/json", 16))
+      status = MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, why = "Unsupported media type: send Content-Type: application/json";
+    else if (accept && !accepts(accept, "application/json") && !accepts(accept, "text/event-stream") &&
+             !accepts(accept, "*/*") && !accepts(accept, "application/*"))
+      status = MHD_HTTP_NOT_ACCEPTABLE, why = "Not acceptable: accept application/json and text/event-stream";
+    else if (len && strtoull(len, NULL, 10) > hs->srv->cfg->max_request_bytes)
+      status = MHD_HTTP_CONTENT_TOO_LARGE, why = "Request too large (see --max-request-bytes)";
+  }
+  if (!status) return 0;
+  *res = refuse(hs, c, status, status == MHD_HTTP_CONTENT_TOO_LARGE ? RPC_INVALID_REQUEST : -32000, why, NULL);
+  return (int)status;
+}
+
+/* ---- watching clients while their call runs --------------------------------- */
+
+static void watch(mcp_msg *m, bool start) {
+  request *rq = m->transport;
+  http_state *hs = rq->hs;
+  if (rq->fd < 0) return;
+  pthread_mutex_lock(&hs->lock);
+  if (start) {
+    rq->entry = (watched){.fd = rq->fd, .cancel = m->cancel, .next = hs->watch};
+    hs->watch = &rq->entry;
+  } else {
+    for (watched **p = &hs->watch; *p; p = &(*p)->next)
+      if (*p == &rq->entry) {
+        *p = rq->entry.next;
+        break;
+      }
+  }
+  pthread_mutex_unlock(&hs->lock);
+}
+
+/* Every 50 ms: has a client with a call in flight hung up? (the first 256
+ * calls are watched; more than that at once would exceed the default
+ * connection limit) */
+static void *monitor(void *arg) {
+  http_state *hs = arg;
+  struct pollfd fds[256];
+  for (;;) {
+    size_t n = 0;
+    pthread_mutex_lock(&hs->lock);
+    if (hs->stop) {
+      pthread_mutex_unlock(&hs->lock);
+      return NULL;
+    }
+    for (watched *w = hs->watch; w && n < 256; w = w->next) fds[n++] = (struct pollfd){.fd = w->fd, .events = POLLRDHUP};
+    pthread_mutex_unlock(&hs->lock);
+    if (!n) {
+      usleep(50000);
+      continue;
+    }
+    if (poll(fds, n, 50) <= 0) continue;
+    pthread_mutex_lock(&hs->lock);
+    for (size_t i = 0; i < n; i++) {
+      if (!(fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR))) continue;
+      for (watched *w = hs->watch; w; w = w->next)
+        if (w->fd == fds[i].fd && w->cancel) {
+          wasmbox_cancel_fire(w->cancel);
+          w->cancel = NULL;
+          mcp_log(hs->srv, MCP_LOG_INFO, "client disconnected: call cancelled");
+        }
+    }
+    pthread_mutex_unlock(&hs->lock);
+  }
+}
+
+/* ---- requests ---------------------------------------------------------------- */
+
+static bool is_initialize(const cJSON *msg) {
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
+  return cJSON_IsObject(msg) && cJSON_IsString(m) && !strcmp(m->valuestring, "initialize") &&
+         cJSON_GetObjectItemCaseSensitive(msg, "id");
+}
+
+static enum MHD_Result handle_delete(http_state *hs, struct MHD_Connection *c) {
+  const char *sid = header(c, "Mcp-Session-Id");
+  if (!sid) return refuse(hs, c, MHD_HTTP_BAD_REQUEST, RPC_INVALID_REQUEST, "Bad request: Mcp-Session-Id header required", NULL);
+  if (!mcp_conn_remove(hs->srv, sid)) return refuse(hs, c, MHD_HTTP_NOT_FOUND, -32001, "Session not found", NULL);
+  mcp_log(hs->srv, MCP_LOG_INFO, "session %s ended by the client", sid);
+  return send_body(c, MHD_HTTP_OK, NULL, NULL, NULL);
+}
+
+static enum MHD_Result handle_post(http_state *hs, struct MHD_Connection *c, request *rq) {
+  const char *why;
+  cJSON *msg = rpc_parse(rq->body ? rq->body : "", rq->len, &why);
+  if (!msg) {
+    mcp_metrics_request(&hs->srv->metrics, 1);
+    return refuse(hs, c, MHD_HTTP_BAD_REQUEST, RPC_PARSE_ERROR, why, NULL);
+  }
+  mcp_msg m = {.srv = hs->srv, .http = true, .transport = rq, .watch = watch};
+  m.h_version = header(c, "MCP-Protocol-Version");
+  m.h_method = header(c, "Mcp-Method");
+  m.h_name = header(c, "Mcp-Name");
+  const char *sid = header(c, "Mcp-Session-Id");
+  if (sid && !is_initialize(msg)) {
+    m.conn = mcp_conn_get(hs->srv, sid);
+    if (!m.conn) {
+      const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+      enum MHD_Result r = refuse(hs, c, MHD_HTTP_NOT_FOUND, -32001,
+                                 "Session not found (it ended or the server restarted): initialize again", id);
+      cJSON_Delete(msg);
+      return r;
+    }
+  }
+  const cJSON *idv = cJSON_GetObjectItemCaseSensitive(msg, "id");
+  bool request = cJSON_IsObject(msg) && cJSON_GetObjectItemCaseSensitive(msg, "method") && idv;
+  cJSON *resp = mcp_handle(&m, msg);
+  enum MHD_Result r;
+  const char *accept = header(c, MHD_HTTP_HEADER_ACCEPT);
+  unsigned status = m.http_status ? (unsigned)m.http_status : MHD_HTTP_OK;
+  if (!resp) {
+    /* notifications and responses: accepted; a cancelled request: nothing */
+    r = send_body(c, request ? MHD_HTTP_NO_CONTENT : MHD_HTTP_ACCEPTED, NULL, NULL, NULL);
+  } else if (m.notes && cJSON_GetArraySize(m.notes) && accepts(accept, "text/event-stream") && status == MHD_HTTP_OK) {
+    /* log notifications first, then the response, as one SSE stream */
+    size_t cap = 0;
+    char *parts[65];
+    size_t np = 0;
+    for (const cJSON *n = m.notes->child; n && np < 64; n = n->next)
+      if ((parts[np] = rpc_print(n))) cap += strlen(parts[np++]) + 32;
+    if ((parts[np] = rpc_print(resp))) cap += strlen(parts[np++]) + 32;
+    char *body = malloc(cap + 1), *o = body;
+    for (size_t i = 0; i < np; i++) {
+      if (body) o += sprintf(o, "event: message\ndata: %s\n\n", parts[i]);
+      cJSON_free(parts[i]);
+    }
+    r = body ? send_body(c, status, "text/event-stream", body, m.new_session[0] ? m.new_session : NULL) : MHD_NO;
+  } else {
+    r = send_json(c, status, resp, m.new_session[0] ? m.new_session : NULL);
+  }
+  cJSON_Delete(resp);
+  cJSON_Delete(msg);
+  mcp_conn_put(hs->srv, m.conn);
+  mcp_msg_done(&m);
+  return r;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                               const char *version, const char *upload, size_t *upload_size, void **con_cls) {
+  (void)version;
+  http_state *hs = cls;
+  request *rq = *con_cls;
+  if (!rq) {
+    enum MHD_Result res = MHD_NO;
+    rq = calloc(1, sizeof *rq);
+    if (!rq) return MHD_NO;
+    rq->started = mono();
+    rq->hs = hs;
+    rq->fd = -1;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ci) rq->fd = ci->connect_fd;
+    *con_cls = rq;
+    if (precheck(hs, c, url, method, &res)) {
+      rq->responded = true;
+      return res;
+    }
+    if (!strcmp(method, "DELETE")) {
+      rq->responded = true;
+      return handle_delete(hs, c);
+    }
+    return MHD_YES; /* now the body */
+  }
+  if (rq->responded) { /* refused already: drop whatever body follows */
+    *upload_size = 0;
+    return MHD_YES;
+  }
+  if (*upload_size) {
+    size_t n = *upload_size;
+    *upload_size = 0;
+    /* libmicrohttpd cannot answer in the middle of a body: a body that is
+     * too slow is cut off here, one that is too large is read to its end
+     * without being kept, then refused */
+    if (mono() - rq->started > hs->srv->cfg->request_timeout) {
+      mcp_metrics_http_rejected(&hs->srv->metrics);
+      mcp_log(hs->srv, MCP_LOG_INFO, "request body too slow: connection closed");
+      return MHD_NO;
+    }
+    if (rq->too_large || rq->len + n > hs->srv->cfg->max_request_bytes) {
+      rq->too_large = true;
+      free(rq->body);
+      rq->body = NULL;
+      rq->len = rq->cap = 0;
+      return MHD_YES;
+    }
+    if (rq->len + n > rq->cap) {
+      size_t cap = rq->cap ? rq->cap : 4096;
+      while (cap < rq->len + n) cap *= 2;
+      char *b = realloc(rq->body, cap);
+      if (!b) return MHD_NO;
+      rq->body = b, rq->cap = cap;
+    }
+    memcpy(rq->body + rq->len, upload, n);
+    rq->len += n;
+    return MHD_YES;
+  }
+  if (rq->too_large) {
+    rq->responded = true;
+    return refuse(hs, c, MHD_HTTP_CONTENT_TOO_LARGE, RPC_INVALID_REQUEST, "Request too large (see --max-request-bytes)",
+                  NULL);
+  }
+  rq->responded = true;
+  return handle_post(hs, c, rq);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe) {
+  (void)cls, (void)c, (void)toe;
+  request *rq = *con_cls;
+  if (!rq) return;
+  free(rq->body);
+  free(rq);
+  *con_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap) {
+  char line[512];
+  vsnprintf(line, sizeof line, fmt, ap);
+  line[strcspn(line, "\n")] = 0;
+  mcp_log(cls, MCP_LOG_DEBUG, "libmicrohttpd: %s", line);
+}
+
+/* ---- the daemon ------------------------------------------------------------------ */
+
+static int parse_listen(const char *spec, struct sockaddr_storage *ss, bool *loopback, char *err, size_t errlen) {
+  char host[256];
+  const char *colon = strrchr(spec, ':');
+  if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof host) {
+    snprintf(err, errlen, "--listen wants HOST:PORT, not '%s'", spec);
+    return -1;
+  }
+  memcpy(host, spec, (size_t)(colon - spec));
+  host[colon - spec] = 0;
+  char *end;
+  long port = strtol(colon + 1, &end, 10);
+  if (*end || end == colon + 1 || port < 0 || port > 65535) {
+    snprintf(err, errlen, "--listen: bad port in '%s'", spec);
+    return -1;
+  }
+  memset(ss, 0, sizeof *ss);
+  if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+    host[strlen(host) - 1] = 0;
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1) {
+      snprintf(err, errlen, "--listen: bad IPv6 address in '%s'", spec);
+      return -1;
+    }
+    *loopback = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+    return 0;
+  }
+  struct sockaddr_in *a = (struct sockaddr_in *)ss;
+  a->sin_family = AF_INET;
+  a->sin_port = htons((uint16_t)port);
+  if (!strcmp(host, "localhost")) snprintf(host, sizeof host, "127.0.0.1");
+  if (inet_pton(AF_INET, host, &a->sin_addr) != 1) {
+    snprintf(err, errlen, "--listen: '%s' is not an IP address (or localhost)", host);
+    return -1;
+  }
+  *loopback = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+  return 0;
+}
+
+int mcp_http_serve(mcp_server *s) {
+  http_state hs = {.srv = s};
+  struct sockaddr_storage ss;
+  char err[300];
+  if (parse_listen(s->cfg->listen, &ss, &hs.loopback, err, sizeof err)) {
+    fprintf(stderr, "wasmbox serve: %s\n", err);
+    return 2;
+  }
+  if (!hs.loopback && !s->cfg->token[0]) {
+    fprintf(stderr, "wasmbox serve: refusing to listen on %s without --token: anyone who can reach it could run "
+                    "code\n", s->cfg->listen);
+    return 2;
+  }
+  pthread_mutex_init(&hs.lock, NULL);
+  /* SIGINT/SIGTERM end the server; every thread started from here on has
+   * them blocked, so only sigwait below sees them */
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+  if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+  struct MHD_Daemon *d = MHD_start_daemon(
+      flags, 0, NULL, NULL, handler, &hs, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+      (unsigned)s->cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ceil(s->cfg->idle_timeout),
+      MHD_OPTION_NOTIFY_COMPLETED, completed, &hs, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+      MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_END);
+  if (!d) {
+    fprintf(stderr, "wasmbox serve: cannot listen on %s: %s\n", s->cfg->listen, strerror(errno));
+    pthread_mutex_destroy(&hs.lock);
+    return 1;
+  }
+  const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+  char shown[300];
+  snprintf(shown, sizeof shown, "%s", s->cfg->listen);
+  char *colon = strrchr(shown, ':');
+  if (colon && di) snprintf(colon + 1, sizeof shown - (size_t)(colon + 1 - shown), "%u", di->port);
+  fprintf(stderr, "wasmbox serve: listening on http://%s/mcp\n", shown);
+  pthread_t mon;
+  bool mon_ok = pthread_create(&mon, NULL, monitor, &hs) == 0;
+  int sig = 0;
+  sigwait(&stop, &sig);
+  fprintf(stderr, "wasmbox serve: stopping (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  MHD_stop_daemon(d);
+  pthread_mutex_lock(&hs.lock);
+  hs.stop = true;
+  pthread_mutex_unlock(&hs.lock);
+  if (mon_ok) pthread_join(mon, NULL);
+  pthread_mutex_destroy(&hs.lock);
+  return 0;
+}

@@ -1,0 +1,135 @@
+/* list_runtimes and get_metrics. What a runtime offers is asked of the
+ * runtime itself, once (the first list_runtimes call), so the answer can
+ * never drift from the build. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp/args.h"
+#include "mcp/tools.h"
+
+static const char py_probe[] =
+    "import sys, json, importlib\n"
+    "skip = {'antigravity', 'this', 'idlelib', 'tkinter', 'turtle', 'turtledemo', 'ensurepip', 'venv', 'pydoc_data',\n"
+    "        'lib2to3', 'pydoc'}\n"
+    "ok = []\n"
+    "for m in sorted(sys.stdlib_module_names):\n"
+    "    if m.startswith('_') or m in skip: continue\n"
+    "    try:\n"
+    "        importlib.import_module(m); ok.append(m)\n"
+    "    except BaseException: pass\n"
+    "print(json.dumps({'version': sys.version.split()[0], 'modules': ok}))\n";
+
+static const char js_probe[] =
+    "console.log(JSON.stringify({globals: Object.getOwnPropertyNames(globalThis)"
+    ".filter(n => !n.startsWith('_')).sort()}))";
+
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static cJSON *probed[2]; /* python, javascript: parsed probe output */
+
+static cJSON *probe(mcp_server *s, const char *lang, const char *code) {
+  wasmbox_request req = {.language = lang, .code = code, .timeout_seconds = 60};
+  wasmbox_result *r = NULL;
+  char err[256];
+  cJSON *out = NULL;
+  if (wasmbox_run(s->wb, &req, &r, err, sizeof err) == WASMBOX_OK && r->status == WASMBOX_STATUS_OK)
+    out = cJSON_Parse(r->stdout_data);
+  else mcp_log(s, MCP_LOG_WARNING, "list_runtimes: probing %s failed", lang);
+  wasmbox_result_free(r);
+  return out;
+}
+
+static void add_strings(cJSON *to, const char *key, const cJSON *from) {
+  if (cJSON_IsArray(from)) cJSON_AddItemToObject(to, key, cJSON_Duplicate(from, true));
+}
+
+cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args) {
+  static const char *const none[] = {NULL};
+  mcp_args a;
+  args_init(&a, args, none);
+  if (a.bad) return tool_error("list_runtimes: %s", a.msg);
+  mcp_server *s = m->srv;
+  pthread_mutex_lock(&probe_lock);
+  if (!probed[0]) probed[0] = probe(s, "python", py_probe);
+  if (!probed[1]) probed[1] = probe(s, "javascript", js_probe);
+  cJSON *r = cJSON_CreateObject(), *rts = cJSON_CreateArray(), *py = cJSON_CreateObject(), *js = cJSON_CreateObject(),
+        *lim = cJSON_CreateObject(), *ext = cJSON_CreateArray();
+  if (!r || !rts || !py || !js || !lim || !ext) {
+    pthread_mutex_unlock(&probe_lock);
+    cJSON_Delete(r), cJSON_Delete(rts), cJSON_Delete(py), cJSON_Delete(js), cJSON_Delete(lim), cJSON_Delete(ext);
+    return NULL;
+  }
+  const cJSON *pv = cJSON_GetObjectItemCaseSensitive(probed[0], "version");
+  cJSON_AddStringToObject(py, "language", "python");
+  cJSON_AddStringToObject(py, "version", cJSON_IsString(pv) ? pv->valuestring : "3.11");
+  cJSON_AddItemToObject(py, "aliases", cJSON_CreateStringArray((const char *const[]){"py"}, 1));
+  add_strings(py, "modules", cJSON_GetObjectItemCaseSensitive(probed[0], "modules"));
+  cJSON_AddStringToObject(py, "packages",
+                          "standard library only: no pip, numpy, pandas or requests; pure-Python code can be "
+                          "written to /app and imported from there");
+  cJSON_AddStringToObject(py, "notes",
+                          "no threads, subprocess, sockets, ssl or ctypes; hashlib has md5/sha1/sha2/sha3/blake2; "
+                          "sqlite3, zlib, bz2, lzma, json, csv, re, decimal, fractions, statistics, datetime with "
+                          "zoneinfo work");
+  cJSON_AddStringToObject(js, "language", "javascript");
+  cJSON_AddStringToObject(js, "version", "QuickJS 2025-04-26 (ES2023)");
+  cJSON_AddItemToObject(js, "aliases", cJSON_CreateStringArray((const char *const[]){"js"}, 1));
+  add_strings(js, "modules", cJSON_GetObjectItemCaseSensitive(probed[1], "globals"));
+  cJSON_AddStringToObject(js, "packages", "no npm packages, no require, no fetch; ES modules may import files in /app");
+  cJSON_AddStringToObject(js, "notes",
+                          "console.*, readText/writeText/readJson/writeJson/listDir (paths under /app and "
+                          "/external), readStdin, setTimeout/setInterval, process.env, process.exit; top-level "
+                          "await; dates are UTC");
+  pthread_mutex_unlock(&probe_lock);
+  cJSON_AddItemToArray(rts, py);
+  cJSON_AddItemToArray(rts, js);
+  cJSON_AddItemToObject(r, "runtimes", rts);
+  cJSON_AddNumberToObject(lim, "default_timeout_seconds", s->cfg->timeout);
+  cJSON_AddNumberToObject(lim, "max_timeout_seconds", s->cfg->max_timeout);
+  cJSON_AddNumberToObject(lim, "default_memory_mb", (double)s->cfg->memory_mb);
+  cJSON_AddNumberToObject(lim, "max_memory_mb", (double)s->cfg->max_memory_mb);
+  cJSON_AddNumberToObject(lim, "max_output_bytes_per_stream", (double)s->cfg->max_output_bytes);
+  cJSON_AddNumberToObject(lim, "max_file_bytes", (double)s->cfg->max_file_bytes);
+  cJSON_AddNumberToObject(lim, "max_inline_image_bytes", (double)s->cfg->max_image_bytes);
+  cJSON_AddNumberToObject(lim, "default_session_ttl_seconds", s->cfg->session_ttl);
+  cJSON_AddItemToObject(r, "limits", lim);
+  if (s->n_mounts) {
+    wasmbox_request req = {.code = "import os\nfor d, _, fs in os.walk('/external'):\n    for f in fs: print(os.path.join(d, f))\n",
+                           .mounts = s->mounts, .mounts_len = s->n_mounts, .timeout_seconds = 30};
+    wasmbox_result *res = NULL;
+    char err[256];
+    if (wasmbox_run(s->wb, &req, &res, err, sizeof err) == WASMBOX_OK && res->status == WASMBOX_STATUS_OK) {
+      char *save = NULL, *copy = strdup(res->stdout_data);
+      for (char *t = copy ? strtok_r(copy, "\n", &save) : NULL; t; t = strtok_r(NULL, "\n", &save))
+        cJSON_AddItemToArray(ext, cJSON_CreateString(t));
+      free(copy);
+    }
+    wasmbox_result_free(res);
+  }
+  cJSON_AddItemToObject(r, "external", ext);
+  return tool_result(r, false);
+}
+
+cJSON *tool_get_metrics(mcp_msg *m, const cJSON *args) {
+  static const char *const none[] = {NULL};
+  mcp_args a;
+  args_init(&a, args, none);
+  if (a.bad) return tool_error("get_metrics: %s", a.msg);
+  cJSON *r = mcp_metrics_json(&m->srv->metrics);
+  if (!r) return NULL;
+  cJSON_AddNumberToObject(r, "uptime_seconds", mcp_now() - m->srv->started);
+  /* calls registered for cancellation (this one too, unless it came
+   * stateless over HTTP); count the others */
+  size_t inflight = mcp_inflight_count(m->srv), self = !m->http || m->conn;
+  cJSON_AddNumberToObject(r, "in_flight", (double)(inflight >= self ? inflight - self : 0));
+  cJSON_AddNumberToObject(r, "mcp_sessions", (double)mcp_conn_count(m->srv));
+  wasmbox_session_info *all = NULL;
+  size_t n = 0;
+  char err[256];
+  if (wasmbox_session_list(m->srv->wb, &all, &n, err, sizeof err) == WASMBOX_OK) {
+    cJSON_AddNumberToObject(r, "sandbox_sessions", (double)n);
+    free(all);
+  }
+  return tool_result(r, false);
+}

@@ -1,0 +1,154 @@
+/* JSON-RPC 2.0 framing (see jsonrpc.h). cJSON does not check UTF-8, so the
+ * raw bytes are checked first: a string we later print must be valid. */
+#include "mcp/jsonrpc.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+bool rpc_utf8_valid(const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + n;
+  while (p < end) {
+    unsigned c = *p;
+    if (c < 0x80) {
+      p++;
+      continue;
+    }
+    size_t len;
+    unsigned min;
+    if (c >= 0xC2 && c <= 0xDF) len = 2, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, min = 0x10000;
+    else return false;
+    if ((size_t)(end - p) < len) return false;
+    unsigned cp = c & (0x3F >> (len - 1));
+    for (size_t i = 1; i < len; i++) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    p += len;
+  }
+  return true;
+}
+
+cJSON *rpc_parse(const char *body, size_t n, const char **why) {
+  if (!rpc_utf8_valid(body, n)) {
+    *why = "the message is not valid UTF-8";
+    return NULL;
+  }
+  const char *end = NULL;
+  cJSON *v = cJSON_ParseWithLengthOpts(body, n, &end, false);
+  if (!v) {
+    *why = "the message is not valid JSON (or is nested deeper than 1000 levels)";
+    return NULL;
+  }
+  /* only whitespace may follow the value */
+  while (end && end < body + n && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) end++;
+  if (end && end < body + n && *end) {
+    cJSON_Delete(v);
+    *why = "unexpected data after the JSON message (send one message per line or request)";
+    return NULL;
+  }
+  return v;
+}
+
+static bool valid_id(const cJSON *id) {
+  if (cJSON_IsString(id)) return true;
+  if (!cJSON_IsNumber(id)) return false;
+  double d = id->valuedouble;
+  return isfinite(d) && d == floor(d) && fabs(d) <= 9007199254740991.0;
+}
+
+rpc_kind rpc_check(const cJSON *msg, const cJSON **id, const char **why) {
+  *id = NULL;
+  if (cJSON_IsArray(msg)) {
+    *why = "JSON-RPC batches are not supported (MCP 2025-06-18 and later removed them): send one message at a time";
+    return RPC_INVALID;
+  }
+  if (!cJSON_IsObject(msg)) {
+    *why = "a JSON-RPC message must be a JSON object";
+    return RPC_INVALID;
+  }
+  const cJSON *idv = cJSON_GetObjectItemCaseSensitive(msg, "id");
+  if (idv && valid_id(idv)) *id = idv;
+  const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
+  if (!cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") != 0) {
+    *why = "\"jsonrpc\" must be \"2.0\"";
+    return RPC_INVALID;
+  }
+  if (idv && !valid_id(idv)) {
+    *why = "\"id\" must be a string or an integer";
+    return RPC_INVALID;
+  }
+  const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+  const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+  if (method) {
+    if (!cJSON_IsString(method) || !method->valuestring[0]) {
+      *why = "\"method\" must be a non-empty string";
+      return RPC_INVALID;
+    }
+    if (params && !cJSON_IsObject(params)) {
+      *why = "\"params\" must be an object";
+      return RPC_INVALID;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(msg, "result") || cJSON_GetObjectItemCaseSensitive(msg, "error")) {
+      *why = "a message cannot be both a request and a response";
+      return RPC_INVALID;
+    }
+    return idv ? RPC_REQUEST : RPC_NOTIFICATION;
+  }
+  bool has_result = cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL;
+  bool has_error = cJSON_GetObjectItemCaseSensitive(msg, "error") != NULL;
+  if (has_result != has_error && idv) return RPC_RESPONSE;
+  *why = "a request needs \"method\" (and \"id\"); a response needs \"id\" and one of \"result\" or \"error\"";
+  return RPC_INVALID;
+}
+
+static cJSON *envelope(const cJSON *id) {
+  cJSON *r = cJSON_CreateObject();
+  if (!r) return NULL;
+  cJSON_AddStringToObject(r, "jsonrpc", "2.0");
+  cJSON_AddItemToObject(r, "id", id ? cJSON_Duplicate(id, false) : cJSON_CreateNull());
+  return r;
+}
+
+cJSON *rpc_error(const cJSON *id, int code, const char *message, cJSON *data) {
+  cJSON *r = envelope(id), *e = cJSON_CreateObject();
+  if (!r || !e) {
+    cJSON_Delete(r);
+    cJSON_Delete(e);
+    cJSON_Delete(data);
+    return NULL;
+  }
+  cJSON_AddNumberToObject(e, "code", code);
+  cJSON_AddStringToObject(e, "message", message);
+  if (data) cJSON_AddItemToObject(e, "data", data);
+  cJSON_AddItemToObject(r, "error", e);
+  return r;
+}
+
+cJSON *rpc_result(const cJSON *id, cJSON *result) {
+  cJSON *r = envelope(id);
+  if (!r || !result) {
+    cJSON_Delete(r);
+    cJSON_Delete(result);
+    return NULL;
+  }
+  cJSON_AddItemToObject(r, "result", result);
+  return r;
+}
+
+cJSON *rpc_notification(const char *method, cJSON *params) {
+  cJSON *r = cJSON_CreateObject();
+  if (!r) {
+    cJSON_Delete(params);
+    return NULL;
+  }
+  cJSON_AddStringToObject(r, "jsonrpc", "2.0");
+  cJSON_AddStringToObject(r, "method", method);
+  if (params) cJSON_AddItemToObject(r, "params", params);
+  return r;
+}
+
+char *rpc_print(const cJSON *v) { return v ? cJSON_PrintUnformatted(v) : NULL; }

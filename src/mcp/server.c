@@ -1,0 +1,338 @@
+/* Server state shared by the transports (see server.h): the library
+ * instance, HTTP sessions, calls in flight, logging. */
+#include "mcp/server.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <time.h>
+
+#include "mcp/external.h"
+#include "mcp/jsonrpc.h"
+
+typedef struct inflight {
+  char *conn, *id;
+  wasmbox_cancel *cancel;
+  struct inflight *next;
+} inflight;
+
+struct mcp_state {
+  pthread_mutex_t lock;
+  mcp_conn **conns;
+  size_t n_conns;
+  inflight *calls;
+  size_t n_calls;
+};
+
+double mcp_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static const char *const level_names[] = {"debug", "info", "notice", "warning", "error", "critical", "alert",
+                                          "emergency"};
+
+int mcp_log_level_parse(const char *name) {
+  for (int i = 0; i < 8; i++)
+    if (name && !strcmp(name, level_names[i])) return i <= MCP_LOG_ERROR ? i : MCP_LOG_ERROR;
+  return MCP_LOG_NONE - 1; /* not a level */
+}
+
+void mcp_log(mcp_server *s, int level, const char *fmt, ...) {
+  if (level < s->log_level) return;
+  char line[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  /* one write per line so lines of parallel calls never interleave */
+  fprintf(stderr, "wasmbox mcp: %s: %s\n", level_names[level], line);
+}
+
+void mcp_note(mcp_msg *m, int level, const char *fmt, ...) {
+  if (m->log_level == MCP_LOG_NONE || level < m->log_level) return;
+  char text[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  cJSON *p = cJSON_CreateObject();
+  if (!p) return;
+  cJSON_AddStringToObject(p, "level", level_names[level]);
+  cJSON_AddStringToObject(p, "logger", MCP_SERVER_NAME);
+  cJSON_AddStringToObject(p, "data", text);
+  if (!m->notes) m->notes = cJSON_CreateArray();
+  cJSON *n = rpc_notification("notifications/message", p);
+  if (m->notes && n) cJSON_AddItemToArray(m->notes, n);
+  else cJSON_Delete(n);
+}
+
+void mcp_msg_done(mcp_msg *m) {
+  cJSON_Delete(m->notes);
+  m->notes = NULL;
+}
+
+mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
+  mcp_server *s = calloc(1, sizeof *s);
+  struct mcp_state *st = calloc(1, sizeof *st);
+  if (!s || !st) {
+    free(s);
+    free(st);
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  s->cfg = cfg;
+  s->state = st;
+  pthread_mutex_init(&s->ws_lock, NULL);
+  pthread_mutex_init(&st->lock, NULL);
+  mcp_metrics_init(&s->metrics);
+  s->log_level = mcp_log_level_parse(cfg->log_level);
+  if (s->log_level < MCP_LOG_DEBUG) s->log_level = MCP_LOG_WARNING;
+  s->started = mcp_now();
+  wasmbox_options o = {.home = cfg->home[0] ? cfg->home : NULL};
+  s->wb = wasmbox_open(&o, err, errlen);
+  if (!s->wb) goto fail;
+  if (cfg->n_external) {
+    if (mcp_external_prepare(cfg->external, cfg->n_external, cfg->external_max_bytes, &s->external_dir, err, errlen))
+      goto fail;
+    s->mounts[0] = (wasmbox_mount){.host_dir = s->external_dir, .guest_path = "/external"};
+    s->n_mounts = 1;
+  }
+  const char *tmp = getenv("TMPDIR");
+  if (asprintf(&s->scratch, "%s/wasmbox-mcp-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+    s->scratch = NULL;
+    snprintf(err, errlen, "out of memory");
+    goto fail;
+  }
+  if (!mkdtemp(s->scratch)) {
+    snprintf(err, errlen, "cannot make a scratch directory: %s", strerror(errno));
+    free(s->scratch);
+    s->scratch = NULL;
+    goto fail;
+  }
+  return s;
+fail:
+  mcp_server_free(s);
+  return NULL;
+}
+
+void mcp_server_free(mcp_server *s) {
+  if (!s) return;
+  struct mcp_state *st = s->state;
+  for (size_t i = 0; i < st->n_conns; i++) free(st->conns[i]);
+  free(st->conns);
+  pthread_mutex_destroy(&st->lock);
+  free(st);
+  if (s->wb) wasmbox_free(s->wb);
+  if (s->external_dir) mcp_rmtree(s->external_dir);
+  free(s->external_dir);
+  for (size_t i = 0; i < s->ws_n; i++) free(s->ws_free[i]);
+  pthread_mutex_destroy(&s->ws_lock);
+  if (s->scratch) mcp_rmtree(s->scratch);
+  free(s->scratch);
+  mcp_metrics_destroy(&s->metrics);
+  free(s);
+}
+
+/* ---- HTTP sessions -------------------------------------------------------- */
+
+static void new_id(char out[MCP_SESSION_ID_LEN + 1]) {
+  unsigned char r[MCP_SESSION_ID_LEN / 2];
+  size_t got = 0;
+  while (got < sizeof r) {
+    ssize_t n = getrandom(r + got, sizeof r - got, 0);
+    if (n > 0) got += (size_t)n;
+    else if (errno != EINTR) abort(); /* no randomness: ids would be guessable */
+  }
+  for (size_t i = 0; i < sizeof r; i++) sprintf(out + 2 * i, "%02x", r[i]);
+}
+
+mcp_conn *mcp_conn_create(mcp_server *s) {
+  struct mcp_state *st = s->state;
+  mcp_conn *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  new_id(c->id);
+  atomic_init(&c->log_level, MCP_LOG_NONE);
+  c->last_used = mcp_now();
+  c->refs = 1;
+  pthread_mutex_lock(&st->lock);
+  if (st->n_conns >= s->cfg->max_sessions) {
+    /* full: forget the least recently used session nobody is using */
+    size_t victim = st->n_conns;
+    for (size_t i = 0; i < st->n_conns; i++)
+      if (st->conns[i]->refs == 0 && (victim == st->n_conns || st->conns[i]->last_used < st->conns[victim]->last_used))
+        victim = i;
+    if (victim == st->n_conns) {
+      pthread_mutex_unlock(&st->lock);
+      free(c);
+      return NULL;
+    }
+    free(st->conns[victim]);
+    st->conns[victim] = st->conns[--st->n_conns];
+  }
+  mcp_conn **grown = realloc(st->conns, (st->n_conns + 1) * sizeof *grown);
+  if (!grown) {
+    pthread_mutex_unlock(&st->lock);
+    free(c);
+    return NULL;
+  }
+  st->conns = grown;
+  st->conns[st->n_conns++] = c;
+  pthread_mutex_unlock(&st->lock);
+  return c;
+}
+
+mcp_conn *mcp_conn_get(mcp_server *s, const char *id) {
+  struct mcp_state *st = s->state;
+  mcp_conn *found = NULL;
+  pthread_mutex_lock(&st->lock);
+  for (size_t i = 0; i < st->n_conns; i++)
+    if (!strcmp(st->conns[i]->id, id)) {
+      found = st->conns[i];
+      found->refs++;
+      found->last_used = mcp_now();
+      break;
+    }
+  pthread_mutex_unlock(&st->lock);
+  return found;
+}
+
+void mcp_conn_put(mcp_server *s, mcp_conn *c) {
+  if (!c) return;
+  struct mcp_state *st = s->state;
+  pthread_mutex_lock(&st->lock);
+  bool gone = --c->refs == 0 && c->removed;
+  pthread_mutex_unlock(&st->lock);
+  if (gone) free(c);
+}
+
+bool mcp_conn_remove(mcp_server *s, const char *id) {
+  struct mcp_state *st = s->state;
+  bool found = false;
+  pthread_mutex_lock(&st->lock);
+  for (size_t i = 0; i < st->n_conns; i++)
+    if (!strcmp(st->conns[i]->id, id)) {
+      mcp_conn *c = st->conns[i];
+      st->conns[i] = st->conns[--st->n_conns];
+      found = true;
+      if (c->refs == 0) free(c);
+      else c->removed = true;
+      break;
+    }
+  pthread_mutex_unlock(&st->lock);
+  return found;
+}
+
+size_t mcp_conn_count(mcp_server *s) {
+  pthread_mutex_lock(&s->state->lock);
+  size_t n = s->state->n_conns;
+  pthread_mutex_unlock(&s->state->lock);
+  return n;
+}
+
+/* ---- calls in flight -------------------------------------------------------- */
+
+bool mcp_inflight_add(mcp_server *s, const char *conn, const char *id, wasmbox_cancel *c) {
+  inflight *f = calloc(1, sizeof *f);
+  if (!f) return false;
+  f->conn = strdup(conn);
+  f->id = strdup(id);
+  f->cancel = c;
+  if (!f->conn || !f->id) {
+    free(f->conn), free(f->id), free(f);
+    return false;
+  }
+  pthread_mutex_lock(&s->state->lock);
+  f->next = s->state->calls;
+  s->state->calls = f;
+  s->state->n_calls++;
+  pthread_mutex_unlock(&s->state->lock);
+  return true;
+}
+
+void mcp_inflight_remove(mcp_server *s, const char *conn, const char *id) {
+  pthread_mutex_lock(&s->state->lock);
+  for (inflight **p = &s->state->calls; *p; p = &(*p)->next)
+    if (!strcmp((*p)->conn, conn) && !strcmp((*p)->id, id)) {
+      inflight *f = *p;
+      *p = f->next;
+      s->state->n_calls--;
+      free(f->conn), free(f->id), free(f);
+      break;
+    }
+  pthread_mutex_unlock(&s->state->lock);
+}
+
+bool mcp_inflight_cancel(mcp_server *s, const char *conn, const char *id) {
+  bool found = false;
+  pthread_mutex_lock(&s->state->lock);
+  for (inflight *f = s->state->calls; f; f = f->next)
+    if (!strcmp(f->conn, conn) && !strcmp(f->id, id)) {
+      wasmbox_cancel_fire(f->cancel); /* under the lock: the token outlives its entry */
+      found = true;
+    }
+  pthread_mutex_unlock(&s->state->lock);
+  return found;
+}
+
+size_t mcp_inflight_count(mcp_server *s) {
+  pthread_mutex_lock(&s->state->lock);
+  size_t n = s->state->n_calls;
+  pthread_mutex_unlock(&s->state->lock);
+  return n;
+}
+
+/* ---- workspaces of stateless calls ----------------------------------------- */
+
+char *mcp_workspace_take(mcp_server *s) {
+  pthread_mutex_lock(&s->ws_lock);
+  char *d = s->ws_n ? s->ws_free[--s->ws_n] : NULL;
+  pthread_mutex_unlock(&s->ws_lock);
+  if (d) return d;
+  if (asprintf(&d, "%s/wXXXXXX", s->scratch) < 0) return NULL;
+  if (!mkdtemp(d)) {
+    free(d);
+    return NULL;
+  }
+  return d;
+}
+
+static bool is_empty(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  struct dirent *e;
+  bool empty = true;
+  while (empty && (e = readdir(d))) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+  closedir(d);
+  return empty;
+}
+
+void mcp_workspace_give(mcp_server *s, char *dir) {
+  if (!dir) return;
+  /* The code left files: remove them all, but keep the directory, so that
+   * the worker whose jail holds it serves the next call too. */
+  if (!is_empty(dir)) mcp_empty_dir(dir);
+  if (!is_empty(dir)) {
+    mcp_rmtree(dir);
+    free(dir);
+    return;
+  }
+  pthread_mutex_lock(&s->ws_lock);
+  if (s->ws_n < sizeof s->ws_free / sizeof s->ws_free[0]) {
+    s->ws_free[s->ws_n++] = dir;
+    dir = NULL;
+  }
+  pthread_mutex_unlock(&s->ws_lock);
+  if (dir) {
+    rmdir(dir);
+    free(dir);
+  }
+}

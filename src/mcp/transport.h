@@ -1,0 +1,19 @@
+/* The two transports and the commands that start them.
+ *   mcp_stdio_serve(): newline-delimited JSON-RPC on stdin/stdout; requests
+ *     run on a pool of workers (a slow call never holds up the others);
+ *     returns at end of input once every answer is written.
+ *   mcp_http_serve(): Streamable HTTP at /mcp until SIGINT/SIGTERM.
+ *   mcp_command(): `wasmbox mcp` and `wasmbox serve`: settings, server,
+ *     transport; returns the exit status. */
+#ifndef WASMBOX_MCP_TRANSPORT_H
+#define WASMBOX_MCP_TRANSPORT_H
+
+#include <stdbool.h>
+
+#include "mcp/server.h"
+
+int mcp_stdio_serve(mcp_server *s, int in_fd, int out_fd);
+int mcp_http_serve(mcp_server *s);
+int mcp_command(bool http, int argc, char **argv);
+
+#endif

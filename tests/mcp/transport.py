@@ -1,0 +1,717 @@
+#!/usr/bin/env python3
+"""MCP transport tests: wasmbox serve and wasmbox mcp as a client (or an
+attacker) sees them, with nothing but the Python standard library. Prints
+"ok N - what" / "not ok N - what" per check, like tests/cli.sh.
+
+usage: transport.py WASMBOX
+Every server started here listens on 127.0.0.1 only and is stopped at exit.
+"""
+import base64
+import http.client
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+W = os.path.abspath(sys.argv[1])
+TMP = tempfile.mkdtemp(prefix='wasmbox-mcp-test-')
+ENV = dict(os.environ, WASMBOX_HOME=os.path.join(TMP, 'home'))
+for k in list(ENV):
+    if k.startswith('WASMBOX_MCP_'):
+        del ENV[k]
+N = 0
+BAD = 0
+PROCS = []
+META = {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': {'name': 'transport.py', 'version': '1'}}
+
+
+def check(what, cond):
+    global N, BAD
+    N += 1
+    print(('ok %d - %s' if cond else 'not ok %d - %s') % (N, what), flush=True)
+    if not cond:
+        BAD += 1
+
+
+def guard(what, fn):
+    """Run a group of checks; an exception is one failed check, not a crash."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        check('%s (raised %r)' % (what, e), False)
+
+
+# ---- HTTP helpers -------------------------------------------------------------
+
+class Server:
+    def __init__(self, *args, env=None):
+        self.proc = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:0', *args], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env or ENV)
+        PROCS.append(self.proc)
+        line = self.proc.stderr.readline().decode()
+        if 'listening on http://127.0.0.1:' not in line:
+            raise RuntimeError('server did not start: %r' % line)
+        self.port = int(line.rsplit(':', 1)[1].split('/')[0])
+        self.log = []
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        for line in self.proc.stderr:
+            self.log.append(line.decode(errors='replace'))
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            code = self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = None
+        time.sleep(0.1)
+        log = ''.join(self.log)
+        if 'Sanitizer' in log or code != 0:
+            check('server stopped cleanly (exit %r)%s' % (code, ''.join('\n    ' + x for x in log.splitlines()[-30:])),
+                  False)
+
+    def request(self, method='POST', body=b'', headers=None, timeout=30):
+        c = http.client.HTTPConnection('127.0.0.1', self.port, timeout=timeout)
+        h = {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream'}
+        h.update(headers or {})
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+        c.request(method, '/mcp', body=body if method == 'POST' else None, headers=h)
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        try:
+            js = json.loads(data) if data else None
+        except ValueError:
+            js = None
+        return r.status, r, js
+
+    def initialize(self, version='2025-11-25', headers=None):
+        st, r, js = self.request(body={'jsonrpc': '2.0', 'id': 0, 'method': 'initialize', 'params': {
+            'protocolVersion': version, 'capabilities': {}, 'clientInfo': {'name': 't', 'version': '1'}}},
+            headers=headers)
+        sid = r.getheader('Mcp-Session-Id')
+        self.request(body={'jsonrpc': '2.0', 'method': 'notifications/initialized'},
+                     headers={'Mcp-Session-Id': sid or '', 'MCP-Protocol-Version': version, **(headers or {})})
+        return sid, js
+
+    def rpc(self, sid, method, params=None, rid=1, headers=None, timeout=60):
+        h = {'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25'}
+        h.update(headers or {})
+        msg = {'jsonrpc': '2.0', 'id': rid, 'method': method}
+        if params is not None:
+            msg['params'] = params
+        return self.request(body=msg, headers=h, timeout=timeout)
+
+    def tool(self, sid, name, args, rid=1, timeout=60):
+        st, r, js = self.rpc(sid, 'tools/call', {'name': name, 'arguments': args}, rid, timeout=timeout)
+        return js['result'] if js and 'result' in js else js
+
+    def stateless(self, method, params=None, headers=None, meta=None):
+        params = dict(params or {})
+        params['_meta'] = META if meta is None else meta
+        h = {'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method}
+        if method == 'tools/call':
+            h['Mcp-Name'] = params.get('name', '')
+        h.update(headers or {})
+        h = {k: v for k, v in h.items() if v is not None}
+        return self.request(body={'jsonrpc': '2.0', 'id': 7, 'method': method, 'params': params}, headers=h)
+
+
+def raw(port, data, read=True, timeout=10):
+    s = socket.create_connection(('127.0.0.1', port), timeout=timeout)
+    s.sendall(data)
+    out = b''
+    if read:
+        try:
+            while True:
+                b = s.recv(65536)
+                if not b:
+                    break
+                out += b
+        except socket.timeout:
+            pass
+    s.close()
+    return out
+
+
+def error_code(js):
+    return js.get('error', {}).get('code') if isinstance(js, dict) else None
+
+
+# ---- HTTP: protocol ----------------------------------------------------------
+
+def http_protocol(s):
+    sid, js = s.initialize()
+    check('initialize returns a session id of visible ASCII',
+          sid and all(0x21 <= ord(c) <= 0x7e for c in sid) and len(sid) >= 32)
+    check('initialize negotiates 2025-11-25', js['result']['protocolVersion'] == '2025-11-25')
+    for v in ('2025-06-18', '2025-03-26'):
+        _, js2 = s.initialize(v)
+        check('an older client (%s) gets its own version' % v, js2['result']['protocolVersion'] == v)
+    _, js3 = s.initialize('1999-01-01')
+    check('an unknown version gets the latest one', js3['result']['protocolVersion'] == '2025-11-25')
+    st, _, js = s.rpc(sid, 'tools/list')
+    tools = {t['name']: t for t in js['result']['tools']}
+    want = {'execute_code', 'create_session', 'destroy_session', 'fork_session', 'checkpoint_session',
+            'restore_session', 'list_sessions', 'list_files', 'read_file', 'write_file', 'reset_workspace',
+            'list_runtimes', 'get_metrics'}
+    check('tools/list has every tool', set(tools) == want)
+    check('every tool has inputSchema, outputSchema and annotations',
+          all(t['inputSchema']['type'] == 'object' and t['outputSchema']['type'] == 'object' and 'annotations' in t
+              and len(t['description']) > 40 for t in tools.values()))
+    r = s.tool(sid, 'execute_code', {'code': 'print(6*7)'})
+    check('execute_code prints 42', r['structuredContent']['stdout'] == '42\n' and r['isError'] is False)
+    check('the text block is the same JSON as structuredContent',
+          json.loads(r['content'][0]['text']) == r['structuredContent'])
+    r = s.tool(sid, 'execute_code', {'code': 'console.log([1,2].map(x => x * 2))', 'language': 'javascript'})
+    check('execute_code runs JavaScript', r['structuredContent']['stdout'] == '[ 2, 4 ]\n')
+    r = s.tool(sid, 'execute_code', {'code': '1/0'})
+    e = r['structuredContent']['error']
+    check('a guest exception is isError with type and guidance',
+          r['isError'] is True and e['type'] == 'ZeroDivisionError' and r['structuredContent']['status'] == 'error')
+    t = time.time()
+    r = s.tool(sid, 'execute_code', {'code': 'while True: pass', 'timeout_seconds': 0.5})
+    check('a timeout is isError with status timeout, on time',
+          r['isError'] and r['structuredContent']['status'] == 'timeout' and time.time() - t < 5)
+    r = s.tool(sid, 'execute_code', {'code': 'x = bytearray(200 << 20)', 'memory_mb': 64})
+    check('the memory limit is isError with status out_of_memory',
+          r['isError'] and r['structuredContent']['status'] == 'out_of_memory')
+    s.tool(sid, 'execute_code', {'code': 'import os; open("secret.txt", "w").write("x"); os.makedirs("d/e")'})
+    r = s.tool(sid, 'execute_code', {'code': 'import os; print(os.listdir("/app"))'})
+    check('a stateless call sees nothing of the one before', r['structuredContent']['stdout'] == '[]\n')
+    r = s.tool(sid, 'execute_code', {'code': 'import sys; print(sys.stdin.read()[::-1])', 'stdin': 'abc'})
+    check('stdin reaches the program', r['structuredContent']['stdout'] == 'cba\n')
+    for args, what in (({'code': 'print(1)', 'timeout_seconds': 'abc'}, 'timeout_seconds'),
+                       ({'code': 'print(1)', 'timeout_seconds': 100000}, 'timeout_seconds'),
+                       ({'code': 'print(1)', 'memory_mb': 1.5}, 'memory_mb'),
+                       ({'code': 'print(1)', 'language': 'cobol'}, 'language'),
+                       ({'code': 'print(1)', 'bogus': 1}, 'bogus'),
+                       ({}, 'code'),
+                       ({'code': 42}, 'code')):
+        r = s.tool(sid, 'execute_code', args)
+        check('invalid argument %s -> isError naming it' % json.dumps(args),
+              r.get('isError') is True and what in r['content'][0]['text'])
+    st, _, js = s.rpc(sid, 'tools/call', {'name': 'no_such_tool', 'arguments': {}})
+    check('an unknown tool is a JSON-RPC error -32602', error_code(js) == -32602)
+    st, _, js = s.rpc(sid, 'tools/call', {'name': 'execute_code', 'arguments': [1]})
+    check('arguments that are not an object -> -32602', error_code(js) == -32602)
+    st, _, js = s.rpc(sid, 'no/such/method', rid='abc')
+    check('an unknown method is -32601 with the request id', error_code(js) == -32601 and js['id'] == 'abc')
+    st, _, js = s.rpc(sid, 'ping')
+    check('ping answers {}', js['result'] == {})
+    st, _, js = s.rpc(sid, 'logging/setLevel', {'level': 'loud'})
+    check('logging/setLevel with a bad level -> -32602', error_code(js) == -32602)
+    st, r, body = s.request(body=b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}',
+                            headers={'Accept': 'application/json, text/event-stream'})
+    check('initialize over HTTP answers JSON', st == 200 and r.getheader('Content-Type') == 'application/json')
+
+
+def http_bad_input(s):
+    sid, _ = s.initialize()
+    cases = [
+        (b'{"jsonrpc": "2.0", "id": 1, "method": ', 400, -32700, 'malformed JSON'),
+        (b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\xff\xfe"}}', 400, -32700, 'invalid UTF-8'),
+        (b'{"jsonrpc":"2.0","id":1,"method":"ping"} trailing', 400, -32700, 'trailing data'),
+        (b'[' * 5000 + b']' * 5000, 400, -32700, 'nesting 5000 deep'),
+        (b'{"jsonrpc":"1.0","id":1,"method":"ping"}', 400, -32600, 'jsonrpc 1.0'),
+        (b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', 400, -32600, 'a batch'),
+        (b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', 400, -32600, 'an object id'),
+        (b'{"jsonrpc":"2.0","id":1,"method":5}', 400, -32600, 'a numeric method'),
+        (b'{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}', 400, -32600, 'params as an array'),
+        (b'"just a string"', 400, -32600, 'a JSON string'),
+        (b'', 400, -32700, 'an empty body'),
+    ]
+    for body, status, code, what in cases:
+        st, _, js = s.request(body=body, headers={'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25'})
+        check('%s -> HTTP %d, JSON-RPC %d' % (what, status, code), st == status and error_code(js) == code)
+    st, _, js = s.request(body={'jsonrpc': '2.0', 'id': 1, 'method': 'ping'}, headers={'Content-Type': 'text/plain'})
+    check('a body that is not application/json -> 415', st == 415)
+    st, _, js = s.request(body={'jsonrpc': '2.0', 'id': 1, 'method': 'ping'}, headers={'Accept': 'text/html'})
+    check('Accept without JSON or SSE -> 406', st == 406)
+    st, _, js = s.request('GET')
+    check('GET /mcp -> 405 (no server stream)', st == 405)
+    st, _, js = s.request('PUT', headers={})
+    check('PUT -> 405', st == 405)
+    c = http.client.HTTPConnection('127.0.0.1', s.port, timeout=10)
+    c.request('POST', '/other', body=b'{}', headers={'Content-Type': 'application/json'})
+    check('another path -> 404', c.getresponse().status == 404)
+    c.close()
+    st, _, js = s.rpc('0' * 32, 'tools/list')
+    check('an unknown session id -> 404', st == 404)
+    st, _, js = s.request(body={'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'})
+    check('no session and no _meta -> 400 -32602', st == 400 and error_code(js) == -32602)
+    st, _, _ = s.rpc(sid, 'ping', headers={'MCP-Protocol-Version': '1999-01-01'})
+    check('an unsupported MCP-Protocol-Version header -> 400', st == 400)
+    st, _, _ = s.request('DELETE', headers={'Mcp-Session-Id': sid})
+    check('DELETE ends the session', st == 200)
+    st, _, _ = s.rpc(sid, 'ping')
+    check('the ended session -> 404', st == 404)
+    st, _, _ = s.request('DELETE', headers={})
+    check('DELETE without a session id -> 400', st == 400)
+    # 100 MB: refused from Content-Length, and refused while streaming (chunked)
+    t = time.time()
+    out = raw(s.port, b'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
+                      b'Content-Length: 104857600\r\n\r\n' + b'x' * 65536)
+    check('a 100 MB Content-Length -> 413 at once', out.startswith(b'HTTP/1.1 413') and time.time() - t < 5)
+    sock = socket.create_connection(('127.0.0.1', s.port), timeout=20)
+    sock.sendall(b'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
+                 b'Transfer-Encoding: chunked\r\n\r\n')
+    chunk = b'%x\r\n%s\r\n' % (1 << 20, b'x' * (1 << 20))
+    got = b''
+    try:
+        for _ in range(100):
+            sock.sendall(chunk)
+        sock.sendall(b'0\r\n\r\n')
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    try:
+        got = sock.recv(4096)
+    except OSError:
+        pass
+    sock.close()
+    check('a 100 MB chunked body -> 413', got.startswith(b'HTTP/1.1 413'))
+    sid2, js = s.initialize()
+    check('the server still serves after all that', js and js['result']['protocolVersion'] == '2025-11-25' and s.alive())
+
+
+def http_origin_token():
+    s = Server()
+    try:
+        good = {'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {
+            'protocolVersion': '2025-11-25', 'capabilities': {}, 'clientInfo': {'name': 'a', 'version': '1'}}}
+        st, _, _ = s.request(body=good, headers={'Origin': 'http://evil.example.com'})
+        check('a foreign Origin -> 403', st == 403)
+        st, _, _ = s.request(body=good, headers={'Host': 'evil.example.com'})
+        check('a foreign Host (DNS rebinding) -> 403', st == 403)
+        st, _, _ = s.request(body=good, headers={'Origin': 'http://localhost:3000'})
+        check('a loopback Origin is accepted', st == 200)
+        st, _, _ = s.request(body=good, headers={'Origin': 'http://127.0.0.1.evil.com'})
+        check('a look-alike Origin -> 403', st == 403)
+    finally:
+        s.stop()
+    s = Server('--allow-origin', 'https://app.example.com')
+    try:
+        st, _, _ = s.request(body=good, headers={'Origin': 'https://app.example.com'})
+        check('--allow-origin admits that Origin', st == 200)
+    finally:
+        s.stop()
+    token = 'correct-horse-battery-staple'
+    for how, args, env in (('--token', ['--token', token], None),
+                           ('$WASMBOX_MCP_TOKEN', [], dict(ENV, WASMBOX_MCP_TOKEN=token))):
+        s = Server(*args, env=env)
+        try:
+            st, r, _ = s.request(body=good)
+            check('%s: no token -> 401 with WWW-Authenticate' % how,
+                  st == 401 and 'Bearer' in (r.getheader('WWW-Authenticate') or ''))
+            st, _, _ = s.request(body=good, headers={'Authorization': 'Bearer wrong-token-wrong-token'})
+            check('%s: a wrong token -> 401' % how, st == 401)
+            st, _, _ = s.request(body=good, headers={'Authorization': 'Bearer ' + token})
+            check('%s: the right token is served' % how, st == 200)
+        finally:
+            s.stop()
+    p = subprocess.run([W, 'serve', '--listen', '0.0.0.0:0'], capture_output=True, env=ENV, timeout=30)
+    check('listening beyond loopback without a token is refused', p.returncode == 2 and b'--token' in p.stderr)
+    p = subprocess.run([W, 'serve', '--token', 'short'], capture_output=True, env=ENV, timeout=30)
+    check('a token shorter than 16 characters is refused', p.returncode == 2)
+
+
+def http_slow_clients():
+    s = Server('--idle-timeout', '1', '--request-timeout', '2')
+    try:
+        socks = []
+        for _ in range(8):  # slowloris: headers that never end
+            k = socket.create_connection(('127.0.0.1', s.port), timeout=10)
+            k.sendall(b'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ')
+            socks.append(k)
+        sid, js = s.initialize()
+        r = s.tool(sid, 'execute_code', {'code': 'print(1)'})
+        check('slowloris connections do not block other clients', r['structuredContent']['stdout'] == '1\n')
+        time.sleep(2.5)
+        closed = 0
+        for k in socks:
+            try:
+                closed += k.recv(10) == b''
+            except OSError:
+                closed += 1
+            k.close()
+        check('silent half-sent requests are closed after --idle-timeout', closed == len(socks))
+        k = socket.create_connection(('127.0.0.1', s.port), timeout=10)
+        k.sendall(b'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n')
+        t = time.time()
+        cut = None
+        for _ in range(20):  # a byte every 0.3 s: never idle, never done
+            try:
+                k.sendall(b' ')
+                if k.recv(1, socket.MSG_DONTWAIT) == b'':
+                    cut = time.time() - t
+                    break
+            except BlockingIOError:
+                pass
+            except OSError:
+                cut = time.time() - t
+                break
+            time.sleep(0.3)
+        k.close()
+        check('a body trickled slower than --request-timeout is cut off', cut is not None and cut < 4)
+        check('the server is still alive', s.alive() and s.initialize()[1] is not None)
+    finally:
+        s.stop()
+
+
+def http_stateless(s):
+    st, _, js = s.stateless('server/discover')
+    res = js['result']
+    check('2026: server/discover lists versions and capabilities',
+          st == 200 and '2026-07-28' in res['supportedVersions'] and 'tools' in res['capabilities']
+          and res['resultType'] == 'complete')
+    st, _, js = s.stateless('tools/list')
+    check('2026: tools/list carries resultType, ttlMs and cacheScope',
+          len(js['result']['tools']) == 13 and js['result']['cacheScope'] == 'public' and 'ttlMs' in js['result'])
+    st, _, js = s.stateless('tools/call', {'name': 'execute_code', 'arguments': {'code': 'print(2**10)'}})
+    check('2026: a stateless execute_code', js['result']['structuredContent']['stdout'] == '1024\n')
+    st, _, js = s.stateless('tools/list', meta={})
+    check('2026: _meta without a version -> 400 -32602', st == 400 and error_code(js) == -32602)
+    st, _, js = s.stateless('tools/list', meta={'io.modelcontextprotocol/protocolVersion': '2026-07-28'})
+    check('2026: _meta without clientCapabilities -> 400 -32602', st == 400 and error_code(js) == -32602)
+    st, _, js = s.stateless('tools/list', headers={'MCP-Protocol-Version': '2025-11-25'})
+    check('2026: header and _meta versions differ -> 400 -32020', st == 400 and error_code(js) == -32020)
+    st, _, js = s.stateless('tools/list', headers={'MCP-Protocol-Version': None})
+    check('2026: no MCP-Protocol-Version header -> 400 -32020', st == 400 and error_code(js) == -32020)
+    m = dict(META, **{'io.modelcontextprotocol/protocolVersion': '2099-01-01'})
+    st, _, js = s.stateless('tools/list', meta=m, headers={'MCP-Protocol-Version': '2099-01-01'})
+    check('2026: an unknown version -> 400 -32022 with supported and requested',
+          st == 400 and error_code(js) == -32022 and js['error']['data']['requested'] == '2099-01-01'
+          and '2026-07-28' in js['error']['data']['supported'])
+    st, _, js = s.stateless('tools/list', headers={'Mcp-Method': 'prompts/list'})
+    check('2026: Mcp-Method unlike the body -> 400 -32020', st == 400 and error_code(js) == -32020)
+    st, _, js = s.stateless('tools/call', {'name': 'list_runtimes', 'arguments': {}}, headers={'Mcp-Name': 'other'})
+    check('2026: Mcp-Name unlike params.name -> 400 -32020', st == 400 and error_code(js) == -32020)
+    for method in ('initialize', 'ping', 'logging/setLevel', 'no/such'):
+        st, _, js = s.stateless(method)
+        check('2026: %s -> 404 -32601' % method, st == 404 and error_code(js) == -32601 and js['id'] == 7)
+    st, _, js = s.stateless('resources/read', {'uri': 'file:///etc/passwd'}, headers={'Mcp-Name': 'file:///etc/passwd'})
+    check('2026: reading an unknown resource -> -32602 naming the uri',
+          error_code(js) == -32602 and js['error']['data']['uri'] == 'file:///etc/passwd')
+
+
+def http_concurrency_and_cancel(s):
+    sid, _ = s.initialize()
+    slow = {}
+
+    def run_slow():
+        t = time.time()
+        slow['r'] = s.tool(sid, 'execute_code', {'code': 'import time; time.sleep(3); print("slow")'}, rid=100)
+        slow['t'] = time.time() - t
+    th = threading.Thread(target=run_slow)
+    th.start()
+    time.sleep(0.3)
+    t = time.time()
+    fast = [s.tool(sid, 'execute_code', {'code': 'print(%d)' % i}, rid=200 + i) for i in range(5)]
+    fast_t = time.time() - t
+    th.join()
+    check('five fast calls finish while a slow one runs',
+          fast_t < 2.5 and all(f['structuredContent']['stdout'] == '%d\n' % i for i, f in enumerate(fast)))
+    check('the slow call finishes too', slow['r']['structuredContent']['stdout'] == 'slow\n')
+    # notifications/cancelled stops the running guest; no JSON-RPC response follows
+    res = {}
+
+    def run_loop():
+        t = time.time()
+        res['st'], _, res['js'] = s.rpc(sid, 'tools/call', {'name': 'execute_code', 'arguments': {
+            'code': 'while True: pass', 'timeout_seconds': 60}}, rid='loop-1', timeout=90)
+        res['t'] = time.time() - t
+    th = threading.Thread(target=run_loop)
+    th.start()
+    time.sleep(0.5)
+    st, _, _ = s.request(body={'jsonrpc': '2.0', 'method': 'notifications/cancelled',
+                               'params': {'requestId': 'loop-1', 'reason': 'test'}},
+                         headers={'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25'})
+    th.join(30)
+    check('notifications/cancelled is accepted (202)', st == 202)
+    check('the cancelled call stops at once and sends no JSON-RPC response',
+          res.get('t', 99) < 5 and res.get('js') is None and res.get('st') == 204)
+    # a client that hangs up mid-call has its call cancelled
+    msg = json.dumps({'jsonrpc': '2.0', 'id': 9, 'method': 'tools/call', 'params': {
+        'name': 'execute_code', 'arguments': {'code': 'while True: pass', 'timeout_seconds': 60}}}).encode()
+    k = socket.create_connection(('127.0.0.1', s.port), timeout=10)
+    k.sendall(b'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nMcp-Session-Id: ' +
+              sid.encode() + b'\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: %d\r\n\r\n' % len(msg) + msg)
+    time.sleep(0.5)
+    k.close()
+    cancelled = 0
+    for _ in range(50):
+        m = s.tool(sid, 'get_metrics', {})['structuredContent']
+        cancelled = m['execute_code']['by_status']['cancelled']
+        if cancelled >= 2:
+            break
+        time.sleep(0.1)
+    check('a client that disconnects has its call cancelled', cancelled >= 2)
+
+
+def http_sessions_files(s):
+    sid, _ = s.initialize()
+    r = s.tool(sid, 'create_session', {'language': 'python'})
+    box = r['structuredContent']['session_id']
+    check('create_session returns an id', r['isError'] is False and box)
+    s.tool(sid, 'execute_code', {'code': 'x = 41', 'session_id': box})
+    r = s.tool(sid, 'execute_code', {'code': 'x += 1; print(x)', 'session_id': box})
+    check('a session keeps variables', r['structuredContent']['stdout'] == '42\n' and
+          r['structuredContent']['session_id'] == box)
+    r = s.tool(sid, 'write_file', {'session_id': box, 'path': 'data/in.csv', 'content': 'a,b\n1,2\n'})
+    check('write_file', r['structuredContent']['size'] == 8)
+    r = s.tool(sid, 'execute_code', {'code': 'import csv; print(list(csv.reader(open("data/in.csv"))))',
+                                     'session_id': box})
+    check('the code reads the written file', r['structuredContent']['stdout'] == "[['a', 'b'], ['1', '2']]\n")
+    r = s.tool(sid, 'list_files', {'session_id': box, 'recursive': True})
+    check('list_files', any(e['path'] == '/app/data/in.csv' and e['type'] == 'file'
+                            for e in r['structuredContent']['entries']))
+    r = s.tool(sid, 'read_file', {'session_id': box, 'path': '/app/data/in.csv'})
+    check('read_file utf-8', r['structuredContent']['content'] == 'a,b\n1,2\n')
+    s.tool(sid, 'write_file', {'session_id': box, 'path': 'b.bin', 'content': base64.b64encode(b'\x00\xff\x10').decode(),
+                               'encoding': 'base64'})
+    r = s.tool(sid, 'read_file', {'session_id': box, 'path': 'b.bin'})
+    check('read_file of binary as utf-8 -> isError pointing to base64',
+          r['isError'] and 'base64' in r['content'][0]['text'])
+    r = s.tool(sid, 'read_file', {'session_id': box, 'path': 'b.bin', 'encoding': 'base64'})
+    check('read_file base64 round-trips', base64.b64decode(r['structuredContent']['content']) == b'\x00\xff\x10')
+    r = s.tool(sid, 'write_file', {'session_id': box, 'path': 'x', 'content': '@@@', 'encoding': 'base64'})
+    check('write_file with bad base64 -> isError', r['isError'])
+    r = s.tool(sid, 'read_file', {'session_id': box, 'path': '../../etc/passwd'})
+    check('read_file outside /app -> isError', r['isError'])
+    cp = s.tool(sid, 'checkpoint_session', {'session_id': box})['structuredContent']['checkpoint_id']
+    s.tool(sid, 'execute_code', {'code': 'x = 0', 'session_id': box})
+    r = s.tool(sid, 'restore_session', {'session_id': box, 'checkpoint_id': cp})
+    r = s.tool(sid, 'execute_code', {'code': 'print(x)', 'session_id': box})
+    check('checkpoint and restore', r['structuredContent']['stdout'] == '42\n')
+    fork = s.tool(sid, 'fork_session', {'session_id': box})['structuredContent']['session_id']
+    s.tool(sid, 'execute_code', {'code': 'x = -1', 'session_id': fork})
+    r = s.tool(sid, 'execute_code', {'code': 'print(x)', 'session_id': box})
+    check('a fork evolves apart', r['structuredContent']['stdout'] == '42\n')
+    r = s.tool(sid, 'list_sessions', {})
+    ids = [x['session_id'] for x in r['structuredContent']['sessions']]
+    check('list_sessions shows both', box in ids and fork in ids)
+    r = s.tool(sid, 'reset_workspace', {'session_id': box})
+    r = s.tool(sid, 'list_files', {'session_id': box})
+    check('reset_workspace empties /app', r['structuredContent']['entries'] == [])
+    r = s.tool(sid, 'execute_code', {'code': 'print(1)', 'session_id': 'nope'})
+    check('an unknown session -> isError that says what to do', r['isError'] and 'create_session' in r['content'][0]['text'])
+    # images: inline when small, a resource link when large
+    png = ('import base64; open("dot.png", "wb").write(base64.b64decode('
+           '"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="))')
+    r = s.tool(sid, 'execute_code', {'code': png})
+    imgs = [c for c in r['content'] if c['type'] == 'image']
+    check('a PNG the code writes comes back as image content', imgs and imgs[0]['mimeType'] == 'image/png')
+    r = s.tool(sid, 'execute_code', {'code': 'open("big.png", "wb").write(b"\\x89PNG" + bytes(3 << 20))',
+                                     'session_id': box})
+    links = [c for c in r['content'] if c['type'] == 'resource_link']
+    check('a large image comes back as a resource link, not base64 text',
+          links and links[0]['uri'].endswith('/app/big.png') and all(len(c.get('text', '')) < 100000 for c in r['content']))
+    st, _, js = s.rpc(sid, 'resources/read', {'uri': links[0]['uri']})
+    check('resources/read returns the linked image', js['result']['contents'][0]['mimeType'] == 'image/png')
+    st, _, js = s.rpc(sid, 'resources/list')
+    check('resources/list shows session files', any(x['uri'] == links[0]['uri'] for x in js['result']['resources']))
+    st, _, js = s.rpc(sid, 'completion/complete', {'ref': {'type': 'ref/prompt', 'name': 'sandbox_task'},
+                                                   'argument': {'name': 'language', 'value': 'ja'}})
+    check('completion/complete suggests javascript', js['result']['completion']['values'] == ['javascript'])
+    st, _, js = s.rpc(sid, 'prompts/get', {'name': 'sandbox_task', 'arguments': {'task': 'sum 1..10'}})
+    check('prompts/get sandbox_task', 'sum 1..10' in js['result']['messages'][0]['content']['text'])
+    st, _, js = s.rpc(sid, 'prompts/get', {'name': 'sandbox_task', 'arguments': {}})
+    check('prompts/get without its required argument -> -32602', error_code(js) == -32602)
+    r = s.tool(sid, 'list_runtimes', {})
+    rt = {x['language']: x for x in r['structuredContent']['runtimes']}
+    check('list_runtimes names versions and modules',
+          rt['python']['version'].startswith('3.11') and 'json' in rt['python']['modules'] and
+          'numpy' not in rt['python']['modules'] and r['structuredContent']['limits']['max_timeout_seconds'] == 300)
+    r = s.tool(sid, 'get_metrics', {})
+    check('get_metrics counts calls', r['structuredContent']['tool_calls'] > 10 and
+          r['structuredContent']['execute_code']['p50_ms'] > 0)
+    r = s.tool(sid, 'destroy_session', {'session_id': fork})
+    r = s.tool(sid, 'execute_code', {'code': 'print(1)', 'session_id': fork})
+    check('destroy_session removes it', r['isError'])
+
+
+def external_and_config():
+    d = os.path.join(TMP, 'ext')
+    os.makedirs(os.path.join(d, 'dir'), exist_ok=True)
+    open(os.path.join(d, 'one.txt'), 'w').write('one')
+    open(os.path.join(d, 'dir', 'two.txt'), 'w').write('two')
+    s = Server('--external-files', os.path.join(d, 'one.txt'), os.path.join(d, 'dir'))
+    try:
+        sid, _ = s.initialize()
+        r = s.tool(sid, 'execute_code', {'code': 'print(open("/external/one.txt").read(), open("/external/dir/two.txt").read())'})
+        check('--external-files are readable at /external', r['structuredContent']['stdout'] == 'one two\n')
+        r = s.tool(sid, 'execute_code', {'code': 'open("/external/one.txt", "w")'})
+        check('/external is read-only', r['isError'])
+        box = s.tool(sid, 'create_session', {})['structuredContent']
+        r = s.tool(sid, 'execute_code', {'code': 'print(open("/external/one.txt").read())', 'session_id': box['session_id']})
+        check('sessions see /external too', box['external'] == '/external' and r['structuredContent']['stdout'] == 'one\n')
+        r = s.tool(sid, 'list_runtimes', {})
+        check('list_runtimes lists /external', '/external/one.txt' in r['structuredContent']['external'])
+    finally:
+        s.stop()
+    os.symlink('/etc/passwd', os.path.join(d, 'link'))
+    p = subprocess.run([W, 'serve', '--external-files', os.path.join(d, 'link')], capture_output=True, env=ENV, timeout=30)
+    check('a symlink in --external-files is refused', p.returncode == 2 and b'symlink' in p.stderr)
+    os.symlink('/etc', os.path.join(d, 'dir', 'escape'))
+    p = subprocess.run([W, 'serve', '--external-files', os.path.join(d, 'dir')], capture_output=True, env=ENV, timeout=30)
+    check('a symlink inside an --external-files directory is refused', p.returncode == 2 and b'symlink' in p.stderr)
+    p = subprocess.run([W, 'serve', '--external-files', os.path.join(d, 'one.txt'), '--external-max-bytes', '2'],
+                       capture_output=True, env=ENV, timeout=30)
+    check('--external-max-bytes is enforced', p.returncode == 2 and b'external-max-bytes' in p.stderr)
+    cfg = os.path.join(TMP, 'cfg.json')
+    json.dump({'timeout': 5, 'max-timeout': 20, 'memory': 128}, open(cfg, 'w'))
+    s = Server('--config', cfg, env=dict(ENV, WASMBOX_MCP_MAX_MEMORY='512'))
+    try:
+        sid, _ = s.initialize()
+        lim = s.tool(sid, 'list_runtimes', {})['structuredContent']['limits']
+        check('config file and environment set the limits',
+              lim['default_timeout_seconds'] == 5 and lim['max_timeout_seconds'] == 20 and
+              lim['default_memory_mb'] == 128 and lim['max_memory_mb'] == 512)
+        r = s.tool(sid, 'execute_code', {'code': 'print(1)', 'timeout_seconds': 30})
+        check('a timeout above max-timeout -> isError', r['isError'] and 'timeout_seconds' in r['content'][0]['text'])
+    finally:
+        s.stop()
+    json.dump({'no_such_setting': 1}, open(cfg, 'w'))
+    p = subprocess.run([W, 'mcp', '--config', cfg], capture_output=True, env=ENV, timeout=30, stdin=subprocess.DEVNULL)
+    check('an unknown config key -> exit 2 naming it', p.returncode == 2 and b'no_such_setting' in p.stderr)
+    p = subprocess.run([W, 'mcp', '--timeout', '-1'], capture_output=True, env=ENV, timeout=30, stdin=subprocess.DEVNULL)
+    check('a bad flag value -> exit 2', p.returncode == 2)
+    p = subprocess.run([W, 'mcp', '--help'], capture_output=True, env=ENV, timeout=30)
+    check('wasmbox mcp --help documents the settings',
+          p.returncode == 0 and all(o in p.stdout for o in (b'--external-files', b'--config', b'--max-timeout', b'WASMBOX_MCP_')))
+    p = subprocess.run([W, 'serve', '--help'], capture_output=True, env=ENV, timeout=30)
+    check('wasmbox serve --help documents --listen and --token',
+          p.returncode == 0 and b'--listen' in p.stdout and b'--token' in p.stdout)
+
+
+# ---- stdio --------------------------------------------------------------------
+
+class Stdio:
+    def __init__(self, *args):
+        self.p = subprocess.Popen([W, 'mcp', *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, env=ENV)
+        PROCS.append(self.p)
+
+    def send(self, obj):
+        self.p.stdin.write(obj if isinstance(obj, bytes) else json.dumps(obj).encode() + b'\n')
+        self.p.stdin.flush()
+
+    def recv(self):
+        line = self.p.stdout.readline()
+        return json.loads(line) if line else None
+
+
+def stdio_tests():
+    c = Stdio('--max-request-bytes', '4096')
+    c.send({'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {
+        'protocolVersion': '2025-11-25', 'capabilities': {}, 'clientInfo': {'name': 't', 'version': '1'}}})
+    check('stdio: initialize', c.recv()['result']['protocolVersion'] == '2025-11-25')
+    c.send({'jsonrpc': '2.0', 'method': 'notifications/initialized'})
+    c.send(b'{not json\n')
+    check('stdio: malformed JSON -> -32700, id null', (lambda r: error_code(r) == -32700 and r['id'] is None)(c.recv()))
+    c.send(b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"s":"\xc3\x28"}}\n')
+    check('stdio: invalid UTF-8 -> -32700', error_code(c.recv()) == -32700)
+    c.send(b'{"jsonrpc":"2.0","id":3,"method":"ping","params":{"s":"' + b'x' * 10000 + b'"}}\n')
+    check('stdio: a line over --max-request-bytes -> error', error_code(c.recv()) == -32700)
+    c.send({'jsonrpc': '2.0', 'id': 4, 'method': 'ping'})
+    check('stdio: still serving after that', c.recv()['result'] == {})
+    c.send({'jsonrpc': '2.0', 'id': 5, 'method': 'logging/setLevel', 'params': {'level': 'info'}})
+    c.recv()
+    c.send({'jsonrpc': '2.0', 'id': 6, 'method': 'tools/call', 'params': {'name': 'execute_code', 'arguments': {
+        'code': 'import time; time.sleep(1.5); print("slow")'}}})
+    c.send({'jsonrpc': '2.0', 'id': 7, 'method': 'tools/call', 'params': {'name': 'execute_code', 'arguments': {
+        'code': 'print("fast")'}}})
+    got = [c.recv() for _ in range(4)]
+    ids = [g.get('id') for g in got if 'id' in g]
+    logs = [g for g in got if g.get('method') == 'notifications/message']
+    check('stdio: a fast call is answered while a slow one runs', ids == [7, 6])
+    check('stdio: logging/setLevel brings notifications/message before the response', len(logs) == 2)
+    c.send({'jsonrpc': '2.0', 'id': 'spin', 'method': 'tools/call', 'params': {'name': 'execute_code', 'arguments': {
+        'code': 'while True: pass', 'timeout_seconds': 60}}})
+    time.sleep(0.5)
+    t = time.time()
+    c.send({'jsonrpc': '2.0', 'method': 'notifications/cancelled', 'params': {'requestId': 'spin'}})
+    c.send({'jsonrpc': '2.0', 'id': 8, 'method': 'tools/call', 'params': {'name': 'get_metrics', 'arguments': {}}})
+    r = c.recv()
+    while r.get('method'):
+        r = c.recv()
+    time.sleep(0.3)
+    c.send({'jsonrpc': '2.0', 'id': 9, 'method': 'tools/call', 'params': {'name': 'get_metrics', 'arguments': {}}})
+    r = c.recv()
+    while r.get('method'):
+        r = c.recv()
+    check('stdio: notifications/cancelled stops the call and no response comes for it',
+          r['id'] == 9 and r['result']['structuredContent']['execute_code']['by_status']['cancelled'] == 1 and
+          time.time() - t < 5)
+    c.send({'jsonrpc': '2.0', 'id': 10, 'method': 'tools/call', 'params': {'name': 'execute_code', 'arguments': {
+        'code': 'import time; time.sleep(0.5); print("done")'}}})
+    c.p.stdin.close()
+    rest = c.p.stdout.read().decode().splitlines()
+    answered = [json.loads(x) for x in rest]
+    check('stdio: at end of input, pending calls are answered, then exit 0',
+          any(a.get('id') == 10 for a in answered) and c.p.wait(10) == 0)
+    err = c.p.stderr.read().decode()
+    check('stdio: stdout carried only JSON-RPC lines', all(a.get('jsonrpc') == '2.0' for a in answered))
+    check('stdio: no sanitizer report', 'Sanitizer' not in err)
+    c = Stdio('--workers', '1')  # one worker: the second call waits in the queue
+    c.send({'jsonrpc': '2.0', 'id': 'busy', 'method': 'tools/call', 'params': {'name': 'execute_code', 'arguments': {
+        'code': 'import time; time.sleep(1); print("busy")'}}})
+    c.send({'jsonrpc': '2.0', 'id': 'queued', 'method': 'tools/call', 'params': {'name': 'execute_code', 'arguments': {
+        'code': 'print("should not run")'}}})
+    c.send({'jsonrpc': '2.0', 'method': 'notifications/cancelled', 'params': {'requestId': 'queued'}})
+    c.send({'jsonrpc': '2.0', 'id': 'after', 'method': 'ping'})
+    c.p.stdin.close()
+    ids = [json.loads(x).get('id') for x in c.p.stdout.read().decode().splitlines()]
+    check('stdio: a request cancelled while still queued is dropped, unanswered', sorted(ids) == ['after', 'busy'])
+    c.p.wait(10)
+    c = Stdio()
+    c.send({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {
+        'name': 'execute_code', 'arguments': {'code': 'print(3)'},
+        '_meta': META}})
+    r = c.recv()
+    check('stdio: a 2026-07-28 stateless request', r['result']['structuredContent']['stdout'] == '3\n' and
+          r['result']['resultType'] == 'complete')
+    c.p.stdin.close()
+    check('stdio: exit 0 at end of input', c.p.wait(10) == 0)
+    del err
+
+
+def main():
+    s = Server()
+    try:
+        guard('HTTP protocol', lambda: http_protocol(s))
+        guard('HTTP bad input', lambda: http_bad_input(s))
+        guard('HTTP 2026-07-28', lambda: http_stateless(s))
+        guard('HTTP concurrency and cancellation', lambda: http_concurrency_and_cancel(s))
+        guard('HTTP sessions and files', lambda: http_sessions_files(s))
+        check('HTTP server survived every test', s.alive())
+    finally:
+        s.stop()
+    guard('Origin and token', http_origin_token)
+    guard('slow clients', http_slow_clients)
+    guard('external files and config', external_and_config)
+    guard('stdio', stdio_tests)
+
+
+try:
+    main()
+finally:
+    for p in PROCS:
+        if p.poll() is None:
+            p.kill()
+    shutil.rmtree(TMP, ignore_errors=True)
+print('%d passed, %d failed' % (N - BAD, BAD))
+sys.exit(1 if BAD else 0)
