@@ -440,8 +440,9 @@ static void print_info(const wasmbox_session_info *s, bool json, bool first) {
     if (t) fputs(t, stdout);
     free(t);
   } else {
+    double idle = (double)time(NULL) - s->last_used; /* last_used has sub-second precision */
     printf("%s  %-10s  %8.1f KB  %zu checkpoints  idle %.0f s\n", s->id, s->language, (double)s->disk_bytes / 1024,
-           s->checkpoints, time(NULL) - s->last_used);
+           s->checkpoints, idle > 0 ? idle : 0.0);
   }
 }
 
