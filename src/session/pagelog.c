@@ -36,13 +36,21 @@ static bool pread_all(int fd, void *p, size_t n, uint64_t off) {
 
 bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *pages, size_t n, uint64_t *end,
                        char *err, size_t errlen) {
-  size_t cap = ZSTD_compressBound(BATCH * WB_HOST_PAGE);
-  uint8_t *raw = malloc(BATCH * WB_HOST_PAGE), *comp = malloc(cap);
+  /* buffers for the pages of this save only (most saves are small: big
+   * ones would be mapped and unmapped, and an unmap costs every CPU a TLB
+   * flush); the compression context is kept by the thread for the next */
+  size_t most = n < BATCH ? (n ? n : 1) : BATCH;
+  size_t cap = ZSTD_compressBound(most * WB_HOST_PAGE);
+  uint8_t *raw = malloc(most * WB_HOST_PAGE), *comp = malloc(cap);
   uint32_t head[3 + BATCH];
   bool ok = raw && comp;
-  ZSTD_CCtx *cctx = ok ? ZSTD_createCCtx() : NULL;
-  ok = ok && cctx && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, LEVEL)) &&
-       !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1));
+  static _Thread_local ZSTD_CCtx *cctx;
+  if (ok && !cctx) {
+    cctx = ZSTD_createCCtx();
+    ok = cctx && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, LEVEL)) &&
+         !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1));
+  }
+  ok = ok && cctx;
   for (size_t i = 0; ok && i < n; i += BATCH) {
     size_t k = n - i < BATCH ? n - i : BATCH;
     for (size_t j = 0; j < k; j++) memcpy(raw + j * WB_HOST_PAGE, mem + (size_t)pages[i + j] * WB_HOST_PAGE, WB_HOST_PAGE);
@@ -60,7 +68,6 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *
     at += hlen + c;
   }
   if (!ok) snprintf(err, errlen, "cannot write the session's memory: %s", errno ? strerror(errno) : "compression failed");
-  ZSTD_freeCCtx(cctx);
   free(raw);
   free(comp);
   *end = at;
