@@ -80,6 +80,26 @@ void mcp_msg_done(mcp_msg *m) {
   m->notes = NULL;
 }
 
+/* Each stateless workspace is served by a worker process jailed for it; a
+ * first call in one would wait for its worker to start. Start the workers
+ * of the first few workspaces before any client asks. */
+#define WARM_WORKSPACES 2
+
+static void *warm_workers(void *arg) {
+  mcp_server *s = arg;
+  char *ws[WARM_WORKSPACES] = {NULL};
+  for (size_t i = 0; i < WARM_WORKSPACES; i++) {
+    if (!(ws[i] = mcp_workspace_take(s))) break;
+    wasmbox_request req = {.code = "pass", .workspace = ws[i], .mounts = s->mounts, .mounts_len = s->n_mounts};
+    wasmbox_result *r = NULL;
+    char err[256];
+    if (wasmbox_run(s->wb, &req, &r, err, sizeof err) != WASMBOX_OK) mcp_log(s, MCP_LOG_WARNING, "warm-up: %s", err);
+    wasmbox_result_free(r);
+  }
+  for (size_t i = 0; i < WARM_WORKSPACES; i++) mcp_workspace_give(s, ws[i]);
+  return NULL;
+}
+
 mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   mcp_server *s = calloc(1, sizeof *s);
   struct mcp_state *st = calloc(1, sizeof *st);
@@ -118,6 +138,7 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
     s->scratch = NULL;
     goto fail;
   }
+  s->warming = pthread_create(&s->warmer, NULL, warm_workers, s) == 0;
   return s;
 fail:
   mcp_server_free(s);
@@ -126,6 +147,7 @@ fail:
 
 void mcp_server_free(mcp_server *s) {
   if (!s) return;
+  if (s->warming) pthread_join(s->warmer, NULL);
   struct mcp_state *st = s->state;
   for (size_t i = 0; i < st->n_conns; i++) free(st->conns[i]);
   free(st->conns);

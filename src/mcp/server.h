@@ -50,6 +50,8 @@ typedef struct mcp_server {
   pthread_mutex_t ws_lock;         /* empty workspaces kept for reuse */
   char *ws_free[64];
   size_t ws_n;
+  pthread_t warmer;                /* starts workers for the first calls */
+  bool warming;
   mcp_metrics metrics;
   int log_level;                   /* stderr */
   double started;
