@@ -18,6 +18,7 @@
 
 #include "api/internal.h"
 #include "engine/runtime.h"
+#include "engine/tracker.h"
 #include "session/dirty.h"
 
 const char wb_worker_fd_env[] = "WASMBOX_WORKER_FD";
@@ -54,12 +55,14 @@ static void *runner_main(void *arg) {
   return NULL;
 }
 
-/* Before the mount view hides them: this process's pagemap (session
- * commits read it) and the runtimes' snapshots (mapped from our binary). */
+/* Before the mount view hides them and seccomp forbids them: this
+ * process's pagemap and userfaultfd (which pages a call wrote) and the
+ * runtimes' snapshots (mapped from our binary). */
 static void before_view(void *ctx) {
   (void)ctx;
   char err[256];
   wb_dirty_keep_open();
+  wb_track_init(); /* userfaultfd: forbidden once jailed */
   for (size_t i = 0; wb_runtimes[i]; i++) wb_runtimes[i]->prepare(err, sizeof err);
 }
 

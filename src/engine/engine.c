@@ -405,6 +405,21 @@ bool wb_instance_reset(wb_instance *in, const wb_snapshot *snap, char *err, size
   return true;
 }
 
+bool wb_instance_rebase(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen) {
+  const wb_runtime *rt = in->rt;
+  if (!in->started || !wb_rt_memory_rebase(rt->memory(in->inst), &snap->memory)) {
+    snprintf(err, errlen, "cannot reset the %s instance: %s", rt->language, strerror(errno));
+    return false;
+  }
+  rt->globals_load(in->inst, snap->globals);
+  return true;
+}
+
+ssize_t wb_instance_written(wb_instance *in, uint32_t **out) {
+  *out = NULL;
+  return in->started ? wb_rt_memory_written(in->rt->memory(in->inst), out) : -1;
+}
+
 void wb_instance_free(wb_instance *in) {
   if (!in) return;
   if (in->has_thread) {

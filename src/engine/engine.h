@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "engine/runtime.h"
 #include "engine/wasm_rt_ext.h"
@@ -73,6 +74,12 @@ bool wb_instance_call(wb_instance *in, const wb_call *call, const wb_job *job, w
 bool wb_instance_capture(wb_instance *in, wb_snapshot *out, char *err, size_t errlen);
 /* Put a started instance back to `snap`; only pages written since cost. */
 bool wb_instance_reset(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen);
+/* The instance holds exactly `snap` now (it was just captured from it):
+ * count writes from here without copying anything back. */
+bool wb_instance_rebase(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen);
+/* 4 KiB pages of its memory written since it last held a snapshot
+ * (malloc'd in *out), or -1 when the kernel cannot tell. */
+ssize_t wb_instance_written(wb_instance *in, uint32_t **out);
 bool wb_instance_started(const wb_instance *in);
 /* A started instance's memory and globals (runtime->globals_size() bytes). */
 wasm_rt_memory_t *wb_instance_memory(wb_instance *in);

@@ -6,7 +6,12 @@
  * Linear memory: 8 GiB of address space reserved PROT_NONE (any u32 address
  * plus u32 offset lands inside it), the first `pages` readable and writable.
  * Out-of-bounds accesses fault in the reservation and become traps
- * (guest.c), so the generated code needs no bounds checks. */
+ * (guest.c), so the generated code needs no bounds checks.
+ *
+ * A memory mapped from an image is reset to it (or to an image derived from
+ * it by committed writes) by copying back only the pages the guest wrote
+ * (tracker.h); where the kernel cannot tell which, by mapping it again. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -15,7 +20,9 @@
 #include <wasm-rt.h>
 
 #include "engine/guest.h"
+#include "engine/tracker.h"
 #include "engine/wasm_rt_ext.h"
+#include <unistd.h>
 
 #define PAGE_SIZE 65536u
 
@@ -84,6 +91,75 @@ static bool map_image(uint8_t *base, const wb_memory_image *img) {
 
 static uint32_t byte_size(uint64_t pages) { return pages >= 65536 ? UINT32_MAX : (uint32_t)(pages * PAGE_SIZE); }
 
+/* Memories whose writes the tracker follows. */
+#define TRACKED_MAX 512
+static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *tracked[TRACKED_MAX];
+static bool tracking_off;
+
+void wb_rt_tracking_disable(void) { tracking_off = true; }
+
+static bool is_tracked(const uint8_t *base) {
+  bool found = false;
+  pthread_mutex_lock(&tracked_lock);
+  for (size_t i = 0; i < TRACKED_MAX && !found; i++) found = tracked[i] == base;
+  pthread_mutex_unlock(&tracked_lock);
+  return found;
+}
+
+static void set_tracked(uint8_t *base, bool on) {
+  pthread_mutex_lock(&tracked_lock);
+  bool done = false;
+  for (size_t i = 0; i < TRACKED_MAX && !done; i++) {
+    if (on ? tracked[i] == NULL : tracked[i] == base) {
+      tracked[i] = on ? base : NULL;
+      done = true;
+    }
+  }
+  pthread_mutex_unlock(&tracked_lock);
+}
+
+/* Follow the writes to a memory that now holds exactly an image. */
+static void arm(uint8_t *base, size_t bytes) {
+  bool on = !tracking_off && wb_track_arm(base, WB_MEMORY_RESERVATION, bytes);
+  if (on != is_tracked(base)) set_tracked(base, on);
+}
+
+static bool read_all(int fd, uint8_t *p, size_t n, uint64_t off) {
+  while (n) {
+    ssize_t r = pread(fd, p, n, (off_t)off);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r, n -= (size_t)r, off += (uint64_t)r;
+  }
+  return true;
+}
+
+/* Reset without unmapping: drop pages beyond the image, copy back what was
+ * written (unless the memory already holds the image), protect it again. */
+static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool copy) {
+  if (img->pages > m->pages || !is_tracked(m->data)) return false;
+  size_t keep = (size_t)img->pages * PAGE_SIZE;
+  if (m->pages > img->pages) {
+    size_t len = (size_t)(m->pages - img->pages) * PAGE_SIZE;
+    if (madvise(m->data + keep, len, MADV_DONTNEED) != 0 || mprotect(m->data + keep, len, PROT_NONE) != 0)
+      return false;
+  }
+  if (copy) {
+    wb_span *spans;
+    ssize_t n = wb_track_written(m->data, keep, &spans);
+    bool ok = n >= 0;
+    for (ssize_t i = 0; ok && i < n; i++)
+      ok = read_all(img->fd, m->data + spans[i].start, spans[i].len, img->offset + spans[i].start);
+    free(spans);
+    if (!ok) return false;
+  }
+  if (!wb_track_rearm(m->data, keep)) return false;
+  m->pages = img->pages;
+  m->size = byte_size(img->pages);
+  return true;
+}
+
 void wasm_rt_allocate_memory(wasm_rt_memory_t *m, uint32_t initial_pages, uint32_t max_pages) {
   void *base = mmap(NULL, WB_MEMORY_RESERVATION, PROT_NONE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -94,6 +170,7 @@ void wasm_rt_allocate_memory(wasm_rt_memory_t *m, uint32_t initial_pages, uint32
   if (img && img->pages >= initial_pages && map_image(base, img)) {
     preloaded_base = base;
     initial_pages = img->pages;
+    arm(base, (size_t)img->pages * PAGE_SIZE);
   } else {
     size_t bytes = (size_t)initial_pages * PAGE_SIZE;
     if (bytes && mprotect(base, bytes, PROT_READ | PROT_WRITE) != 0) abort();
@@ -105,6 +182,7 @@ void wasm_rt_allocate_memory(wasm_rt_memory_t *m, uint32_t initial_pages, uint32
 }
 
 bool wb_rt_memory_reset(wasm_rt_memory_t *m, const wb_memory_image *img) {
+  if (tracked_reset(m, img, true)) return true;
   if (m->pages > img->pages) {
     /* pages the call grew: back to reserved, unbacked address space */
     size_t from = (size_t)img->pages * PAGE_SIZE, len = (size_t)(m->pages - img->pages) * PAGE_SIZE;
@@ -115,7 +193,30 @@ bool wb_rt_memory_reset(wasm_rt_memory_t *m, const wb_memory_image *img) {
   if (!map_image(m->data, img)) return false;
   m->pages = img->pages;
   m->size = byte_size(img->pages);
+  arm(m->data, (size_t)img->pages * PAGE_SIZE);
   return true;
+}
+
+ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, uint32_t **out) {
+  *out = NULL;
+  if (!is_tracked(m->data)) return -1;
+  wb_span *spans;
+  ssize_t n = wb_track_written(m->data, (size_t)m->pages * PAGE_SIZE, &spans);
+  if (n < 0) return -1;
+  size_t pages = 0;
+  for (ssize_t i = 0; i < n; i++) pages += spans[i].len / 4096;
+  uint32_t *v = malloc((pages ? pages : 1) * sizeof *v);
+  size_t k = 0;
+  for (ssize_t i = 0; v && i < n; i++)
+    for (size_t p = spans[i].start / 4096; p < (spans[i].start + spans[i].len) / 4096; p++) v[k++] = (uint32_t)p;
+  free(spans);
+  if (!v) return -1;
+  *out = v;
+  return (ssize_t)k;
+}
+
+bool wb_rt_memory_rebase(wasm_rt_memory_t *m, const wb_memory_image *img) {
+  return tracked_reset(m, img, false) || wb_rt_memory_reset(m, img);
 }
 
 uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t delta) {
@@ -136,6 +237,7 @@ uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t delta) {
 }
 
 void wasm_rt_free_memory(wasm_rt_memory_t *m) {
+  if (m->data && is_tracked(m->data)) set_tracked(m->data, false);
   if (m->data) munmap(m->data, WB_MEMORY_RESERVATION);
   m->data = NULL;
   m->pages = m->size = 0;

@@ -10,6 +10,7 @@
 #define WB_TABLE_MAX (1u << 20)
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <wasm-rt.h>
 
 /* A linear memory image that can be mapped copy-on-write: `pages` wasm pages
@@ -24,8 +25,20 @@ typedef struct {
  * zeroed pages (and the generated code then skips its data segments). */
 void wb_rt_preload(const wb_memory_image *img);
 
-/* Put memory `m` back to `img`: map it again over the pages in use (only
- * pages written since then cost anything) and forget pages beyond it. */
+/* Put memory `m` back to `img` and forget pages beyond it: copy back the
+ * pages written since `m` last held `img` (or an image `img` derives from
+ * by writes made since), or map `img` again. */
 bool wb_rt_memory_reset(wasm_rt_memory_t *m, const wb_memory_image *img);
+
+/* `m` holds exactly `img` now (a session just saved it): follow writes
+ * from here, copying nothing. */
+bool wb_rt_memory_rebase(wasm_rt_memory_t *m, const wb_memory_image *img);
+
+/* Written pages of `m` since it last held an image, as 4 KiB page
+ * indexes (malloc'd in *out); -1 when not tracked. */
+ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, uint32_t **out);
+
+/* Always map again, never track (for tests of that path). */
+void wb_rt_tracking_disable(void);
 
 #endif

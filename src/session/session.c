@@ -685,9 +685,16 @@ static bool commit(wb_session *s, char *err, size_t n) {
   size_t bytes = (size_t)mem->pages * WASM_PAGE, npages = bytes / WB_HOST_PAGE;
   bool have_image = l->image.memory.fd >= 0;
   const wb_memory_image *ref = have_image ? &l->image.memory : &rt->base_snapshot()->memory;
-  uint32_t *dirty = malloc((npages ? npages : 1) * sizeof *dirty);
   uint8_t *globals = malloc(rt->globals_size() ? rt->globals_size() : 1);
-  ssize_t nd = dirty && globals ? dirty_pages(mem->data, bytes, ref, dirty, npages) : -1;
+  /* what the kernel saw written since the last save; else what pagemap or
+   * a comparison with the image says */
+  uint32_t *dirty = NULL;
+  ssize_t nd = wb_instance_written(l->instance, &dirty);
+  if (nd < 0) {
+    dirty = malloc((npages ? npages : 1) * sizeof *dirty);
+    nd = dirty && globals ? dirty_pages(mem->data, bytes, ref, dirty, npages) : -1;
+  }
+  if (!globals) nd = -1;
   int img = have_image ? l->image.memory.fd : memfd_create("wasmbox-session", MFD_CLOEXEC);
   bool ok = nd >= 0 && img >= 0 && ftruncate(img, (off_t)bytes) == 0;
   if (ok && !have_image) {
@@ -737,9 +744,9 @@ static bool commit(wb_session *s, char *err, size_t n) {
                            .globals = globals, .owns_fd = true};
   l->gen = h.gen;
   s->head = h;
-  /* map memory from the new image again, so the next call's writes show */
+  /* the memory is the new image: count the next call's writes from here */
   char e2[256];
-  if (!wb_instance_reset(l->instance, &l->image, e2, sizeof e2)) {
+  if (!wb_instance_rebase(l->instance, &l->image, e2, sizeof e2)) {
     wb_instance_free(l->instance);
     l->instance = NULL;
   }

@@ -1,0 +1,122 @@
+/* The engine's reset, byte for byte: after a call that wrote all over its
+ * memory (and grew it), an instance put back to a snapshot holds exactly
+ * the snapshot's bytes, whether the kernel tracked the written pages (only
+ * those are copied back) or the memory was mapped again. */
+#include "harness.h"
+#include "api/sandbox.h"
+#include "engine/engine.h"
+
+static const wb_runtime *py;
+static char *ws;
+
+static int setup(void **state) {
+  (void)state;
+  char err[256];
+  py = wb_runtime_find("python");
+  ws = make_dir();
+  return py && ws && py->prepare(err, sizeof err) && py->base_snapshot() ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  rm_tree(ws);
+  free(ws);
+  return 0;
+}
+
+/* Run code in the instance; it must succeed. */
+static void call(wb_instance *in, const wb_snapshot *from, bool fresh, const char *code) {
+  char err[256];
+  wb_mount mounts[WB_SANDBOX_MOUNTS_MAX];
+  const char *args[] = {"python"};
+  wb_wasi_config wc = {.args = args, .nargs = 1, .mounts = mounts, .nmounts = wb_sandbox_mounts(py, ws, NULL, 0, mounts),
+                       .max_output = 1 << 16, .max_fds = 64};
+  wb_wasi *wasi = wb_wasi_new(&wc, err, sizeof err);
+  assert_non_null(wasi);
+  wb_call c = {.wasi = wasi, .memory_limit = 256u << 20, .timeout_ns = 30ull * 1000000000ull};
+  wb_job job = {.from = from, .fresh = fresh, .code = code, .code_len = strlen(code), .name = "<test>"};
+  wb_outcome o;
+  assert_true(wb_instance_call(in, &c, &job, &o, err, sizeof err));
+  if (o.trap || o.exit_code) {
+    wb_output e = wb_wasi_stderr(wasi);
+    fprintf(stderr, "%.*s\n", (int)e.len, e.data);
+  }
+  assert_int_equal(o.trap, 0);
+  assert_int_equal(o.exit_code, 0);
+  wb_outcome_clear(&o);
+  wb_wasi_free(wasi);
+}
+
+/* The instance's memory is exactly `snap`'s image. */
+static void expect_memory_is(wb_instance *in, const wb_snapshot *snap) {
+  wasm_rt_memory_t *m = wb_instance_memory(in);
+  assert_int_equal(m->pages, snap->memory.pages);
+  static uint8_t chunk[1 << 20];
+  size_t bytes = (size_t)snap->memory.pages * 65536;
+  for (size_t at = 0; at < bytes; at += sizeof chunk) {
+    size_t n = bytes - at < sizeof chunk ? bytes - at : sizeof chunk;
+    assert_int_equal(pread(snap->memory.fd, chunk, n, (off_t)(snap->memory.offset + at)), (ssize_t)n);
+    if (memcmp(chunk, m->data + at, n) != 0) fail_msg("memory differs from the snapshot near byte %zu", at);
+  }
+}
+
+static const char *scribble =
+    "import random\n"
+    "junk = [random.random() for _ in range(200000)]\n"
+    "blob = bytearray(range(256)) * 40000\n"  /* 10 MB: the memory grows */
+    "d = {str(i): i for i in range(50000)}\n";
+
+static void reset_is_exact(bool tracked) {
+  const wb_snapshot *base = py->base_snapshot();
+  char err[256];
+  wb_instance *in = wb_instance_new(py, err, sizeof err);
+  assert_non_null(in);
+  call(in, base, true, "pass");
+  assert_true(wb_instance_reset(in, base, err, sizeof err));
+  expect_memory_is(in, base);
+  uint32_t *pages;
+  ssize_t n = wb_instance_written(in, &pages);
+  free(pages);
+  if (tracked) assert_int_equal(n, 0); /* nothing written since the reset */
+  else assert_int_equal(n, -1);
+  for (int round = 0; round < 3; round++) {
+    call(in, NULL, true, scribble);
+    n = wb_instance_written(in, &pages);
+    free(pages);
+    if (tracked) assert_true(n > 100);
+    assert_true(wb_instance_reset(in, base, err, sizeof err));
+    expect_memory_is(in, base);
+  }
+  /* a session's way: save, go on from the saved state, roll back to it */
+  call(in, NULL, true, "saved = list(range(1000))");
+  wb_snapshot saved;
+  assert_true(wb_instance_capture(in, &saved, err, sizeof err));
+  assert_true(wb_instance_rebase(in, &saved, err, sizeof err));
+  expect_memory_is(in, &saved);
+  call(in, NULL, false, "saved.append(1)\n" "more = bytearray(5 << 20)\n");
+  assert_true(wb_instance_reset(in, &saved, err, sizeof err));
+  expect_memory_is(in, &saved);
+  call(in, NULL, false, "assert len(saved) == 1000 and 'more' not in globals()");
+  wb_snapshot_release(&saved);
+  wb_instance_free(in);
+}
+
+static void test_tracked_reset_is_exact(void **s) {
+  (void)s;
+  reset_is_exact(true);
+}
+
+/* Last: tracking stays off in this process afterwards. */
+static void test_remapped_reset_is_exact(void **s) {
+  (void)s;
+  wb_rt_tracking_disable();
+  reset_is_exact(false);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_tracked_reset_is_exact),
+      cmocka_unit_test(test_remapped_reset_is_exact),
+  };
+  return cmocka_run_group_tests_name("engine", tests, setup, teardown);
+}
