@@ -584,16 +584,6 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
     snprintf(err, errlen, "out of memory");
     return WASMBOX_EINTERNAL;
   }
-  worker *w = take(ws, &pl, &sent, err, errlen);
-  if (!w) {
-    placement_clear(&pl);
-    return WASMBOX_EINTERNAL;
-  }
-  uint64_t need = memory_for(&sent);
-  if (need > w->cg_memory) {
-    wb_cgroup_set_memory(&w->cg, need);
-    w->cg_memory = need;
-  }
   /* The worker stops the guest at the timeout itself; this deadline is for
    * a worker that stops answering (a host bug, or a subverted worker), with
    * time to save a session's memory. */
@@ -605,11 +595,30 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
 
   wb_buf b = {0};
   wb_encode_request(&b, &sent);
-  bool sent_ok = wb_frame_write(w->sock, WB_FRAME_RUN, &b, deadline);
+  worker *w = NULL;
+  bool sent_ok = false;
+  /* A worker that died idle after take() looked at it never got the call
+   * (EPIPE): give the call to another one, once. */
+  for (int attempt = 0; attempt < 2 && !sent_ok; attempt++) {
+    if (w) give(ws, w, false);
+    if (!(w = take(ws, &pl, &sent, err, errlen))) {
+      wb_buf_free(&b);
+      placement_clear(&pl);
+      return WASMBOX_EINTERNAL;
+    }
+    uint64_t need = memory_for(&sent);
+    if (need > w->cg_memory) {
+      wb_cgroup_set_memory(&w->cg, need);
+      w->cg_memory = need;
+    }
+    sent_ok = wb_frame_write(w->sock, WB_FRAME_RUN, &b, deadline);
+    if (!sent_ok && errno != EPIPE) break;
+  }
   wb_buf_free(&b);
   uint64_t out_max = sent.max_output_bytes ? sent.max_output_bytes : WASMBOX_DEFAULT_MAX_OUTPUT;
   uint64_t frame_max = 2 * out_max + (64ull << 20); /* outputs, tracebacks, file names */
   bool cancel_sent = false, timed_out = false;
+  int read_errno = 0;
   uint8_t type = 0, *msg = NULL;
   size_t len = 0;
   bool got = false;
@@ -631,6 +640,7 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
     }
     got = wb_frame_read(w->sock, &type, &msg, &len, frame_max, deadline);
     if (!got && errno == ETIMEDOUT) timed_out = true;
+    read_errno = got ? 0 : errno;
     break;
   }
   double ms = (double)(wb_monotonic_ns() - start) / 1e6;
@@ -660,16 +670,15 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
   /* No answer: the worker died, hung or spoke nonsense. It is replaced;
    * a session is as its disk says (a commit is atomic), so compare. */
   char why[200];
-  if (timed_out) {
-    kill(w->pid, SIGKILL);
+  kill(w->pid, SIGKILL); /* whatever it was doing, it must not linger */
+  if (timed_out)
     snprintf(why, sizeof why, "the call did not end within its %g s timeout and its worker was stopped", timeout);
-  } else if (got) {
-    kill(w->pid, SIGKILL);
+  else if (got)
     snprintf(why, sizeof why, "the worker sent an unexpected frame (%u) and was stopped", type);
-  } else {
-    kill(w->pid, SIGKILL); /* a half-dead worker must not linger */
-  }
-  if (!timed_out && !got) death_reason(w, why, sizeof why);
+  else if (read_errno == EMSGSIZE || read_errno == EPROTO)
+    snprintf(why, sizeof why, "the worker sent a malformed or oversized answer and was stopped");
+  else
+    death_reason(w, why, sizeof why); /* it ended first: say how */
   bool rolled_back = false;
   if (req->session_id) {
     uint64_t gen = 0;
