@@ -86,12 +86,12 @@ def met(ok):
     return 'met' if ok else 'NOT met'
 
 
-def versus(peer_median, box_median):
+def versus(peer_median, box_median, better='faster', worse='slower'):
     """Verdict of a peer row: how wasmbox compares (lower is better)."""
     if box_median is None or peer_median is None:
         return ''
     f = peer_median / box_median
-    return 'wasmbox %.1fx faster' % f if f >= 1 else 'wasmbox %.1fx slower' % (1 / f)
+    return 'wasmbox %.1fx %s' % (f, better) if f >= 1 else 'wasmbox %.1fx %s' % (1 / f, worse)
 
 
 def hello_rows(t, peers):
@@ -124,7 +124,7 @@ def warm_rows(t, peers, mcp):
     t.row('node:wasi init', LABEL['node:wasi'], st([r['init_ms'] for r in w['node:wasi']]),
           note='compile + instantiate + wasmbox_init in a fresh node process')
     t.row('warm call', LABEL['pyodide'], ps, goal='peer', verdict=versus(ps['median'], ls_['median']),
-          note='runPython on one shared interpreter: state and imports of earlier calls stay (tainted)')
+          note='baseline; runPython on one shared interpreter: state and imports of earlier calls stay (tainted)')
     t.row('warm call', LABEL['node:wasi'], st(nw), ratio=st(nw)['median'] / ps['median'], base='pyodide',
           goal='peer', verdict=versus(st(nw)['median'], ls_['median']),
           note='wasmbox_run on one shared instance, as tainted as Pyodide; no limits at all')
@@ -148,7 +148,7 @@ def warm_rows(t, peers, mcp):
     pses = st([x for r in w['pyodide'] for x in r['session_latency_ms']])
     nses = st([x for r in w['node:wasi'] for x in r['session_latency_ms']])
     t.row('session call', LABEL['pyodide'], pses, goal='peer', verdict=versus(pses['median'], ses['median']),
-          note='the live interpreter; nothing saved, lost with the process')
+          note='baseline; the live interpreter: nothing saved, lost with the process')
     t.row('session call', LABEL['node:wasi'], nses, ratio=nses['median'] / pses['median'], base='pyodide',
           goal='peer', verdict=versus(nses['median'], ses['median']))
     t.row('session call', 'wasmbox library', ses, ratio=ses['median'] / pses['median'], base='pyodide',
@@ -233,7 +233,8 @@ def memory_rows(t, peers):
     for k in ('pyodide', 'node:wasi'):
         s = st([r['pss_kb'] / 1024 for r in m[k]])
         t.row('idle session PSS', LABEL[k], s, unit='MB', ratio=s['median'] / nat['median'], base='native',
-              goal='peer', verdict=versus(s['median'], s10['median']), note='a node process per session')
+              goal='peer', verdict=versus(s['median'], s10['median'], 'smaller', 'larger'),
+              note='a node process per session')
     disk = st([x / 1024 for r in m['wasmbox_10'] for x in r['session_disk_bytes']])
     t.row('idle session disk', 'wasmbox', disk, unit='kB', goal='<= 1 MB (#4)', verdict=met(disk['median'] <= 1024))
     wp = st([r['stateless_worker_pss_kb'] / 1024 for r in m['wasmbox_10']])
