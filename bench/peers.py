@@ -194,7 +194,7 @@ def main():
         hello_runs, slow_runs, warm_rounds, calls, c_rounds, repeat, imp_rounds, mem = 30, 5, 5, 400, 4, 3, 3, 3
     cmds = contenders(wasmbox, python_dir, pyodide_dir)
     report = {'machine': os.uname().nodename, 'cpus': os.cpu_count(), 'time': time.strftime('%Y-%m-%dT%H:%M:%S'),
-              'quick': quick, 'versions': versions(pyodide_dir), 'rounds': {
+              'loadavg_at_start': os.getloadavg(), 'quick': quick, 'versions': versions(pyodide_dir), 'rounds': {
                   'hello_runs': hello_runs, 'hello_runs_node': slow_runs, 'warm_rounds': warm_rounds,
                   'calls_per_round': calls, 'compute_rounds': c_rounds, 'compute_repeat': repeat,
                   'import_rounds': imp_rounds, 'memory_repeat': mem}}

@@ -297,13 +297,16 @@ def main():
     if v:
         print('peers: %s, node %s, Pyodide %s, %s; ratio = median / baseline median, both from this run'
               % (v['native'], v['node'], v['pyodide'], v['bwrap']))
+    load = os.getloadavg()
+    print('load average now %.1f / %.1f / %.1f (1/5/15 min) on %d CPUs: other work on the machine widens the spread'
+          % (load[0], load[1], load[2], os.cpu_count()))
     print('=' * 100)
     t.print()
     os.makedirs(RESULTS, exist_ok=True)
     path = os.path.join(RESULTS, 'bench-%s.json' % time.strftime('%Y%m%d-%H%M%S'))
     with open(path, 'w') as fh:
         json.dump({'time': time.strftime('%Y-%m-%dT%H:%M:%S'), 'machine': os.uname().nodename,
-                   'cpus': os.cpu_count(), 'wall_s': wall, 'table': t.rows,
+                   'cpus': os.cpu_count(), 'loadavg': load, 'wall_s': wall, 'table': t.rows,
                    'raw': {'python': py, 'javascript': js, 'mcp': mcp, 'peers': peers}}, fh, indent=1)
     print('\nwritten: %s' % os.path.relpath(path))
 
