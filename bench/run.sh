@@ -1,7 +1,58 @@
 #!/usr/bin/env bash
-# make bench: install what the benchmarks compare against, then run them.
+# make bench: install what the benchmarks compare against, run them, print
+# one table (bench/report.py) and the total wall time.
+#
+#   bench/run.sh WASMBOX [bench.py options: --jsnative PATH --quick ...]
+# Everything after WASMBOX goes to bench.py as it is. The other tools are
+# found beside WASMBOX (its build directory: mcpload, bench-warm, bench-load,
+# python.dir). WB_BENCH_T0 (seconds since the epoch, set by make) is when
+# make bench started, so that the wall time includes building.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../runtimes/lib.sh"
-wb_apt_install python3.11 python3
+t0=${WB_BENCH_T0:-$(date +%s.%N)}
+wasmbox=$(realpath "$1")
+build=$(dirname "$wasmbox")
+quick=""; jsnative=""
+args=("${@:2}")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case ${args[i]} in
+    --quick) quick=--quick ;;
+    --jsnative) jsnative=${args[i + 1]} ;;
+  esac
+done
+[ -n "$jsnative" ] || die "bench/run.sh needs --jsnative PATH (make bench passes it)"
+
+# ---- peers (none of this is needed by make test) ----------------------------
+# Debian: the native interpreter, bubblewrap; node from Debian when the
+# machine has none (node:wasi and Pyodide need node >= 18).
+wb_apt_install python3.11 python3 bubblewrap
+command -v node >/dev/null || wb_apt_install nodejs npm
+# Pyodide, the exact version of bench/peers/package-lock.json, in the cache
+# outside the clone, keyed by the lock file (never global, never in /etc).
+pyodide_home="$WB_CACHE/peers/pyodide-$(wb_recipe_hash "$here/peers/package-lock.json")"
+if [ ! -f "$pyodide_home/node_modules/pyodide/pyodide.mjs" ]; then
+  wb_lock peers-pyodide
+  if [ ! -f "$pyodide_home/node_modules/pyodide/pyodide.mjs" ]; then
+    log "npm ci: Pyodide into $pyodide_home"
+    mkdir -p "$pyodide_home"
+    cp "$here/peers/package.json" "$here/peers/package-lock.json" "$pyodide_home/"
+    (cd "$pyodide_home" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
+  fi
+fi
+log "peers ready ($(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}') s since make bench started)"
+
+# ---- measurements ---------------------------------------------------------------
+# (started after this point: report.py takes only results written since)
+since=$(date +%s)
 python3 "$here/bench.py" "$1" "${@:2}"
+echo
+python3 "$here/mcp.py" "$wasmbox" "$build/mcpload" "$build/bench-warm" $([ -n "$quick" ] && echo 500)
+echo
+python3 "$here/peers.py" "$wasmbox" --load "$build/bench-load" --python-dir "$(cat "$build/python.dir")" \
+  --pyodide "$pyodide_home/node_modules/pyodide" --jsnative "$jsnative" $quick
+wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
+python3 "$here/report.py" --since "$since" --wall "$wall"
+echo
+printf 'total wall time of make bench: %d min %02d s (building, installing peers, measuring)\n' \
+  $((wall / 60)) $((wall % 60))

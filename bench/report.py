@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""make bench (last step): one table of every figure of this run, each with
+its median and spread, the ratio to the baseline measured in the same run,
+the goal of the issue that set it and whether it is met; and one JSON file
+with the table and all raw samples, bench/results/bench-<time>.json.
+
+usage: report.py --since EPOCH [--wall SECONDS]
+Reads the newest results written since EPOCH (the start of make bench):
+python-*.json and javascript-*.json (bench.py), mcp-*.json (mcp.py),
+peers-*.json (peers.py). A part that did not run shows as such.
+"""
+import glob
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, 'results')
+PEERS = ('bwrap', 'node:wasi', 'pyodide')
+LABEL = {'native': 'python3.11 (native)', 'wasmbox': 'wasmbox', 'bwrap': 'bwrap + python3.11',
+         'node:wasi': 'node:wasi, our python.wasm', 'pyodide': 'Pyodide in node',
+         'jsnative': 'QuickJS native', 'wasmbox-js': 'wasmbox --lang js'}
+
+
+def newest(kind, since):
+    files = [f for f in glob.glob(os.path.join(RESULTS, kind + '-*.json')) if os.path.getmtime(f) >= since]
+    return json.load(open(max(files, key=os.path.getmtime))) if files else None
+
+
+def quantile(v, p):
+    v = sorted(v)
+    x = p * (len(v) - 1)
+    lo = math.floor(x)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (x - lo)
+
+
+def st(v, scale=1.0):
+    """median, p10, p90 of samples (scaled: seconds -> ms with 1e3)."""
+    v = [x * scale for x in v]
+    return {'median': statistics.median(v), 'p10': quantile(v, 0.1), 'p90': quantile(v, 0.9), 'n': len(v)}
+
+
+def num(x):
+    if x is None:
+        return '-'
+    a = abs(x)
+    return '%.0f' % x if a >= 100 else '%.1f' % x if a >= 10 else '%.2f' % x if a >= 1 else '%.3f' % x
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def section(self, title):
+        self.rows.append({'section': title})
+
+    def row(self, figure, who, s=None, unit='ms', ratio=None, base=None, goal='', verdict='', note=''):
+        self.rows.append({'figure': figure, 'who': who, 'stats': s, 'unit': unit, 'ratio': ratio,
+                          'ratio_to': base, 'goal': goal, 'verdict': verdict, 'note': note})
+
+    def print(self):
+        head = ('figure', 'who', 'median', 'spread p10-p90', 'ratio', 'goal (issue)', 'verdict')
+        w = (24, 27, 11, 19, 20, 30, 0)
+        line = ''.join(h.ljust(n) for h, n in zip(head, w))
+        print(line)
+        print('-' * (len(line) + 16))
+        for r in self.rows:
+            if 'section' in r:
+                print('\n== %s' % r['section'])
+                continue
+            s = r['stats']
+            med = '%s %s' % (num(s['median']), r['unit']) if s else '-'
+            spread = '%s-%s' % (num(s['p10']), num(s['p90'])) if s and s['n'] > 1 else ''
+            ratio = '%.2fx %s' % (r['ratio'], r['ratio_to']) if r['ratio'] is not None else ''
+            cells = (r['figure'], r['who'], med, spread, ratio, r['goal'], r['verdict'])
+            print(''.join(str(c).ljust(n) for c, n in zip(cells, w)).rstrip())
+            if r['note']:
+                print(' ' * w[0] + '  ' + r['note'])
+
+
+def met(ok):
+    return 'met' if ok else 'NOT met'
+
+
+def versus(peer_median, box_median, better='faster', worse='slower'):
+    """Verdict of a peer row: how wasmbox compares (lower is better)."""
+    if box_median is None or peer_median is None:
+        return ''
+    f = peer_median / box_median
+    return 'wasmbox %.1fx %s' % (f, better) if f >= 1 else 'wasmbox %.1fx %s' % (1 / f, worse)
+
+
+def hello_rows(t, peers):
+    t.section('whole process, hello world: print(1) / console.log(\'hi\'), fork+exec to exit')
+    h = peers['hello']
+    s = {k: st(v, 1e3) for k, v in h.items() if v}
+    nat, box = s['native']['median'], s['wasmbox']['median']
+    t.row('python hello', LABEL['native'], s['native'], note='baseline')
+    t.row('python hello', LABEL['wasmbox'], s['wasmbox'], ratio=box / nat, base='native',
+          goal='<= 10 ms and < native (#4)', verdict=met(box <= 10 and box < nat),
+          note='issue 2 asked <= 20 ms: %s' % met(box <= 20))
+    for p in PEERS:
+        t.row('python hello', LABEL[p], s[p], ratio=s[p]['median'] / nat, base='native', goal='peer',
+              verdict=versus(s[p]['median'], box))
+    js, jbox = s['jsnative']['median'], s['wasmbox-js']['median']
+    t.row('js hello', LABEL['jsnative'], s['jsnative'], note='baseline')
+    t.row('js hello', LABEL['wasmbox-js'], s['wasmbox-js'], ratio=jbox / js, base='native',
+          goal='<= 10 ms (#3)', verdict=met(jbox <= 10))
+
+
+def warm_rows(t, peers, mcp):
+    w = peers['warm']
+    lib = [x for r in w['library'] for x in r['concurrency']['1']['latency_ms']]
+    pyo = [x for r in w['pyodide'] for x in r['stateless_latency_ms']]
+    nw = [x for r in w['node:wasi'] for x in r['stateless_latency_ms']]
+    t.section('warm call, print(1), in a long-lived process')
+    ps, ls_ = st(pyo), st(lib)
+    t.row('Pyodide cold load', LABEL['pyodide'], st([r['load_ms'] for r in w['pyodide']]),
+          note='loadPyodide() in a fresh node process (whole process: the hello rows above)')
+    t.row('node:wasi init', LABEL['node:wasi'], st([r['init_ms'] for r in w['node:wasi']]),
+          note='compile + instantiate + wasmbox_init in a fresh node process')
+    t.row('warm call', LABEL['pyodide'], ps, goal='peer', verdict=versus(ps['median'], ls_['median']),
+          note='baseline; runPython on one shared interpreter: state and imports of earlier calls stay (tainted)')
+    t.row('warm call', LABEL['node:wasi'], st(nw), ratio=st(nw)['median'] / ps['median'], base='pyodide',
+          goal='peer', verdict=versus(st(nw)['median'], ls_['median']),
+          note='wasmbox_run on one shared instance, as tainted as Pyodide; no limits at all')
+    p99 = quantile(lib, 0.99)
+    t.row('warm stateless call', 'wasmbox library', ls_, ratio=ls_['median'] / ps['median'], base='pyodide',
+          goal='p50 <= 0.5, p99 <= 2 ms (#4)', verdict=met(ls_['median'] <= 0.5 and p99 <= 2),
+          note='p99 %.3f ms; every call starts clean from the base snapshot, in a jailed worker' % p99)
+    if mcp:
+        m = mcp['http_c1']
+        t.row('warm stateless call', 'wasmbox MCP HTTP', {'median': m['p50_ms'], 'p10': None, 'p90': None, 'n': 1},
+              ratio=m['p50_ms'] / ps['median'], base='pyodide', goal='p50 <= 1 ms (#6)',
+              verdict=met(m['p50_ms'] <= 1), note='p99 %.3f ms (bench/mcp.py, %d calls)' % (m['p99_ms'], mcp['calls']))
+        m = mcp['stdio_c1']
+        t.row('warm stateless call', 'wasmbox MCP stdio', {'median': m['p50_ms'], 'p10': None, 'p90': None, 'n': 1},
+              ratio=m['p50_ms'] / ps['median'], base='pyodide', note='p99 %.3f ms' % m['p99_ms'])
+    else:
+        t.row('warm stateless call', 'wasmbox MCP HTTP', note='not run (bench/mcp.py)')
+
+    t.section('session call: one small change to a 50 MB heap')
+    ses = st([x for r in w['library'] for x in r['session_latency_ms']])
+    pses = st([x for r in w['pyodide'] for x in r['session_latency_ms']])
+    nses = st([x for r in w['node:wasi'] for x in r['session_latency_ms']])
+    t.row('session call', LABEL['pyodide'], pses, goal='peer', verdict=versus(pses['median'], ses['median']),
+          note='baseline; the live interpreter: nothing saved, lost with the process')
+    t.row('session call', LABEL['node:wasi'], nses, ratio=nses['median'] / pses['median'], base='pyodide',
+          goal='peer', verdict=versus(nses['median'], ses['median']))
+    t.row('session call', 'wasmbox library', ses, ratio=ses['median'] / pses['median'], base='pyodide',
+          goal='p50 <= 3 ms (#4)', verdict=met(ses['median'] <= 3),
+          note='includes the atomic save to disk; rolled back if the call fails')
+
+
+def compute_rows(t, peers, js):
+    t.section('compute suite, Python: ms per run (timed inside the interpreter), ratio to native')
+    c = peers['compute']
+    ratios = {k: [] for k in ('wasmbox',) + PEERS}
+    for bench, times in c.items():
+        nat = st(times['native'], 1e3)
+        t.row(bench, LABEL['native'], nat)
+        box = st(times['wasmbox'], 1e3)
+        for k in ('wasmbox',) + PEERS:
+            s = st(times[k], 1e3)
+            ratios[k].append(s['median'] / nat['median'])
+            if k == 'bwrap':
+                continue  # native speed: geomean below, per benchmark in the JSON
+            t.row(bench, LABEL[k], s, ratio=s['median'] / nat['median'], base='native',
+                  verdict='' if k == 'wasmbox' else versus(s['median'], box['median']))
+    geo = {k: statistics.geometric_mean(v) for k, v in ratios.items()}
+    t.row('geomean', LABEL['wasmbox'], ratio=geo['wasmbox'], base='native', goal='<= 1.3x native (#2)',
+          verdict=met(geo['wasmbox'] <= 1.3))
+    for k in PEERS:
+        t.row('geomean', LABEL[k], ratio=geo[k], base='native', goal='peer',
+              verdict='wasmbox %.1fx faster' % (geo[k] / geo['wasmbox']) if geo[k] >= geo['wasmbox']
+              else 'wasmbox %.1fx slower' % (geo['wasmbox'] / geo[k]),
+              note='native code in an OS sandbox: native speed, as expected' if k == 'bwrap' else '')
+
+    t.section('compute suite, JavaScript: ms per run, ratio to native QuickJS (bench.py)')
+    if not js:
+        t.row('js compute', 'wasmbox --lang js', note='not run (bench.py --only javascript)')
+        return geo
+    jr = []
+    for bench, r in js['compute'].items():
+        nat, box = st(r['native_s'], 1e3), st(r['wasmbox_s'], 1e3)
+        jr.append(box['median'] / nat['median'])
+        t.row(bench, LABEL['jsnative'], nat)
+        t.row(bench, LABEL['wasmbox-js'], box, ratio=box['median'] / nat['median'], base='native')
+    g = statistics.geometric_mean(jr)
+    t.row('geomean', LABEL['wasmbox-js'], ratio=g, base='native', goal='<= 1.3x native (#3)', verdict=met(g <= 1.3))
+    return geo
+
+
+def import_rows(t, peers):
+    t.section('import of a heavy stdlib module, fresh process (wasmbox: fresh call from the snapshot)')
+    imp = peers['imports']
+    pre = imp.get('wasmbox_preloaded', [])
+    for mod, by in imp.items():
+        if mod == 'wasmbox_preloaded':
+            continue
+        nat = st(by['native'], 1e3)
+        for k in ('native', 'wasmbox') + PEERS:
+            v = by[k]
+            if isinstance(v, dict):
+                t.row('import ' + mod, LABEL[k], verdict='not available', note=v['error'])
+                continue
+            s = st(v, 1e3)
+            note = ''
+            if k == 'wasmbox' and any(p == mod or p.startswith(mod + '.') for p in pre):
+                note = 'already imported in the base snapshot (preloaded): the import is a dict lookup'
+            t.row('import ' + mod, LABEL[k], s, ratio=s['median'] / nat['median'] if k != 'native' else None,
+                  base='native', goal='no goal set' if k == 'wasmbox' else '', note=note)
+
+
+def memory_rows(t, peers):
+    t.section('memory: an idle session (a few small variables) and a call')
+    m = peers['memory']
+    nat = st([r['pss_kb'] / 1024 for r in m['native']])
+    t.row('idle session PSS', LABEL['native'], nat, unit='MB', note='baseline: a python3.11 process kept alive')
+    w10 = [x / 1024 for r in m['wasmbox_10'] for x in r['session_worker_pss_kb']]
+    p10 = [x / 1024 for r in m['wasmbox_10'] for x in r['session_worker_private_kb']]
+    w1 = [x / 1024 for r in m['wasmbox_1'] for x in r['session_worker_pss_kb']]
+    s10, s1 = st(w10), st(w1)
+    t.row('idle session PSS', 'wasmbox, 10 idle sessions', s10, unit='MB', ratio=s10['median'] / nat['median'],
+          base='native', goal='no goal set',
+          note='its jailed worker process tree; private (not shared with other workers): %.2f MB' % st(p10)['median'])
+    t.row('idle session PSS', 'wasmbox, 1 session alone', s1, unit='MB', ratio=s1['median'] / nat['median'],
+          base='native', note='shared pages of the binary and snapshot all counted to it')
+    for k in ('pyodide', 'node:wasi'):
+        s = st([r['pss_kb'] / 1024 for r in m[k]])
+        t.row('idle session PSS', LABEL[k], s, unit='MB', ratio=s['median'] / nat['median'], base='native',
+              goal='peer', verdict=versus(s['median'], s10['median'], 'smaller', 'larger'),
+              note='a node process per session')
+    disk = st([x / 1024 for r in m['wasmbox_10'] for x in r['session_disk_bytes']])
+    t.row('idle session disk', 'wasmbox', disk, unit='kB', goal='<= 1 MB (#4)', verdict=met(disk['median'] <= 1024))
+    wp = st([r['stateless_worker_pss_kb'] / 1024 for r in m['wasmbox_10']])
+    t.row('per call', 'wasmbox stateless worker', wp, unit='MB', goal='no goal set',
+          note='PSS of the worker that served print(1), idle again; one per call in flight')
+    pk = st([r['call_memory_peak_bytes'] / 2**20 for r in m['wasmbox_10']])
+    t.row('per call', 'wasmbox linear memory peak', pk, unit='MB', note='memory_peak_bytes of print(1)')
+
+
+def rate_rows(t, peers, mcp):
+    t.section('calls/s, stateless print(1), %d CPUs' % os.cpu_count())
+    rounds = peers['warm']['library']
+    c1 = None
+    for c in ('1', '2', '8'):
+        s = st([x for r in rounds for x in r['concurrency'][c]['calls_per_s']])
+        c1 = c1 or s['median']
+        t.row('library, %s thread%s' % (c, 's' if c != '1' else ''), 'wasmbox library', s, unit='/s',
+              ratio=s['median'] / c1, base='c=1', goal='>= 1000/s (#6, MCP)', verdict=met(s['median'] >= 1000),
+              note='p50 latency %.3f ms' % statistics.median([x for r in rounds for x in r['concurrency'][c]['latency_ms']]))
+    if mcp:
+        for c in ('1', '8'):
+            r = mcp['http_c' + c]
+            t.row('MCP HTTP, %s in flight' % c, 'wasmbox serve', {'median': r['calls_per_s'], 'p10': 0, 'p90': 0,
+                                                                  'n': 1}, unit='/s', ratio=r['calls_per_s'] / c1,
+                  base='library c=1', goal='>= 1000/s (#6)', verdict=met(r['calls_per_s'] >= 1000))
+
+
+def fuel_rows(t, py, js):
+    t.section('fuel metering overhead (metered / unmetered build, compute geomean)')
+    for lang, r in (('python', py), ('javascript', js)):
+        g = r.get('fuel_overhead_geomean_ratio') if r else None
+        if g is None:
+            t.row('fuel overhead', 'wasmbox ' + lang, goal='<= 10 % (#5)', verdict='not measured',
+                  note='this build has no metered/unmetered pair: fuel metering (issue 5) is not merged yet')
+        else:
+            t.row('fuel overhead', 'wasmbox ' + lang, ratio=g, base='unmetered', goal='<= 10 % (#5)',
+                  verdict=met(g <= 1.10))
+
+
+def main():
+    args = sys.argv[1:]
+    since = float(args[args.index('--since') + 1]) if '--since' in args else 0
+    wall = float(args[args.index('--wall') + 1]) if '--wall' in args else None
+    py, js, mcp, peers = (newest(k, since) for k in ('python', 'javascript', 'mcp', 'peers'))
+    t = Table()
+    if peers:
+        hello_rows(t, peers)
+        warm_rows(t, peers, mcp)
+        compute_rows(t, peers, js)
+        import_rows(t, peers)
+        memory_rows(t, peers)
+        rate_rows(t, peers, mcp)
+    else:
+        t.section('peers: not run (bench/peers.py)')
+    fuel_rows(t, py, js)
+    v = peers['versions'] if peers else {}
+    print('\n' + '=' * 100)
+    print('wasmbox vs the alternatives, %s, %d CPUs, %s' % (os.uname().nodename, os.cpu_count(),
+                                                            time.strftime('%Y-%m-%d %H:%M')))
+    if v:
+        print('peers: %s, node %s, Pyodide %s, %s; ratio = median / baseline median, both from this run'
+              % (v['native'], v['node'], v['pyodide'], v['bwrap']))
+    load = os.getloadavg()
+    print('load average now %.1f / %.1f / %.1f (1/5/15 min) on %d CPUs: other work on the machine widens the spread'
+          % (load[0], load[1], load[2], os.cpu_count()))
+    print('=' * 100)
+    t.print()
+    os.makedirs(RESULTS, exist_ok=True)
+    path = os.path.join(RESULTS, 'bench-%s.json' % time.strftime('%Y%m%d-%H%M%S'))
+    with open(path, 'w') as fh:
+        json.dump({'time': time.strftime('%Y-%m-%dT%H:%M:%S'), 'machine': os.uname().nodename,
+                   'cpus': os.cpu_count(), 'loadavg': load, 'wall_s': wall, 'table': t.rows,
+                   'raw': {'python': py, 'javascript': js, 'mcp': mcp, 'peers': peers}}, fh, indent=1)
+    print('\nwritten: %s' % os.path.relpath(path))
+
+
+if __name__ == '__main__':
+    main()
