@@ -29,6 +29,10 @@ SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/session/*.c s
 SRC_RT  := $(RUNTIMES:%=src/runtimes/%.c)
 SRC_CLI := src/cli/main.c
 SRC_MCP := $(wildcard src/mcp/*.c)
+# Fuel metering, run on every module before wasm2c (runtimes/native.sh).
+# FUEL=counter-only: the unmetered baseline build `make bench` compares with.
+FUEL ?= on
+FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
 .PHONY: all deps run test test-unit test-e2e test-cli test-asan test-mcp bench bench-mcp conformance clean
@@ -47,8 +51,8 @@ $(BUILD)/$(1).dir: runtimes/lib.sh $(wildcard runtimes/$(1)/*) $(wildcard runtim
 	@mkdir -p $(BUILD)
 	bash runtimes/$(1)/build.sh > $$@.tmp && mv $$@.tmp $$@
 
-$(BUILD)/$(1)-native.dir: $(BUILD)/$(1).dir runtimes/native.sh tools/w2c_split.py
-	bash runtimes/native.sh $(1) "$$$$(cat $(BUILD)/$(1).dir)/$(1).wasm" > $$@.tmp && mv $$@.tmp $$@
+$(BUILD)/$(1)-native.dir: $(BUILD)/$(1).dir runtimes/native.sh tools/w2c_split.py $(FUEL_TOOL_SRC)
+	WB_FUEL=$(FUEL) bash runtimes/native.sh $(1) "$$$$(cat $(BUILD)/$(1).dir)/$(1).wasm" > $$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach r,$(RUNTIMES),$(eval $(call runtime,$(r))))
 
@@ -170,13 +174,23 @@ $(BUILD)/tests-asan/test_mcp: tests/test_mcp.c tests/harness.h $(ASAN_MCP) $(BUI
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) $< $(ASAN_MCP) $(BUILD)/libwasmbox-asan.a -o $@ $(MCP_LIBS) $(LDLIBS) -lcmocka
 
-test: deps $(BUILD)/wasmbox $(TESTS:%=$(BUILD)/tests/%)
-	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(TESTS)
+# The metering pass on its own (runtimes/native.sh builds its own copy).
+$(BUILD)/wasm_fuel: $(FUEL_TOOL_SRC)
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) $(filter %.c,$^) -o $@
+
+$(BUILD)/wasm_fuel-asan: $(FUEL_TOOL_SRC)
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(SAN) $(WARN) $(filter %.c,$^) -o $@
+
+test: deps $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(TESTS:%=$(BUILD)/tests/%)
+	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(TESTS)
 	@$(MAKE) --no-print-directory test-asan
 
-test-asan: deps $(BUILD)/wasmbox-asan $(TESTS:%=$(BUILD)/tests-asan/%)
+test-asan: deps $(BUILD)/wasmbox-asan $(BUILD)/wasm_fuel-asan $(TESTS:%=$(BUILD)/tests-asan/%)
 	@ASAN_OPTIONS=detect_leaks=1:handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:use_sigaltstack=0 \
-	  UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh $(BUILD)/tests-asan $(BUILD)/wasmbox-asan $(TESTS)
+	  UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh $(BUILD)/tests-asan $(BUILD)/wasmbox-asan \
+	  $(BUILD)/wasm_fuel-asan $(TESTS)
 
 test-mcp: deps $(BUILD)/wasmbox
 	@bash tests/mcp/run.sh $(BUILD)/wasmbox
@@ -184,14 +198,21 @@ test-mcp: deps $(BUILD)/wasmbox
 run: $(BUILD)/wasmbox
 	@bash scripts/demo.sh $(BUILD)/wasmbox
 
+# The unmetered baseline for make bench: the same modules with the fuel
+# counter but no charges, built like the product in its own directory (the
+# recipes' caches make everything but the native translation a copy).
+.PHONY: unmetered
+unmetered:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/unmetered FUEL=counter-only $(BUILD)/unmetered/wasmbox
+
 # make bench [QUICK=1]: every figure next to native and the peers (Pyodide,
 # node:wasi, bubblewrap; bench/README.md), one table at the end. The clock
 # starts when make reads this file, so the wall time printed includes building.
 ifneq ($(filter bench,$(MAKECMDGOALS)),)
 BENCH_T0 := $(shell date +%s.%N)
 endif
-bench: $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm $(BUILD)/bench-load
-	@WB_BENCH_T0=$(BENCH_T0) bash bench/run.sh $(BUILD)/wasmbox --jsnative "$$(cat $(BUILD)/javascript.dir)/jsnative" \
+bench: $(BUILD)/wasmbox unmetered $(BUILD)/mcpload $(BUILD)/bench-warm $(BUILD)/bench-load
+	@WB_BENCH_T0=$(BENCH_T0) bash bench/run.sh $(BUILD)/wasmbox --unmetered $(BUILD)/unmetered/wasmbox --jsnative "$$(cat $(BUILD)/javascript.dir)/jsnative" \
 	  $(if $(QUICK),--quick)
 
 # MCP round trips (HTTP, stdio) next to the library's own figure

@@ -2,7 +2,7 @@
 """wasmbox benchmarks: every figure is measured in the same run as its baseline
 and printed as a ratio next to the goal the issues set.
 
-usage: bench.py WASMBOX [--quick] [--jsnative PATH] [--only python|javascript]
+usage: bench.py WASMBOX [--quick] [--jsnative PATH] [--unmetered PATH] [--only python|javascript]
 
 For each language:
 - compute suite (bench/compute/*.py, bench/compute_js/*.js): ROUNDS rounds,
@@ -13,6 +13,10 @@ For each language:
   Python's baseline is Debian's python3.11 (exec() timed with perf_counter);
   JavaScript's is jsnative, the same QuickJS sources and guest glue built
   with gcc -O2 (bench() timed with performance.now()).
+- fuel overhead (with --unmetered, which `make bench` passes): a build of
+  the same modules whose counter is never charged (FUEL=counter-only) runs
+  each benchmark in the same alternating rounds; the overhead is the ratio of
+  the metered to the unmetered medians, goal <= 1.10 (geomean).
 - whole process: `wasmbox run` printing one line against the native
   interpreter doing the same, median and p90 of RUNS runs.
 JSON goes to bench/results/LANGUAGE-<time>.json.
@@ -88,24 +92,41 @@ def interleaved(cmds, name, code, rounds):
     return times
 
 
-def compute_suite(directory, suffix, native_cmd, box_cmd, wrap, rounds, repeat, goal):
-    """Time every benchmark in `directory`; prints the table, returns (report, geomean)."""
-    print(f'{"benchmark":<16}{"native ms":>11}{"wasmbox ms":>12}{"ratio":>8}  spread (wasmbox min-max)')
-    report, ratios = {}, []
+FUEL_GOAL = 1.10
+
+
+def compute_suite(directory, suffix, native_cmd, box_cmd, wrap, rounds, repeat, goal, unmetered_cmd=None):
+    """Time every benchmark in `directory`; prints the table, returns (report, geomean, fuel geomean)."""
+    fuel_head = f'{"unmetered":>11}{"fuel":>8}' if unmetered_cmd else ''
+    print(f'{"benchmark":<16}{"native ms":>11}{"wasmbox ms":>12}{"ratio":>8}{fuel_head}  spread (wasmbox min-max)')
+    report, ratios, fuel_ratios = {}, [], []
     for f in sorted(os.listdir(os.path.join(HERE, directory))):
         if not f.endswith(suffix):
             continue
         name = f[:-len(suffix)]
         code = wrap(open(os.path.join(HERE, directory, f)).read(), name, repeat)
-        nat_t, box_t = interleaved([native_cmd, box_cmd], name, code, rounds)
+        cmds = [native_cmd, box_cmd] + ([unmetered_cmd] if unmetered_cmd else [])
+        timings = interleaved(cmds, name, code, rounds)
+        nat_t, box_t = timings[0], timings[1]
         n, b = statistics.median(nat_t), statistics.median(box_t)
         ratios.append(b / n)
         report[name] = {'native_s': nat_t, 'wasmbox_s': box_t, 'ratio': b / n}
-        print(f'{name:<16}{n * 1e3:>11.1f}{b * 1e3:>12.1f}{b / n:>7.2f}x  '
+        fuel_cols = ''
+        if unmetered_cmd:
+            u = statistics.median(timings[2])
+            fuel_ratios.append(b / u)
+            report[name].update({'unmetered_s': timings[2], 'fuel_overhead_ratio': b / u})
+            fuel_cols = f'{u * 1e3:>11.1f}{(b / u - 1) * 100:>+7.1f}%'
+        print(f'{name:<16}{n * 1e3:>11.1f}{b * 1e3:>12.1f}{b / n:>7.2f}x{fuel_cols}  '
               f'{min(box_t) * 1e3:.1f}-{max(box_t) * 1e3:.1f} ms')
     geo = statistics.geometric_mean(ratios)
     print(f'{"geomean":<16}{"":>11}{"":>12}{geo:>7.2f}x  goal <= {goal:.2f}x: {verdict(geo, goal)}')
-    return report, geo
+    fuel_geo = None
+    if fuel_ratios:
+        fuel_geo = statistics.geometric_mean(fuel_ratios)
+        print(f'{"fuel overhead":<16}{(fuel_geo - 1) * 100:>+30.1f}%  (metered / unmetered, geomean)  '
+              f'goal <= {(FUEL_GOAL - 1) * 100:.0f}%: {verdict(fuel_geo, FUEL_GOAL)}')
+    return report, geo, fuel_geo
 
 
 def startup(label, box_cmd, native_cmd, runs, expect, goal_ms):
@@ -132,25 +153,29 @@ def machine(native):
             'native': native, 'compute': {}, 'startup': {}}
 
 
-def python_suite(wasmbox, rounds, repeat, runs):
+def box_args(wasmbox, *lang):
+    return [wasmbox, 'run', *lang, '--timeout', '300', '--memory', '1024', '-c'] if wasmbox else None
+
+
+def python_suite(wasmbox, rounds, repeat, runs, unmetered=None):
     report = machine(subprocess.run([NATIVE_PY, '-V'], capture_output=True, text=True).stdout.strip())
     print(f'compute suite: {rounds} alternating rounds x {repeat} runs each, wasmbox vs {report["native"]}')
-    report['compute'], report['compute_geomean_ratio'] = compute_suite(
-        'compute', '.py', [NATIVE_PY, '-I', '-c'], [wasmbox, 'run', '--timeout', '300', '--memory', '1024', '-c'],
-        lambda src, name, n: PY_WRAPPER % (src, name, n), rounds, repeat, 1.30)
+    report['compute'], report['compute_geomean_ratio'], report['fuel_overhead_geomean_ratio'] = compute_suite(
+        'compute', '.py', [NATIVE_PY, '-I', '-c'], box_args(wasmbox),
+        lambda src, name, n: PY_WRAPPER % (src, name, n), rounds, repeat, 1.30, box_args(unmetered))
     print(f'\nwhole process, print(1): median / p90 of {runs} runs')
     report['startup'] = startup('python3.11', [wasmbox, 'run', '-c', 'print(1)'], [NATIVE_PY, '-c', 'print(1)'],
                                 runs, b'1', 20)
     save(report, 'python')
 
 
-def javascript_suite(wasmbox, jsnative, rounds, repeat, runs):
+def javascript_suite(wasmbox, jsnative, rounds, repeat, runs, unmetered=None):
     report = machine('QuickJS 2025-04-26, gcc -O2 (jsnative)')
     print(f'compute suite: {rounds} alternating rounds x {repeat} runs each, wasmbox vs {report["native"]}')
-    report['compute'], report['compute_geomean_ratio'] = compute_suite(
-        'compute_js', '.js', [jsnative, '-c'],
-        [wasmbox, 'run', '--lang', 'javascript', '--timeout', '300', '--memory', '1024', '-c'],
-        lambda src, name, n: JS_WRAPPER % (src, n), rounds, repeat, 1.30)
+    report['compute'], report['compute_geomean_ratio'], report['fuel_overhead_geomean_ratio'] = compute_suite(
+        'compute_js', '.js', [jsnative, '-c'], box_args(wasmbox, '--lang', 'javascript'),
+        lambda src, name, n: JS_WRAPPER % (src, n), rounds, repeat, 1.30,
+        box_args(unmetered, '--lang', 'javascript'))
     print(f"\nwhole process, console.log('hi'): median / p90 of {runs} runs")
     report['startup'] = startup('jsnative', [wasmbox, 'run', '--lang', 'js', '-c', "console.log('hi')"],
                                 [jsnative, '-c', "console.log('hi')"], runs, b'hi', 10)
@@ -163,15 +188,16 @@ def main():
     quick = '--quick' in args
     only = args[args.index('--only') + 1] if '--only' in args else None
     jsnative = args[args.index('--jsnative') + 1] if '--jsnative' in args else None
+    unmetered = os.path.abspath(args[args.index('--unmetered') + 1]) if '--unmetered' in args else None
     rounds, repeat, runs = (2, 2, 10) if quick else (4, 3, 30)
     if only in (None, 'python'):
-        python_suite(wasmbox, rounds, repeat, runs)
+        python_suite(wasmbox, rounds, repeat, runs, unmetered)
     if only in (None, 'javascript'):
         if not jsnative:
             sys.exit('the JavaScript suite needs --jsnative PATH (make bench passes it)')
         if only is None:
             print('\n' + '=' * 72 + '\nJavaScript\n')
-        javascript_suite(wasmbox, os.path.abspath(jsnative), rounds, repeat, runs)
+        javascript_suite(wasmbox, os.path.abspath(jsnative), rounds, repeat, runs, unmetered)
 
 
 if __name__ == '__main__':

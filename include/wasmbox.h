@@ -28,6 +28,15 @@ extern "C" {
 #define WASMBOX_DEFAULT_MEMORY (256ull << 20)
 #define WASMBOX_DEFAULT_MAX_OUTPUT (1u << 20)
 #define WASMBOX_DEFAULT_QUOTA (100ull << 20)
+/* Fuel: a deterministic budget of WebAssembly instructions (the cost model
+ * is in tools/wasm_fuel.c). The same code run from the same state uses the
+ * same fuel every time, whatever the machine or its load; work done by the
+ * host for the guest (file and output calls) is not counted. The default is
+ * generous: far more than the default timeout lets even tight loops use (a
+ * fast machine runs about 2-4 * 10^9 a second), so the wall clock is what
+ * normally binds; set a budget to bound work exactly. */
+#define WASMBOX_DEFAULT_FUEL (1000ull * 1000 * 1000 * 1000)
+#define WASMBOX_MAX_FUEL ((uint64_t)INT64_MAX)
 
 enum { WASMBOX_OK = 0, WASMBOX_EUSAGE = 2, WASMBOX_EINTERNAL = 4 };
 
@@ -68,6 +77,9 @@ typedef struct {
                                temporary directory, removed afterwards */
   double timeout_seconds;   /* 0: WASMBOX_DEFAULT_TIMEOUT_S */
   uint64_t memory_bytes;    /* linear memory limit; 0: WASMBOX_DEFAULT_MEMORY */
+  uint64_t fuel;            /* instruction budget of this call (a session's
+                               calls each have their own); 0:
+                               WASMBOX_DEFAULT_FUEL, at most WASMBOX_MAX_FUEL */
   size_t max_output_bytes;  /* kept per stream (stdout, stderr); 0: default */
   uint64_t quota_bytes;     /* files /app may hold, all together; growing
                                past it fails (ENOSPC); 0: WASMBOX_DEFAULT_QUOTA */
@@ -96,7 +108,7 @@ typedef struct {
   const char *const *guidance;            /* hints for the caller */
   size_t guidance_len;
   double duration_ms;
-  uint64_t fuel_used;
+  uint64_t fuel_used;                     /* the whole budget when out_of_fuel */
   uint64_t memory_peak_bytes;
   const char *session_id;                 /* NULL: a stateless call */
   bool session_rolled_back;               /* the failed call left no trace */

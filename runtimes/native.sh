@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # native.sh NAME MODULE.wasm: translate a guest module to native code.
 #
-# wasm2c (Debian wabt 1.0.32) -> tools/w2c_split.py -> cc in parallel ->
-# one relocatable object whose only global symbols are the module's API
-# (Z_NAME_*), so several modules link into one binary without clashes.
-# Prints the cache directory holding NAME.o and NAME.h; keyed by the module's
-# hash, this recipe, the splitter and the compiler flags.
+# tools/wasm_fuel (fuel metering) -> wasm-validate -> wasm2c (Debian wabt
+# 1.0.32) -> tools/w2c_split.py -> cc in parallel -> one relocatable object
+# whose only global symbols are the module's API (Z_NAME_*), so several
+# modules link into one binary without clashes. Prints the cache directory
+# holding NAME.o and NAME.h; keyed by the metered module (so a change to the
+# metering pass rebuilds exactly the modules whose metering it changes), this
+# recipe, the splitter and the compiler flags. The pass itself takes a
+# fraction of a second, so it runs every time.
+#
+# WB_FUEL=counter-only builds the unmetered baseline `make bench` compares
+# against: the same counter and export (so the glue is the same), no charges.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
@@ -17,7 +23,24 @@ wb_apt_install wabt binutils gcc make
 # checks, so WASM_RT_MEMCHECK_SIGNAL_HANDLER stays at its default (1).
 W2C_CC=${W2C_CC:-gcc}
 W2C_CFLAGS=${W2C_CFLAGS:--O2 -fvisibility=hidden -fno-strict-aliasing -w}
-key=$( (sha256sum < "$wasm"; cat "$here/lib.sh" "$0" "$here/../tools/w2c_split.py"; echo "$W2C_CC $W2C_CFLAGS"; "$W2C_CC" --version | head -1) | sha256sum | cut -c1-16)
+WB_FUEL=${WB_FUEL:-on}
+case "$WB_FUEL" in
+  on) fuel_flags=() ;;
+  counter-only) fuel_flags=(--counter-only) ;;
+  *) die "WB_FUEL must be on or counter-only, not '$WB_FUEL'" ;;
+esac
+tools="$here/../tools"
+mkdir -p "$WB_CACHE/build"
+metered=$(mktemp -d "$WB_CACHE/build/fuel-$name-XXXXXX")
+trap 'rm -rf "$metered"' EXIT
+cc -std=c11 -O2 -Wall -Wextra -Werror "$tools"/wasm_fuel*.c -o "$metered/wasm_fuel" ||
+  die "cannot build tools/wasm_fuel"
+# WB_FUEL_FLAGS: more options for the pass (to compare cost models)
+# shellcheck disable=SC2086
+"$metered/wasm_fuel" -v "${fuel_flags[@]}" ${WB_FUEL_FLAGS:-} "$wasm" "$metered/$name.wasm" 2>"$metered/log" ||
+  { cat "$metered/log" >&2; die "metering $wasm failed"; }
+key=$( (sha256sum < "$metered/$name.wasm"; cat "$here/lib.sh" "$0" "$tools/w2c_split.py";
+        echo "$W2C_CC $W2C_CFLAGS"; "$W2C_CC" --version | head -1) | sha256sum | cut -c1-16)
 out="$WB_CACHE/native/$name-$key"
 if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 wb_lock "native-$name-$key"
@@ -25,8 +48,11 @@ if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 
 work="$WB_CACHE/build/native-$name-$key"
 rm -rf "$work"; mkdir -p "$work"
+log "$(cat "$metered/log")"
+wasm-validate "$metered/$name.wasm" || die "the metered $name module does not validate"
+mv "$metered/$name.wasm" "$work/$name.wasm"
 log "wasm2c $name"
-wasm2c --no-debug-names -n "$name" "$wasm" -o "$work/$name.c" || die "wasm2c failed on $wasm"
+wasm2c --no-debug-names -n "$name" "$work/$name.wasm" -o "$work/$name.c" || die "wasm2c failed on $wasm"
 python3 "$here/../tools/w2c_split.py" "$work/$name.c" "$work/split" 3000000 >&2
 rm -f "$work/$name.c"
 

@@ -51,7 +51,29 @@ check "cut output -> exit 3" [ "$rc" = 3 ]
 check "cut output is reported" grep -q "stdout truncated: 101 bytes written, first 10 kept" <<<"$err"
 check "cut output keeps the head" [ "$out" = "yyyyyyyyyy" ]
 
+run run --fuel 1000000 -c 'print("before")
+while True: pass'
+check "out of fuel -> exit 3" [ "$rc" = 3 ]
+check "out of fuel is explained on stderr" grep -q "out_of_fuel: the code used up its instruction budget (fuel) of 1000000" <<<"$err"
+check "  ... output before it is kept" [ "$out" = before ]
+run run --json --fuel 1000000 -c 'while True: pass'
+check "--json out_of_fuel status" [ "$(json "r['status']")" = out_of_fuel ]
+check "--json out_of_fuel uses the whole budget" [ "$(json "r['fuel_used']")" = 1000000 ]
+check "--json out_of_fuel error type" [ "$(json "r['error']['type']")" = OutOfFuel ]
+fuels=()
+for i in 1 2 3; do
+  run run --json -c 'print(sum(i * i for i in range(10000)))'
+  fuels+=("$(json "r['fuel_used']")")
+done
+same_fuel() { [ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$2" = "$3" ]; }
+check "the same code uses the same fuel in every process (${fuels[*]})" same_fuel "${fuels[@]}"
+run run --json --fuel "${fuels[0]}" -c 'print(sum(i * i for i in range(10000)))'
+check "  ... and that much fuel is enough" [ "$(json "r['status']")" = ok ]
+run run --json --fuel "$((fuels[0] - 1))" -c 'print(sum(i * i for i in range(10000)))'
+check "  ... one unit less is not" [ "$(json "r['status']")" = out_of_fuel ]
+
 for bad_args in "--bogus" "--timeout" "--timeout abc" "--timeout -1" "--memory 0" "--memory 5000" \
+                "--fuel" "--fuel 0" "--fuel -5" "--fuel abc" "--fuel 9223372036854775808" \
                 "-c 1 $tmp/job.py" "$tmp/missing.py" "--lang cobol -c 1" "--env 1BAD=x -c 1" "--env NO_SUCH_VAR_X -c 1" ""; do
   # shellcheck disable=SC2086
   run run $bad_args
@@ -138,6 +160,7 @@ unset WASMBOX_HOME
 
 run run --help
 check "run --help" [ "$rc" = 0 ] && grep -q -- "--workspace" <<<"$out"
+check "run --help explains --fuel" grep -q -- "--fuel N" <<<"$out"
 run version
 check "version lists python" grep -q "python" <<<"$out"
 check "version lists javascript" grep -q "javascript" <<<"$out"
@@ -172,6 +195,11 @@ run run --lang js --memory 16 -c 'new ArrayBuffer(64 << 20)'
 check "js: memory limit -> exit 3" [ "$rc" = 3 ]
 run run --lang js --max-output 10 -c 'console.log("y".repeat(100))'
 check "js: cut output -> exit 3" [ "$rc" = 3 ]
+run run --lang js --fuel 1000000 -c 'for (;;) {}'
+check "js: out of fuel -> exit 3" [ "$rc" = 3 ]
+run run --lang js --json --fuel 1000000 -c 'for (;;) {}'
+check "js: --json out_of_fuel status and fuel_used" \
+  [ "$(json "r['status'], r['fuel_used']")" = "out_of_fuel 1000000" ]
 
 run run --lang js --json -c 'null.x'
 check "js: --json error object" [ "$(json "r['error']['type']")" = TypeError ]

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# run.sh TESTDIR WASMBOX TEST...: run the C test programs (cmocka, TAP output)
-# the CLI tests and the MCP transport tests, then print one line:
-# "N passed, N failed".
+# run.sh TESTDIR WASMBOX FUEL_TOOL TEST...: run the C test programs (cmocka,
+# TAP output), the CLI tests, the MCP transport tests and the metering pass's
+# tests (on small modules and on the guests this build holds), then print one
+# line: "N passed, N failed".
 set -u
-dir=$1 bin=$2; shift 2
+dir=$1 bin=$2 fuel_tool=$3; shift 3
 passed=0 failed=0 failures=()
 for t in "$@"; do
   out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$dir/$t" 2>&1)
@@ -18,11 +19,22 @@ for t in "$@"; do
   printf '%-16s %3d passed, %d failed\n' "$t" "$p" "$f"
   if [ "$f" -gt 0 ]; then failures+=("$t"); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
 done
-out=$(bash "$(dirname "$0")/cli.sh" "$bin" 2>&1)
-p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
-passed=$((passed + p)); failed=$((failed + f))
-printf '%-16s %3d passed, %d failed\n' "cli" "$p" "$f"
-if [ "$f" -gt 0 ]; then failures+=(cli); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
+# script NAME ARGS...: a TAP-like shell test (tests/NAME.sh)
+script() {
+  local name=$1; shift
+  out=$(bash "$(dirname "$0")/$name.sh" "$@" 2>&1)
+  p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
+  passed=$((passed + p)); failed=$((failed + f))
+  printf '%-16s %3d passed, %d failed\n' "$name" "$p" "$f"
+  if [ "$f" -gt 0 ]; then failures+=("$name"); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
+}
+script cli "$bin"
+guests=()
+for d in "$(dirname "$bin")"/*.dir; do
+  case $d in *-native.dir) continue ;; esac
+  guests+=("$(cat "$d")/$(basename "$d" .dir).wasm")
+done
+script wasm_fuel "$fuel_tool" "${guests[@]}"
 out=$(python3 "$(dirname "$0")/mcp/transport.py" "$bin" 2>&1)
 p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
 # a run that died before its closing line has failed

@@ -16,6 +16,7 @@ void wb_encode_request(wb_buf *b, const wasmbox_request *q) {
   wb_put_str(b, q->workspace);
   wb_put_f64(b, q->timeout_seconds);
   wb_put_u64(b, q->memory_bytes);
+  wb_put_u64(b, q->fuel);
   wb_put_u64(b, q->max_output_bytes);
   wb_put_u64(b, q->quota_bytes);
   wb_put_bytes(b, q->stdin_data, q->stdin_data ? q->stdin_len : 0);
@@ -38,6 +39,7 @@ bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s) 
   q->workspace = wb_get_str(r);
   q->timeout_seconds = wb_get_f64(r);
   q->memory_bytes = wb_get_u64(r);
+  q->fuel = wb_get_u64(r);
   q->max_output_bytes = (size_t)wb_get_u64(r);
   q->quota_bytes = wb_get_u64(r);
   q->stdin_data = wb_get_bytes(r, &q->stdin_len);

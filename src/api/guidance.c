@@ -154,8 +154,8 @@ size_t wb_guidance(const wb_guidance_input *in, char **out) {
                        (unsigned long long)(in->memory_bytes >> 20)));
       break;
     case WASMBOX_STATUS_OUT_OF_FUEL:
-      add(out, &n, fmt("The code used up its instruction budget (fuel). Reduce the work or raise the budget "
-                       "(fuel / --fuel)."));
+      add(out, &n, fmt("The code used up its instruction budget of %llu (fuel). Reduce the work or raise the "
+                       "budget (fuel / --fuel).", (unsigned long long)in->fuel));
       break;
     case WASMBOX_STATUS_CRASHED:
       if (has(in->error_message, "stack"))

@@ -15,6 +15,7 @@ typedef struct {
   wasmbox_status status;
   const char *error_type, *error_message, *traceback;
   double timeout_seconds;
+  uint64_t fuel;
   uint64_t memory_bytes;
   bool output_truncated;
   size_t max_output;

@@ -59,6 +59,7 @@ int wb_check_mounts(const wasmbox_mount *m, size_t n, char *err, size_t errlen);
 typedef struct {
   const wb_runtime *rt;
   double timeout_s;
+  uint64_t fuel;
   uint64_t memory_limit;
   size_t max_output;
   uint64_t quota;

@@ -39,8 +39,8 @@ static bool is_oom_error(const wb_runtime *rt, const char *type, const char *mes
   return !strcmp(type, rt->oom_error_type);
 }
 
-static void classify(wb_result *r, const wb_runtime *rt, uint64_t memory_limit, const wb_outcome *o,
-                     double timeout_s) {
+static void classify(wb_result *r, const wb_limits_used *lim, const wb_outcome *o) {
+  const wb_runtime *rt = lim->rt;
   wasmbox_result *p = &r->pub;
   char buf[256];
   p->exit_code = (int)o->exit_code;
@@ -51,17 +51,19 @@ static void classify(wb_result *r, const wb_runtime *rt, uint64_t memory_limit, 
   } else if (o->trap == WB_TRAP_TIMEOUT) {
     p->status = WASMBOX_STATUS_TIMEOUT;
     r->type = strdup("Timeout");
-    snprintf(buf, sizeof buf, "the code did not finish within %g s and was stopped", timeout_s);
+    snprintf(buf, sizeof buf, "the code did not finish within %g s and was stopped", lim->timeout_s);
     r->message = strdup(buf);
   } else if (o->trap == WB_TRAP_FUEL) {
     p->status = WASMBOX_STATUS_OUT_OF_FUEL;
     r->type = strdup("OutOfFuel");
-    r->message = strdup("the code used up its instruction budget and was stopped");
+    snprintf(buf, sizeof buf, "the code used up its instruction budget (fuel) of %llu and was stopped",
+             (unsigned long long)lim->fuel);
+    r->message = strdup(buf);
   } else if (o->trap && o->memory_grow_failed) {
     p->status = WASMBOX_STATUS_OUT_OF_MEMORY;
     r->type = strdup(rt->oom_error_type);
     snprintf(buf, sizeof buf, "the code needed more than the %llu MB memory limit",
-             (unsigned long long)(memory_limit >> 20));
+             (unsigned long long)(lim->memory_limit >> 20));
     r->message = strdup(buf);
   } else if (o->trap) {
     p->status = WASMBOX_STATUS_CRASHED;
@@ -80,7 +82,7 @@ static void classify(wb_result *r, const wb_runtime *rt, uint64_t memory_limit, 
     if (lost_oom) {
       r->type = strdup(rt->oom_error_type);
       snprintf(buf, sizeof buf, "the code needed more than the %llu MB memory limit",
-               (unsigned long long)(memory_limit >> 20));
+               (unsigned long long)(lim->memory_limit >> 20));
       r->message = strdup(buf);
       r->traceback = o->error_traceback && *o->error_traceback ? strdup(o->error_traceback) : NULL;
     } else if (o->error_type) {
@@ -101,7 +103,7 @@ wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_u
   wb_result *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   wasmbox_result *p = &r->pub;
-  classify(r, lim->rt, lim->memory_limit, o, lim->timeout_s);
+  classify(r, lim, o);
   wb_output so = wb_wasi_stdout(wasi), se = wb_wasi_stderr(wasi);
   r->out = dup_bytes(so.data, so.len);
   r->err = dup_bytes(se.data, se.len);
@@ -118,7 +120,7 @@ wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_u
   p->error_traceback = r->traceback;
   p->duration_ms = (double)o->duration_ns / 1e6;
   p->memory_peak_bytes = o->memory_peak;
-  p->fuel_used = 0;
+  p->fuel_used = o->fuel_used;
   size_t nfiles;
   const char *const *files = wb_wasi_changed_files(wasi, &nfiles);
   r->files = calloc(nfiles ? nfiles : 1, sizeof *r->files);
@@ -127,6 +129,7 @@ wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_u
   p->files_changed_len = r->files ? nfiles : 0;
   wb_guidance_input gi = {.language = lim->rt->language, .status = p->status, .error_type = r->type,
                           .error_message = r->message, .traceback = r->traceback, .timeout_seconds = lim->timeout_s,
+                          .fuel = lim->fuel,
                           .memory_bytes = lim->memory_limit, .output_truncated = so.truncated || se.truncated,
                           .max_output = lim->max_output, .quota_bytes = lim->quota};
   p->guidance_len = wb_guidance(&gi, r->guidance);

@@ -250,7 +250,7 @@ static int execute(const place *pl, const work *w, const wasmbox_request *req, w
   wb_wasi *wasi = wb_wasi_new(&wc, err, errlen);
   if (!wasi) return WASMBOX_EINTERNAL;
   wb_call call = {.wasi = wasi, .memory_limit = w->lim.memory_limit, .timeout_ns = (uint64_t)(w->lim.timeout_s * 1e9),
-                  .cancel = (wb_cancel *)req->cancel};
+                  .fuel = w->lim.fuel, .cancel = (wb_cancel *)req->cancel};
   wb_job job = {.from = pl->from, .fresh = pl->fresh, .code = w->code, .code_len = w->code_len, .name = w->name};
   int rc = WASMBOX_OK;
   if (!wb_instance_call(pl->instance, &call, &job, o, err, errlen)) {
@@ -367,6 +367,8 @@ int wb_run_here(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
     return wb_usage(err, errlen, "timeout must be between 0 and %g seconds", MAX_TIMEOUT_S);
   uint64_t memory = req->memory_bytes ? req->memory_bytes : WASMBOX_DEFAULT_MEMORY;
   if (memory > MAX_MEMORY) return wb_usage(err, errlen, "memory limit must be at most %llu MB", MAX_MEMORY >> 20);
+  uint64_t fuel = req->fuel ? req->fuel : WASMBOX_DEFAULT_FUEL;
+  if (fuel > WASMBOX_MAX_FUEL) return wb_usage(err, errlen, "fuel must be at most %llu", (unsigned long long)WASMBOX_MAX_FUEL);
   size_t max_output = req->max_output_bytes ? req->max_output_bytes : WASMBOX_DEFAULT_MAX_OUTPUT;
   if (max_output > MAX_OUTPUT) return wb_usage(err, errlen, "output limit must be at most %llu MB", MAX_OUTPUT >> 20);
   uint64_t quota = req->quota_bytes ? req->quota_bytes : WASMBOX_DEFAULT_QUOTA;
@@ -379,7 +381,7 @@ int wb_run_here(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
     if (!rt->prepare(err, errlen)) return WASMBOX_EINTERNAL;
   }
   work w = {.code = req->code, .code_len = code_len, .name = req->filename ? req->filename : rt ? rt->default_name : "",
-            .lim = {.rt = rt, .timeout_s = timeout, .memory_limit = memory, .max_output = max_output,
+            .lim = {.rt = rt, .timeout_s = timeout, .fuel = fuel, .memory_limit = memory, .max_output = max_output,
                     .quota = quota}};
   return req->session_id ? run_in_session(wb, req, &w, out, err, errlen) : run_stateless(wb, req, &w, out, err, errlen);
 }

@@ -40,6 +40,9 @@ static const char run_usage[] =
     "                       (default: a fresh temporary directory, removed after)\n"
     "  --timeout SECONDS    wall-clock limit (default 30)\n"
     "  --memory MB          memory limit (default 256)\n"
+    "  --fuel N             instruction budget: the code stops with out_of_fuel\n"
+    "                       after N units of work, the same point on every run\n"
+    "                       (default 10^12, more than the timeout lets it use)\n"
     "  --max-output BYTES   output kept per stream (default 1048576)\n"
     "  --quota MB           files /app may hold in all (default 100); writing\n"
     "                       more fails with 'No space left on device'\n"
@@ -230,8 +233,8 @@ static int cmd_run(int argc, char **argv) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     bool takes = !strcmp(a, "-c") || !strcmp(a, "--lang") || !strcmp(a, "--workspace") || !strcmp(a, "--timeout") ||
-                 !strcmp(a, "--memory") || !strcmp(a, "--max-output") || !strcmp(a, "--stdin") || !strcmp(a, "--env") ||
-                 !strcmp(a, "--mount") || !strcmp(a, "--session");
+                 !strcmp(a, "--memory") || !strcmp(a, "--fuel") || !strcmp(a, "--max-output") ||
+                 !strcmp(a, "--stdin") || !strcmp(a, "--env") || !strcmp(a, "--mount") || !strcmp(a, "--session");
     if (takes && !v) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
       rc = fail_usage(&m, msg);
@@ -275,6 +278,16 @@ static int cmd_run(int argc, char **argv) {
         goto out;
       }
       req.quota_bytes = mb << 20;
+      i++;
+    } else if (!strcmp(a, "--fuel")) {
+      unsigned long long n;
+      if (!parse_u64(v, &n) || n == 0 || n > WASMBOX_MAX_FUEL) {
+        snprintf(msg, sizeof msg, "--fuel wants a number of units between 1 and %llu, not '%s'",
+                 (unsigned long long)WASMBOX_MAX_FUEL, v);
+        rc = fail_usage(&m, msg);
+        goto out;
+      }
+      req.fuel = n;
       i++;
     } else if (!strcmp(a, "--max-output")) {
       unsigned long long n;

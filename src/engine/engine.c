@@ -203,7 +203,8 @@ static void run_task(task *t, wb_guest_frame *frame) {
   const wb_job *job = t->job;
   wb_outcome *out = t->out;
   in->host.out = out;
-  volatile bool timer_on = false;
+  volatile bool timer_on = false, metered = false;
+  int64_t budget = c->fuel && c->fuel < (uint64_t)INT64_MAX ? (int64_t)c->fuel : INT64_MAX;
   timer_t timer;
   uint64_t start_ns = now_ns();
   if (c->timeout_ns) wb_wasi_set_deadline(c->wasi, start_ns + c->timeout_ns);
@@ -233,6 +234,7 @@ static void run_task(task *t, wb_guest_frame *frame) {
       ok = apply_limit(t, mem);
     }
     if (ok) {
+      *rt->fuel(in->inst) = INT64_MAX; /* refreshing and copying in are not the code's */
       frame->in_guest = 1;
       if (job->fresh && rt->fresh(in->inst) != 0) {
         out->init_failed = true;
@@ -241,6 +243,8 @@ static void run_task(task *t, wb_guest_frame *frame) {
       if (ok && job->code) {
         uint32_t code = guest_copy(rt, in->inst, job->code, job->code_len);
         uint32_t name = guest_copy(rt, in->inst, job->name, strlen(job->name));
+        *rt->fuel(in->inst) = budget;
+        metered = true;
         out->exit_code = rt->run(in->inst, code, (uint32_t)job->code_len, name, (uint32_t)strlen(job->name));
       }
     }
@@ -248,6 +252,12 @@ static void run_task(task *t, wb_guest_frame *frame) {
   frame->in_guest = 0;
   if (timer_on) timer_delete(timer);
   if (trap == WASM_RT_TRAP_OOB && frame->fault_offset >= STACK_WRAP_ZONE) trap = WASM_RT_TRAP_EXHAUSTION;
+  if (metered) {
+    /* the counter goes negative only in the metering's own `unreachable` */
+    int64_t left = *rt->fuel(in->inst);
+    if (left < 0 && trap == WASM_RT_TRAP_UNREACHABLE) trap = WB_TRAP_FUEL;
+    out->fuel_used = (uint64_t)(left < 0 ? budget : budget - left);
+  }
   /* stopped by its token (a call that finished first was not) */
   if (cancel_leave(c->cancel) && trap == WB_TRAP_TIMEOUT) out->cancelled = true;
   out->trap = trap == WB_TRAP_EXIT ? 0 : trap;

@@ -5,7 +5,9 @@
  * by initialising the interpreter. wb_instance_call() does, on a dedicated
  * thread (fixed stack, alternate signal stack, one wall-clock deadline):
  * start the instance if needed, refresh it if asked (a new copy of a
- * snapshot takes the call's environment and mounts), and run code. It always
+ * snapshot takes the call's environment and mounts), and run code with the
+ * call's fuel budget (only the code is metered, so the same code from the
+ * same state always uses the same fuel). It always
  * returns: traps, timeouts and guest exits become outcome fields. After a
  * trap the instance's state is undefined until wb_instance_reset() puts it
  * back to a snapshot. The WASI host is the caller's, per call; it outlives
@@ -43,6 +45,8 @@ typedef struct {
   wb_wasi *wasi;
   uint64_t memory_limit; /* bytes of linear memory */
   uint64_t timeout_ns;   /* wall clock, 0 = none */
+  uint64_t fuel;         /* budget of the job's code (not of starting or
+                            refreshing the instance); 0 = INT64_MAX */
   wb_cancel *cancel;     /* or NULL */
 } wb_call;
 
@@ -61,6 +65,7 @@ typedef struct {
   bool cancelled;          /* stopped by its cancel token */
   bool memory_grow_failed; /* the guest asked for memory beyond the limit */
   uint64_t memory_peak;    /* bytes of linear memory at the end */
+  uint64_t fuel_used;      /* of the budget, by the job's code (all of it: WB_TRAP_FUEL) */
   uint64_t duration_ns;
   char *error_type, *error_message, *error_traceback; /* from the guest, or NULL */
 } wb_outcome;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <wasmbox.h>
 
 #include "mcp/jsonrpc.h"
 
@@ -51,6 +52,10 @@ static const option options[] = {
     {"memory", K_U64, OFF(memory_mb), 0, 1, 4096, 0, "MB", "memory limit when the call names none (default 256)"},
     {"max-memory", K_U64, OFF(max_memory_mb), 0, 1, 4096, 0, "MB",
      "largest memory_mb a call may ask for (default 1024)"},
+    {"fuel", K_U64, OFF(fuel), 0, 1, 1ull << 53, 0, "N",
+     "instruction budget when the call names none (default 10^12, more than the timeout lets code use)"},
+    {"max-fuel", K_U64, OFF(max_fuel), 0, 1, 1ull << 53, 0, "N",
+     "largest fuel a call may ask for (default 2^53)"},
     {"max-output", K_U64, OFF(max_output_bytes), 0, 1, 1ull << 30, 0, "BYTES",
      "stdout and stderr kept per call, each (default 1048576)"},
     {"max-file-bytes", K_U64, OFF(max_file_bytes), 0, 1, 64ull << 20, 0, "BYTES",
@@ -88,6 +93,8 @@ static void defaults(mcp_config *c, bool http) {
   c->max_timeout = 300;
   c->memory_mb = 256;
   c->max_memory_mb = 1024;
+  c->fuel = WASMBOX_DEFAULT_FUEL;
+  c->max_fuel = 1ull << 53;
   c->max_output_bytes = 1u << 20;
   c->max_file_bytes = 16ull << 20;
   c->max_image_bytes = 1u << 20;
@@ -338,6 +345,9 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
   }
   if (c->timeout > c->max_timeout)
     return fail(err, errlen, "timeout (%g s) is larger than max-timeout (%g s)", c->timeout, c->max_timeout);
+  if (c->fuel > c->max_fuel)
+    return fail(err, errlen, "fuel (%llu) is larger than max-fuel (%llu)", (unsigned long long)c->fuel,
+                (unsigned long long)c->max_fuel);
   if (c->memory_mb > c->max_memory_mb)
     return fail(err, errlen, "memory (%llu MB) is larger than max-memory (%llu MB)", (unsigned long long)c->memory_mb,
                 (unsigned long long)c->max_memory_mb);

@@ -32,6 +32,8 @@ typedef struct {
   double max_timeout;
   uint64_t memory_mb;         /* default memory limit */
   uint64_t max_memory_mb;
+  uint64_t fuel;              /* default instruction budget */
+  uint64_t max_fuel;
   uint64_t max_output_bytes;  /* per stream */
   uint64_t max_file_bytes;    /* read_file / write_file / inline images */
   uint64_t max_image_bytes;   /* an image returned inline as image content */

@@ -130,8 +130,8 @@ static void add_images(mcp_msg *m, cJSON *content, const wasmbox_result *r, cons
 }
 
 cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
-  static const char *const allowed[] = {"code", "language", "session_id", "timeout_seconds", "memory_mb", "stdin",
-                                        NULL};
+  static const char *const allowed[] = {"code", "language", "session_id", "timeout_seconds", "memory_mb", "fuel",
+                                        "stdin", NULL};
   static const char *const languages[] = {"python", "javascript", NULL};
   mcp_server *s = m->srv;
   mcp_args a;
@@ -142,6 +142,7 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
   const char *sid = args_str(&a, "session_id", false, WASMBOX_ID_MAX - 1, NULL);
   double timeout = args_num(&a, "timeout_seconds", 0.001, s->cfg->max_timeout, s->cfg->timeout);
   uint64_t mem = args_int(&a, "memory_mb", 1, s->cfg->max_memory_mb, s->cfg->memory_mb);
+  uint64_t fuel = args_int(&a, "fuel", 1, s->cfg->max_fuel, s->cfg->fuel);
   const char *in = args_str(&a, "stdin", false, s->cfg->max_request_bytes, &stdin_len);
   if (a.bad) return tool_error("execute_code: %s", a.msg);
   if (!code_len) return tool_error("execute_code: 'code' is empty; pass the program to run");
@@ -151,6 +152,7 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
                          .code_len = code_len,
                          .timeout_seconds = timeout,
                          .memory_bytes = mem << 20,
+                         .fuel = fuel,
                          .max_output_bytes = (size_t)s->cfg->max_output_bytes,
                          .stdin_data = in,
                          .stdin_len = stdin_len,

@@ -25,6 +25,9 @@ static const char exec_in[] =
     "of its earlier calls are still there. Leave out for a fresh, stateless run.\"},"
     "\"timeout_seconds\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Wall-clock limit.\"},"
     "\"memory_mb\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Memory limit in MB.\"},"
+    "\"fuel\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Instruction budget: the code stops with "
+    "status out_of_fuel after this much work, at the same point on every run (fuel_used in the result says what a "
+    "run took). Set it to bound work exactly; the timeout is what normally binds.\"},"
     "\"stdin\":{\"type\":\"string\",\"description\":\"Text the program reads from standard input.\"}"
     "},\"required\":[\"code\"],\"additionalProperties\":false}";
 
@@ -205,6 +208,10 @@ static void add_limits(mcp_server *s, cJSON *tool, cJSON *in) {
   if (mem)
     cJSON_AddNumberToObject(mem, "maximum", (double)s->cfg->max_memory_mb),
         cJSON_AddNumberToObject(mem, "default", (double)s->cfg->memory_mb);
+  cJSON *fuel = cJSON_GetObjectItemCaseSensitive(props, "fuel");
+  if (fuel)
+    cJSON_AddNumberToObject(fuel, "maximum", (double)s->cfg->max_fuel),
+        cJSON_AddNumberToObject(fuel, "default", (double)s->cfg->fuel);
   char extra[512];
   snprintf(extra, sizeof extra,
            " Limits here: timeout_seconds %g by default, at most %g; memory_mb %llu by default, at most %llu; "

@@ -64,6 +64,8 @@
   static uint32_t run(void *inst, uint32_t code, uint32_t len, uint32_t name, uint32_t name_len) {     \
     return Z_##m##Z_wasmbox_run(inst, code, len, name, name_len);                                       \
   }                                                                                                     \
+  /* u64 in the generated code; the counter is signed (negative: used up) */                            \
+  static int64_t *fuel(void *inst) { return (int64_t *)Z_##m##Z_wasmbox_fuel(inst); }                   \
   static void globals_save(const void *inst, uint8_t *out) { Z_##m##_wb_globals_save(inst, out); }      \
   static void globals_load(void *inst, const uint8_t *in) { Z_##m##_wb_globals_load(inst, in); }        \
   static bool tables_mutable(void) { return Z_##m##_wb_tables_mutable != 0; }
@@ -72,6 +74,7 @@
   .build_id = WB_BUILD_ID_##m, .instance_size = sizeof(Z_##m##_instance_t),                             \
   .base_snapshot = base_snapshot, .instantiate = instantiate, .bind = bind, .free = free_instance,      \
   .memory = memory, .initialize = initialize, .init = init, .fresh = fresh, .alloc = alloc, .run = run, \
+  .fuel = fuel,                                                                                         \
   .globals_size = Z_##m##_wb_globals_size, .globals_save = globals_save, .globals_load = globals_load,  \
   .tables_mutable = tables_mutable
 

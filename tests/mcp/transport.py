@@ -189,6 +189,13 @@ def http_protocol(s):
     r = s.tool(sid, 'execute_code', {'code': 'x = bytearray(200 << 20)', 'memory_mb': 64})
     check('the memory limit is isError with status out_of_memory',
           r['isError'] and r['structuredContent']['status'] == 'out_of_memory')
+    r = s.tool(sid, 'execute_code', {'code': 'while True: pass', 'fuel': 1000000})
+    st = r['structuredContent']
+    check('a fuel budget stops a loop: isError, out_of_fuel, fuel_used = the budget',
+          r['isError'] and st['status'] == 'out_of_fuel' and st['fuel_used'] == 1000000)
+    r1 = s.tool(sid, 'execute_code', {'code': 'print(sum(range(1000)))'})['structuredContent']
+    r2 = s.tool(sid, 'execute_code', {'code': 'print(sum(range(1000)))'})['structuredContent']
+    check('fuel_used is reported, the same on every run', r1['fuel_used'] > 0 and r1['fuel_used'] == r2['fuel_used'])
     s.tool(sid, 'execute_code', {'code': 'import os; open("secret.txt", "w").write("x"); os.makedirs("d/e")'})
     r = s.tool(sid, 'execute_code', {'code': 'import os; print(os.listdir("/app"))'})
     check('a stateless call sees nothing of the one before', r['structuredContent']['stdout'] == '[]\n')
@@ -197,6 +204,8 @@ def http_protocol(s):
     for args, what in (({'code': 'print(1)', 'timeout_seconds': 'abc'}, 'timeout_seconds'),
                        ({'code': 'print(1)', 'timeout_seconds': 100000}, 'timeout_seconds'),
                        ({'code': 'print(1)', 'memory_mb': 1.5}, 'memory_mb'),
+                       ({'code': 'print(1)', 'fuel': 0}, 'fuel'),
+                       ({'code': 'print(1)', 'fuel': 2 ** 60}, 'fuel'),
                        ({'code': 'print(1)', 'language': 'cobol'}, 'language'),
                        ({'code': 'print(1)', 'bogus': 1}, 'bogus'),
                        ({}, 'code'),
@@ -572,14 +581,17 @@ def external_and_config():
                        capture_output=True, env=ENV, timeout=30)
     check('--external-max-bytes is enforced', p.returncode == 2 and b'external-max-bytes' in p.stderr)
     cfg = os.path.join(TMP, 'cfg.json')
-    json.dump({'timeout': 5, 'max-timeout': 20, 'memory': 128}, open(cfg, 'w'))
+    json.dump({'timeout': 5, 'max-timeout': 20, 'memory': 128, 'fuel': 5000000}, open(cfg, 'w'))
     s = Server('--config', cfg, env=dict(ENV, WASMBOX_MCP_MAX_MEMORY='512'))
     try:
         sid, _ = s.initialize()
         lim = s.tool(sid, 'list_runtimes', {})['structuredContent']['limits']
         check('config file and environment set the limits',
               lim['default_timeout_seconds'] == 5 and lim['max_timeout_seconds'] == 20 and
-              lim['default_memory_mb'] == 128 and lim['max_memory_mb'] == 512)
+              lim['default_memory_mb'] == 128 and lim['max_memory_mb'] == 512 and lim['default_fuel'] == 5000000)
+        r = s.tool(sid, 'execute_code', {'code': 'while True: pass'})
+        check('the configured fuel budget applies to calls that name none',
+              r['structuredContent']['status'] == 'out_of_fuel' and r['structuredContent']['fuel_used'] == 5000000)
         r = s.tool(sid, 'execute_code', {'code': 'print(1)', 'timeout_seconds': 30})
         check('a timeout above max-timeout -> isError', r['isError'] and 'timeout_seconds' in r['content'][0]['text'])
     finally:

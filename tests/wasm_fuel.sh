@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+# wasm_fuel.sh TOOL [MODULE.wasm...]: tests of tools/wasm_fuel, the metering
+# pass, on small modules written in WAT and run with wabt's interpreter
+# (wasm-interp): metered code computes what the original computes, a budget
+# one unit short of the cost model's total traps and the exact total does
+# not, loops and recursion without end stop, and what the pass cannot
+# decode is refused. Then the real guest modules given as arguments are
+# metered and validated. Prints "ok N - what" / "not ok N - what".
+set -u
+T=$1; shift
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0 bad=0
+
+check() { # check "what" CONDITION...
+  local what=$1; shift
+  n=$((n + 1))
+  if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; bad=$((bad + 1)); fi
+}
+wat() { wat2wasm "${@:2}" "$tmp/$1.wat" -o "$tmp/$1.wasm"; } # NAME [FLAGS]: NAME.wat -> NAME.wasm
+# run NAME [TOOL ARGS...]: meter NAME.wasm, run its exports; sets out, rc
+run() {
+  local name=$1; shift
+  "$T" "$@" "$tmp/$name.wasm" "$tmp/$name.fuel.wasm" 2>"$tmp/err" && wasm-validate "$tmp/$name.fuel.wasm" 2>>"$tmp/err"
+  rc=$?
+  out=$(wasm-interp --dummy-import-func "$tmp/$name.fuel.wasm" --run-all-exports 2>&1)
+}
+plain() { wasm-interp --dummy-import-func "$tmp/$1.wasm" --run-all-exports 2>&1; }
+
+# ---- semantics: every kind of instruction the guests use, unchanged -------
+cat > "$tmp/all.wat" <<'EOF'
+(module
+  (type $pair (func (param i32 i32) (result i32 i32)))
+  (type $un (func (param i32) (result i32)))
+  (import "env" "ping" (func $ping (param i32)))
+  (memory 1)
+  (table $t 4 funcref)
+  (data $d "hello, fuel")
+  (elem $e func $sq $inc)
+  (elem (i32.const 0) $sq $inc)
+  (global $g (mut i32) (i32.const 5))
+  (global $h f64 (f64.const 2.5))
+  (func $sq (type $un) (i32.mul (local.get 0) (local.get 0)))
+  (func $inc (type $un) (i32.add (local.get 0) (i32.const 1)))
+  (func $swap (type $pair) (local.get 1) (local.get 0))
+  (func (export "fib") (result i64) (local i64 i64 i32)
+    (local.set 1 (i64.const 1)) (local.set 2 (i32.const 50))
+    (loop $l
+      (local.get 1) (local.set 1 (i64.add (local.get 0) (local.get 1))) (local.set 0)
+      (br_if $l (local.tee 2 (i32.sub (local.get 2) (i32.const 1)))))
+    (local.get 0))
+  (func (export "dispatch") (result i32) (local $i i32) (local $acc i32)
+    (loop $top
+      (block $next
+        (block $c2
+          (block $c1
+            (block $c0 (br_table $c0 $c1 $c2 (i32.rem_u (local.get $i) (i32.const 3))))
+            (local.set $acc (i32.add (local.get $acc) (i32.const 1)))
+            (br $next))
+          (local.set $acc (i32.mul (local.get $acc) (i32.const 3)))
+          (br $next))
+        (local.set $acc (i32.sub (local.get $acc) (i32.const 2))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $top (i32.lt_u (local.get $i) (i32.const 20))))
+    (local.get $acc))
+  (func (export "multivalue") (result i32)
+    (i32.const 7) (i32.const 2)
+    (block (type $pair) (call $swap))
+    (loop (type $pair) (call $swap))
+    (block (type $pair) (call $swap))
+    (i32.sub))
+  (func (export "misc") (result i32)
+    (call $ping (i32.const 42))
+    (i32.add
+      (i32.add (i32.trunc_sat_f64_s (f64.const 1e30)) (i32.extend8_s (i32.const 0x1ff)))
+      (i32.add (select (result i32) (i32.const 3) (i32.const 4) (global.get $g))
+               (i32.trunc_f64_s (global.get $h)))))
+  (func (export "tables") (result i32)
+    (table.set $t (i32.const 2) (ref.func $inc))
+    (i32.add (call_indirect $t (type $un) (i32.const 9) (i32.const 0))
+      (i32.add (call_indirect $t (type $un) (i32.const 9) (i32.const 2))
+        (i32.add (ref.is_null (table.get $t (i32.const 3)))
+          (i32.add (table.size $t) (table.grow $t (ref.null func) (i32.const 2)))))))
+  (func (export "bulk") (result i32)
+    (memory.init $d (i32.const 100) (i32.const 0) (i32.const 11))
+    (data.drop $d)
+    (memory.copy (i32.const 200) (i32.const 100) (i32.const 11))
+    (memory.fill (i32.const 205) (i32.const 33) (i32.const 2))
+    (table.init $t $e (i32.const 0) (i32.const 0) (i32.const 2))
+    (table.copy $t $t (i32.const 1) (i32.const 0) (i32.const 1))
+    (table.fill $t (i32.const 3) (ref.null func) (i32.const 1))
+    (elem.drop $e)
+    (drop (memory.grow (i32.const 1)))
+    (i32.add (i32.add (i32.load8_u (i32.const 205)) (i32.load (i32.const 200)))
+             (i32.add (memory.size) (call_indirect $t (type $un) (i32.const 5) (i32.const 1)))))
+  (func (export "floats") (result f64)
+    (f64.add (f64.promote_f32 (f32.sqrt (f32.const 2))) (f64.convert_i64_s (i64.extend32_s (i64.const -1))))))
+EOF
+check "the WAT test module assembles" wat all
+want=$(plain all)
+run all
+check "metered module validates" [ "$rc" = 0 ]
+check "metered module computes the same (fib, dispatch, multi-value, sat/sign-ext, reference types, bulk memory)" \
+  [ "$out" = "$want" ]
+check "  ... and the original computes what we expect" grep -q 'fib() => i64:12586269025' <<<"$want"
+check "the counter is a mutable i64 starting at INT64_MAX, after the module's globals" \
+  bash -c "wasm-objdump -x '$tmp/all.fuel.wasm' | grep -q 'global\[2\] i64 mutable=1 <wasmbox_fuel> - init i64=9223372036854775807'"
+echo '(module (import "env" "g" (global i32)) (global i32 (i32.const 1)) (global (mut i32) (i32.const 2)))' > "$tmp/globals.wat"
+wat globals
+run globals
+check "the counter's index counts imported globals too" \
+  bash -c "wasm-objdump -x '$tmp/globals.fuel.wasm' | grep -q 'global\[3\] -> \"wasmbox_fuel\"'"
+"$T" "$tmp/all.wasm" "$tmp/again.wasm"
+check "the output is the same on every run" cmp -s "$tmp/all.fuel.wasm" "$tmp/again.wasm"
+
+# ---- the cost model, exactly -------------------------------------------------
+# budget: the export traps with TOTAL-1 and returns with TOTAL
+# (with each way of keeping the counter in loops: the cost is the same)
+exact() { # exact NAME TOTAL WANT: WANT is the exports' normal output
+  local name=$1 total=$2 want=$3 cache
+  for cache in callfree loops none; do
+    run "$name" --cache $cache --initial "$total"
+    check "$name: a budget of $total is enough (--cache $cache)" [ "$out" = "$want" ]
+    run "$name" --cache $cache --initial $((total - 1))
+    check "$name: $((total - 1)) is not (trap)" grep -q 'unreachable executed' <<<"$out"
+  done
+}
+cat > "$tmp/leaf.wat" <<'EOF'
+(module
+  (memory 1)
+  (func $leaf (param i32) (result i32) local.get 0 i32.const 1 i32.add)
+  (func $count (param i32) (result i32) (local i32)
+    (loop $l
+      local.get 1 call $leaf local.set 1
+      local.get 1 local.get 0 i32.lt_u br_if $l)
+    i32.const 0 i32.const 7 i32.const 100 memory.fill
+    local.get 1)
+  (func (export "ten") (result i32) i32.const 10 call $count))
+EOF
+wat leaf
+# ten: 2; count: 5 outside the loop, 10 per iteration (the folded leaf's 3
+# included), memory.fill of 100 bytes: 100/16 = 6
+exact leaf 113 "ten() => i32:10"
+"$T" -v "$tmp/leaf.wasm" "$tmp/leaf.v.wasm" 2>"$tmp/err"
+check "a loop-free leaf called directly is folded into its caller" grep -q '(2 charged at entry, 1 folded' "$tmp/err"
+
+cat > "$tmp/paths.wat" <<'EOF'
+(module
+  (func (export "ifs") (result i32)
+    i32.const 1
+    if (result i32)
+      i32.const 10
+    else
+      i32.const 1 i32.const 2 i32.add i32.const 3 i32.add
+    end))
+EOF
+wat paths
+exact paths 7 "ifs() => i32:10" # the longer arm decides: const, if, then the 5 of the else arm
+
+# dispatch (in all.wat): 17 per iteration (the longest case), 20 iterations, 1 after
+sed -n '/func (export "dispatch")/,/(local.get $acc))$/p' "$tmp/all.wat" | { echo '(module'; cat; echo ')'; } > "$tmp/dispatch.wat"
+wat dispatch
+exact dispatch 341 "dispatch() => i32:1095"
+
+# a switch: a case that may cost --split (128) or more pays for itself where
+# it starts, so taking the short case does not pay for the long one
+long_case=$(for i in $(seq 200); do printf '(drop (i32.const 7)) '; done)
+cat > "$tmp/switch.wat" <<EOF
+(module
+  (func \$sw (param i32) (result i32)
+    (block \$out (result i32)
+      (block \$long
+        (block \$short (br_table \$short \$long (local.get 0)))
+        (br \$out (i32.const 1)))
+      $long_case
+      (i32.const 2)))
+  (func (export "short") (result i32) (call \$sw (i32.const 0))))
+EOF
+wat switch
+exact switch 6 "short() => i32:1"      # const, call, and the folded switch's 4: get, br_table, const, br
+sed -i 's/(export "short") (result i32) (call $sw (i32.const 0))/(export "long") (result i32) (call $sw (i32.const 1))/' "$tmp/switch.wat"
+wat switch
+exact switch 407 "long() => i32:2"     # the same 6, and the long case's 401 at its start
+
+# loops that call nothing charge a local copy of the counter, stored back on
+# every way out: leaving by a branch, by return, and falling out
+cat > "$tmp/exits.wat" <<'EOF'
+(module
+  (func $f (param i32) (result i32) (local i32)
+    (block $out
+      (loop $l
+        (br_if $out (i32.ge_u (local.get 1) (local.get 0)))
+        (local.set 1 (i32.add (local.get 1) (i32.const 1)))
+        (br $l)))
+    (loop $m
+      (if (i32.eq (local.get 1) (i32.const 20)) (then (return (local.get 1))))
+      (local.set 1 (i32.add (local.get 1) (i32.const 1)))
+      (br $m))
+    (i32.const -1))
+  (func (export "exits") (result i32) (i32.add (call $f (i32.const 10)) (call $f (i32.const 10)))))
+EOF
+wat exits
+exact exits 403 "exits() => i32:40" # 5, and twice: 1 at entry, 11 passes of 9 through each loop
+
+# a loop that calls a function with its own charge: with --cache loops the
+# copy is stored before the call and taken back after it
+cat > "$tmp/calls.wat" <<'EOF'
+(module
+  (func $g (export "g") (result i32) (i32.const 1))
+  (func (export "calls") (result i32) (local i32 i32)
+    (loop $l
+      (local.set 1 (i32.add (local.get 1) (call $g)))
+      (br_if $l (i32.lt_u (local.tee 0 (i32.add (local.get 0) (i32.const 1))) (i32.const 10))))
+    (local.get 1)))
+EOF
+wat calls
+exact calls 122 "g() => i32:1
+calls() => i32:10" # g alone, then 1 after the loop and 10 passes of 11, and g's 1 each
+
+cat > "$tmp/rec.wat" <<'EOF'
+(module
+  (func $down (param i32) (result i32)
+    local.get 0 i32.eqz
+    if (result i32) i32.const 0 else local.get 0 i32.const 1 i32.sub call $down end)
+  (func (export "rec") (result i32) i32.const 5 call $down))
+EOF
+wat rec
+exact rec 44 "rec() => i32:0" # a recursive function keeps its charge: 6 calls of 7, and 2
+
+# ---- no run without end ---------------------------------------------------------
+cat > "$tmp/forever.wat" <<'EOF'
+(module
+  (func $f (result i32) i32.const 1)
+  (func $r (call $r))
+  (func $even (param i32) (result i32) (call $odd (local.get 0)))
+  (func $odd (param i32) (result i32) (call $even (local.get 0)))
+  (func (export "spin") (drop (call $f)) (loop $l (br $l)))
+  (func (export "nested") (loop $a (loop $b (br $a))))
+  (func (export "recurse") (call $r))
+  (func (export "mutual") (drop (call $even (i32.const 1)))))
+EOF
+wat forever
+run forever --initial 100000
+check "an endless loop runs out of fuel" grep -q 'spin() => error: unreachable executed' <<<"$out"
+check "an endless loop of nested loops runs out of fuel" grep -q 'nested() => error: unreachable executed' <<<"$out"
+check "endless recursion runs out of fuel before the stack" grep -q 'recurse() => error: unreachable executed' <<<"$out"
+check "endless mutual recursion runs out of fuel" grep -q 'mutual() => error: unreachable executed' <<<"$out"
+
+# ---- --counter-only: the unmetered baseline --------------------------------------
+run leaf --counter-only --initial 0
+check "--counter-only adds the counter but no charge" [ "$out" = "ten() => i32:10" ]
+check "  ... and exports it" bash -c "wasm-objdump -x '$tmp/leaf.fuel.wasm' | grep -q 'global\[0\] -> \"wasmbox_fuel\"'"
+
+# ---- refused -------------------------------------------------------------------------
+refused() { # refused NAME NEEDLE [WAT2WASM FLAGS]
+  wat "$1" "${@:3}"
+  "$T" "$tmp/$1.wasm" "$tmp/$1.out.wasm" 2>"$tmp/err"
+  local r=$?
+  check "refused: $1 (exit 1, '$2')" [ "$r" = 1 ]
+  check "  ... and says why" grep -q "$2" "$tmp/err"
+  check "  ... writing nothing" [ ! -e "$tmp/$1.out.wasm" ]
+}
+echo '(module (func (export "f") (drop (v128.const i32x4 1 2 3 4))))' > "$tmp/simd.wat"
+refused simd "SIMD"
+echo '(module (memory 1 1 shared) (func (drop (i32.atomic.load (i32.const 0)))))' > "$tmp/atomics.wat"
+refused atomics "threads" --enable-threads
+echo '(module (func $f (return_call $f)))' > "$tmp/tail.wat"
+refused tail "tail calls" --enable-tail-call
+echo '(module (tag $e) (func (throw $e)))' > "$tmp/exc.wat"
+refused exc "exception" --enable-exceptions
+echo '(module (global $g (mut i64) (i64.const 0)) (export "wasmbox_fuel" (global $g)))' > "$tmp/taken.wat"
+refused taken 'already exports "wasmbox_fuel"'
+printf '\0asm\1\0\0\0\1\5\1\140' > "$tmp/cut.wasm"
+"$T" "$tmp/cut.wasm" "$tmp/cut.out.wasm" 2>"$tmp/err"; r=$?
+check "a truncated module is refused" [ "$r" = 1 ]
+check "  ... as cut short" grep -q "unexpected end" "$tmp/err"
+"$T" "$tmp/none.wasm" "$tmp/none.out.wasm" 2>"$tmp/err"; r=$?
+check "a missing input is an error" [ "$r" = 1 ]
+"$T" only-one-arg.wasm 2>/dev/null; r=$?
+check "bad usage exits 2" [ "$r" = 2 ]
+
+# ---- the guests -----------------------------------------------------------------------
+for m in "$@"; do
+  "$T" -v "$m" "$tmp/guest.wasm" 2>"$tmp/err"; r=$?
+  check "$(basename "$m"): metered ($(sed 's/.*: \([0-9]* functions\)/\1/' "$tmp/err"))" [ "$r" = 0 ]
+  check "$(basename "$m"): the metered module validates" wasm-validate "$tmp/guest.wasm"
+done
+exit "$bad"
