@@ -18,7 +18,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
 CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
 LDLIBS  := -lzstd -lseccomp -lpthread -lm
-MCP_LIBS := -lcjson -lmicrohttpd
+MCP_LIBS := -lcjson
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Guest runtimes: each is runtimes/NAME/build.sh (-> NAME.wasm) plus the glue

@@ -268,7 +268,7 @@ def fuel_rows(t, py, js):
         g = r.get('fuel_overhead_geomean_ratio') if r else None
         if g is None:
             t.row('fuel overhead', 'wasmbox ' + lang, goal='<= 10 % (#5)', verdict='not measured',
-                  note='this build has no metered/unmetered pair: fuel metering (issue 5) is not merged yet')
+                  note='no unmetered twin was run (bench.py --unmetered PATH; make bench passes it)')
         else:
             t.row('fuel overhead', 'wasmbox ' + lang, ratio=g, base='unmetered', goal='<= 10 % (#5)',
                   verdict=met(g <= 1.10))

@@ -20,9 +20,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <microhttpd.h>
 
 #include "mcp/jsonrpc.h"
+#include "mcp/mhd.h"
 #include "mcp/transport.h"
 
 typedef struct watched {
@@ -60,19 +60,19 @@ static double mono(void) {
 
 static enum MHD_Result send_body(struct MHD_Connection *c, unsigned status, const char *type, char *body,
                                  const char *session) {
-  struct MHD_Response *r = body ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
-                                : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+  struct MHD_Response *r = body ? mhd.create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
+                                : mhd.create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
   if (!r) {
     free(body);
     return MHD_NO;
   }
-  if (type) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-  if (session) MHD_add_response_header(r, "Mcp-Session-Id", session);
-  if (status == MHD_HTTP_METHOD_NOT_ALLOWED) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
+  if (type) mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+  if (session) mhd.add_response_header(r, "Mcp-Session-Id", session);
+  if (status == MHD_HTTP_METHOD_NOT_ALLOWED) mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
   if (status == MHD_HTTP_UNAUTHORIZED)
-    MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"wasmbox\"");
-  enum MHD_Result ok = MHD_queue_response(c, status, r);
-  MHD_destroy_response(r);
+    mhd.add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"wasmbox\"");
+  enum MHD_Result ok = mhd.queue_response(c, status, r);
+  mhd.destroy_response(r);
   return ok;
 }
 
@@ -139,7 +139,7 @@ static bool token_ok(http_state *hs, const char *auth) {
 }
 
 static const char *header(struct MHD_Connection *c, const char *name) {
-  return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+  return mhd.lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
 static bool accepts(const char *accept, const char *type) { return accept && strcasestr(accept, type); }
@@ -313,7 +313,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     rq->started = mono();
     rq->hs = hs;
     rq->fd = -1;
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *ci = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (ci) rq->fd = ci->connect_fd;
     *con_cls = rq;
     if (precheck(hs, c, url, method, &res)) {
@@ -439,6 +439,10 @@ int mcp_http_serve(mcp_server *s) {
                     "code\n", s->cfg->listen);
     return 2;
   }
+  if (!mhd_load(err, sizeof err)) {
+    fprintf(stderr, "wasmbox serve: %s\n", err);
+    return 1;
+  }
   pthread_mutex_init(&hs.lock, NULL);
   /* SIGINT/SIGTERM end the server; every thread started from here on has
    * them blocked, so only sigwait below sees them */
@@ -450,7 +454,7 @@ int mcp_http_serve(mcp_server *s) {
   signal(SIGPIPE, SIG_IGN);
   unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
   if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
-  struct MHD_Daemon *d = MHD_start_daemon(
+  struct MHD_Daemon *d = mhd.start_daemon(
       flags, 0, NULL, NULL, handler, &hs, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
       (unsigned)s->cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ceil(s->cfg->idle_timeout),
       MHD_OPTION_NOTIFY_COMPLETED, completed, &hs, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
@@ -460,7 +464,7 @@ int mcp_http_serve(mcp_server *s) {
     pthread_mutex_destroy(&hs.lock);
     return 1;
   }
-  const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+  const union MHD_DaemonInfo *di = mhd.get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
   char shown[300];
   snprintf(shown, sizeof shown, "%s", s->cfg->listen);
   char *colon = strrchr(shown, ':');
@@ -471,7 +475,7 @@ int mcp_http_serve(mcp_server *s) {
   int sig = 0;
   sigwait(&stop, &sig);
   fprintf(stderr, "wasmbox serve: stopping (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-  MHD_stop_daemon(d);
+  mhd.stop_daemon(d);
   pthread_mutex_lock(&hs.lock);
   hs.stop = true;
   pthread_mutex_unlock(&hs.lock);
