@@ -28,15 +28,16 @@ extern "C" {
 #define WASMBOX_DEFAULT_MEMORY (256ull << 20)
 #define WASMBOX_DEFAULT_MAX_OUTPUT (1u << 20)
 #define WASMBOX_DEFAULT_QUOTA (100ull << 20)
-/* Fuel: a deterministic budget of WebAssembly instructions (the cost model
- * is in tools/wasm_fuel.c). The same code run from the same state uses the
- * same fuel every time, whatever the machine or its load; work done by the
- * host for the guest (file and output calls) is not counted. The default is
- * generous: far more than the default timeout lets even tight loops use (a
- * fast machine runs about 2-4 * 10^9 a second), so the wall clock is what
- * normally binds; set a budget to bound work exactly. */
-#define WASMBOX_DEFAULT_FUEL (1000ull * 1000 * 1000 * 1000)
+/* Fuel: a deterministic budget of work, in units of WebAssembly
+ * instructions counted statically (the cost model is in tools/wasm_fuel.c;
+ * a unit is an upper bound, so busy interpreter code uses 10^10-10^11 of
+ * them a second). The same code run from the same state uses the same fuel
+ * every time, whatever the machine or its load; work done by the host for
+ * the guest (file and output calls) is not counted. By default a call has
+ * no budget beyond its timeout (the most there is: years of any loop); set
+ * one to bound work exactly and reproducibly. */
 #define WASMBOX_MAX_FUEL ((uint64_t)INT64_MAX)
+#define WASMBOX_DEFAULT_FUEL WASMBOX_MAX_FUEL
 
 enum { WASMBOX_OK = 0, WASMBOX_EUSAGE = 2, WASMBOX_EINTERNAL = 4 };
 

@@ -180,6 +180,16 @@ exact switch 6 "short() => i32:1"      # const, call, and the folded switch's 4:
 sed -i 's/(export "short") (result i32) (call $sw (i32.const 0))/(export "long") (result i32) (call $sw (i32.const 1))/' "$tmp/switch.wat"
 wat switch
 exact switch 407 "long() => i32:2"     # the same 6, and the long case's 401 at its start
+# --split 0 (the product's build, runtimes/native.sh): no split charges, so
+# the switch pays its longest path at entry, whichever case runs
+run switch --split 0 --initial 405
+check "--split 0: the long case costs 405 (2 + the switch's longest path)" [ "$out" = "long() => i32:2" ]
+sed -i 's/(export "long") (result i32) (call $sw (i32.const 1))/(export "short") (result i32) (call $sw (i32.const 0))/' "$tmp/switch.wat"
+wat switch
+run switch --split 0 --initial 404
+check "--split 0: the short case pays as much: 404 is not enough" grep -q 'unreachable executed' <<<"$out"
+run switch --split 0 --initial 405
+check "  ... 405 is" [ "$out" = "short() => i32:1" ]
 
 # loops that call nothing charge a local copy of the counter, stored back on
 # every way out: leaving by a branch, by return, and falling out

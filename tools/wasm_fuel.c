@@ -17,7 +17,7 @@
  *   - charge points are the entry of every function and the header of every
  *     loop, plus the start of an if arm and the point after a block's end
  *     (where branches of a switch land) when the code from there to the next
- *     charge point may cost --split (default 128) or more;
+ *     charge point may cost --split (default 128; 0: never) or more;
  *   - a charge point pays, before it runs, the most the code from it to the
  *     next charge point can cost: its longest path. So an iteration that
  *     takes a short arm of a long `if` pays for the longer arm too, but an
@@ -382,7 +382,8 @@ int main(int argc, char **argv) {
       errno = 0;
       long long v = strtoll(argv[i + 1], &end, 10);
       if (errno || *end || end == argv[i + 1]) usage();
-      if (!strcmp(argv[i], "--split") && v < 1) usage();
+      if (!strcmp(argv[i], "--split") && v < 0) usage();
+      if (!strcmp(argv[i], "--split") && v == 0) v = INT64_MAX; /* never */
       *(!strcmp(argv[i], "--split") ? &split : &initial) = v;
       i++;
     } else if (argv[i][0] == '-' || npaths == 2) {

@@ -42,7 +42,7 @@ static const char run_usage[] =
     "  --memory MB          memory limit (default 256)\n"
     "  --fuel N             instruction budget: the code stops with out_of_fuel\n"
     "                       after N units of work, the same point on every run\n"
-    "                       (default 10^12, more than the timeout lets it use)\n"
+    "                       (default: no budget, the timeout binds)\n"
     "  --max-output BYTES   output kept per stream (default 1048576)\n"
     "  --quota MB           files /app may hold in all (default 100); writing\n"
     "                       more fails with 'No space left on device'\n"

@@ -53,7 +53,7 @@ static const option options[] = {
     {"max-memory", K_U64, OFF(max_memory_mb), 0, 1, 4096, 0, "MB",
      "largest memory_mb a call may ask for (default 1024)"},
     {"fuel", K_U64, OFF(fuel), 0, 1, 1ull << 53, 0, "N",
-     "instruction budget when the call names none (default 10^12, more than the timeout lets code use)"},
+     "instruction budget when the call names none (default: none, the timeout binds)"},
     {"max-fuel", K_U64, OFF(max_fuel), 0, 1, 1ull << 53, 0, "N",
      "largest fuel a call may ask for (default 2^53)"},
     {"max-output", K_U64, OFF(max_output_bytes), 0, 1, 1ull << 30, 0, "BYTES",
@@ -93,7 +93,6 @@ static void defaults(mcp_config *c, bool http) {
   c->max_timeout = 300;
   c->memory_mb = 256;
   c->max_memory_mb = 1024;
-  c->fuel = WASMBOX_DEFAULT_FUEL;
   c->max_fuel = 1ull << 53;
   c->max_output_bytes = 1u << 20;
   c->max_file_bytes = 16ull << 20;
@@ -345,7 +344,7 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
   }
   if (c->timeout > c->max_timeout)
     return fail(err, errlen, "timeout (%g s) is larger than max-timeout (%g s)", c->timeout, c->max_timeout);
-  if (c->fuel > c->max_fuel)
+  if (c->fuel && c->fuel > c->max_fuel)
     return fail(err, errlen, "fuel (%llu) is larger than max-fuel (%llu)", (unsigned long long)c->fuel,
                 (unsigned long long)c->max_fuel);
   if (c->memory_mb > c->max_memory_mb)

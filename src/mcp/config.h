@@ -32,7 +32,7 @@ typedef struct {
   double max_timeout;
   uint64_t memory_mb;         /* default memory limit */
   uint64_t max_memory_mb;
-  uint64_t fuel;              /* default instruction budget */
+  uint64_t fuel;              /* default instruction budget, 0: none */
   uint64_t max_fuel;
   uint64_t max_output_bytes;  /* per stream */
   uint64_t max_file_bytes;    /* read_file / write_file / inline images */

@@ -89,7 +89,8 @@ cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args) {
   cJSON_AddNumberToObject(lim, "max_timeout_seconds", s->cfg->max_timeout);
   cJSON_AddNumberToObject(lim, "default_memory_mb", (double)s->cfg->memory_mb);
   cJSON_AddNumberToObject(lim, "max_memory_mb", (double)s->cfg->max_memory_mb);
-  cJSON_AddNumberToObject(lim, "default_fuel", (double)s->cfg->fuel);
+  if (s->cfg->fuel) cJSON_AddNumberToObject(lim, "default_fuel", (double)s->cfg->fuel);
+  else cJSON_AddNullToObject(lim, "default_fuel"); /* no budget: the timeout binds */
   cJSON_AddNumberToObject(lim, "max_fuel", (double)s->cfg->max_fuel);
   cJSON_AddNumberToObject(lim, "max_output_bytes_per_stream", (double)s->cfg->max_output_bytes);
   cJSON_AddNumberToObject(lim, "max_file_bytes", (double)s->cfg->max_file_bytes);

@@ -209,9 +209,10 @@ static void add_limits(mcp_server *s, cJSON *tool, cJSON *in) {
     cJSON_AddNumberToObject(mem, "maximum", (double)s->cfg->max_memory_mb),
         cJSON_AddNumberToObject(mem, "default", (double)s->cfg->memory_mb);
   cJSON *fuel = cJSON_GetObjectItemCaseSensitive(props, "fuel");
-  if (fuel)
-    cJSON_AddNumberToObject(fuel, "maximum", (double)s->cfg->max_fuel),
-        cJSON_AddNumberToObject(fuel, "default", (double)s->cfg->fuel);
+  if (fuel) {
+    cJSON_AddNumberToObject(fuel, "maximum", (double)s->cfg->max_fuel);
+    if (s->cfg->fuel) cJSON_AddNumberToObject(fuel, "default", (double)s->cfg->fuel);
+  }
   char extra[512];
   snprintf(extra, sizeof extra,
            " Limits here: timeout_seconds %g by default, at most %g; memory_mb %llu by default, at most %llu; "
