@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,7 +139,17 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
     s->scratch = NULL;
     goto fail;
   }
+  /* The warmer (and the runner threads it starts) must not take SIGINT or
+   * SIGTERM: `serve` blocks them in its own thread and waits for them
+   * (http.c), so the kernel would hand one to the warmer, whose default
+   * action kills the server mid-start. */
+  sigset_t stop, old;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, &old);
   s->warming = pthread_create(&s->warmer, NULL, warm_workers, s) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   return s;
 fail:
   mcp_server_free(s);

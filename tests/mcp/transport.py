@@ -337,6 +337,20 @@ def http_origin_token():
     check('a token shorter than 16 characters is refused', p.returncode == 2)
 
 
+def http_stop_at_start():
+    """A stop signal that comes while the server still warms its workers up
+    (a thread of its own) must reach the thread that waits for it."""
+    codes = []
+    for _ in range(3):
+        s = Server()
+        s.proc.terminate()
+        try:
+            codes.append(s.proc.wait(30))
+        except subprocess.TimeoutExpired:
+            codes.append(None)
+    check('SIGTERM right after start, while workers warm up, stops cleanly (exits %r)' % codes, codes == [0, 0, 0])
+
+
 def http_slow_clients():
     s = Server('--idle-timeout', '1', '--request-timeout', '2')
     try:
@@ -712,6 +726,7 @@ def main():
         check('HTTP server survived every test', s.alive())
     finally:
         s.stop()
+    guard('stop at start', http_stop_at_start)
     guard('Origin and token', http_origin_token)
     guard('slow clients', http_slow_clients)
     guard('external files and config', external_and_config)
