@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh TESTDIR WASMBOX FUEL_TOOL TEST...: run the C test programs (cmocka,
 # TAP output), the CLI tests, the MCP transport tests and the metering pass's
-# tests (on small modules and on the guests this build holds), then print one
-# line: "N passed, N failed".
+# tests (on small modules and on the guests this build holds), the tests of
+# the translation's rewrites (tools/w2c_split.py), then print one line:
+# "N passed, N failed".
 set -u
 dir=$1 bin=$2 fuel_tool=$3; shift 3
 passed=0 failed=0 failures=()
@@ -35,6 +36,7 @@ for d in "$(dirname "$bin")"/*.dir; do
   guests+=("$(cat "$d")/$(basename "$d" .dir).wasm")
 done
 script wasm_fuel "$fuel_tool" "${guests[@]}"
+script w2c_split "$fuel_tool"
 out=$(python3 "$(dirname "$0")/mcp/transport.py" "$bin" 2>&1)
 p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
 # a run that died before its closing line has failed

@@ -41,6 +41,18 @@ unwind from a signal, report the fuel as of the last of these: still the
 same on every run). r15 is callee-saved, so host code called from the guest
 keeps it; an export saves the host's value and restores it; siglongjmp
 restores it on a trap.
+
+And one more: call_indirect through a table that never changes (no table
+instruction in any body, element segments only at constant offsets, every
+entry this module's own function) reads a constant table made here, a
+function pointer beside a signature number, instead of the instance's
+table: wasm2c's check loads the table's size, its data pointer, the entry's
+function, type and instance and the registered type, a chain of dependent
+loads on every indirect call (CPython makes one for every Py_DECREF that
+frees). The checks stay: an index past the end or an entry of another
+signature traps exactly as before. Signatures are numbered by their shape,
+as the runtime's registry compares them.
+
 """
 import os
 import re
@@ -132,6 +144,96 @@ LOOP_LABEL = re.compile(r'^ *w2c_L\d+: $')
 EXPORT = re.compile(r'^(\w+\*?) (Z_\w+)\((.*)\) \{\n  return (w2c_\w+\(instance\b.*\));$', re.M)
 GLOBAL_FIELD = re.compile(r'^  (u32|u64|f32|f64) (w2c_\w+);$')
 TABLE_MUTATORS = re.compile(r'\bwasm_rt_grow_(?:funcref|externref)_table\b|\b(?:funcref|externref)_table_(?:set|fill|copy|init)\(')
+
+
+FUNC_TYPE = re.compile(r'^  func_types\[(\d+)\] = wasm_rt_register_func_type\((.*)\);$')
+ELEM_ARRAY = re.compile(r'^static const wasm_elem_segment_expr_t (elem_segment_exprs_w2c_\w+)\[\] = \{$')
+ELEM_ENTRY = re.compile(r'^  \{(\d+), \(wasm_rt_function_ptr_t\)&(w2c_\w+), (\d+)\},$')
+TABLE_ALLOC = re.compile(r'^  wasm_rt_allocate_funcref_table\(&instance->(w2c_\w+), (\d+), (\d+)\);$')
+TABLE_INIT = re.compile(r'^  funcref_table_init\(&instance->(w2c_\w+), (elem_segment_exprs_w2c_\w+), (\d+), (\d+)u, 0, (\d+), '
+                        r'instance, func_types\);$')
+CALL_INDIRECT = re.compile(r'CALL_INDIRECT\(instance->(w2c_T\d+), ((?:u32|u64|f32|f64|void) \(\*\)\([^)]*\)), (\d+), '
+                           r'(w2c_\w+), instance->\1\.data\[\4\]\.module_instance(, |\))')
+
+
+def constant_tables(lines, init_text, bodies_text):
+    """{table: (size, entries)} for the tables call_indirect may read from a
+    constant copy (see the top), and the canonical number of every type."""
+    canon, shapes = {}, {}
+    for l in lines:
+        m = FUNC_TYPE.match(l)
+        if m:
+            canon[int(m.group(1))] = shapes.setdefault(m.group(2), len(shapes))
+    if TABLE_MUTATORS.search(bodies_text):
+        return {}, canon
+    arrays, name = {}, None
+    for l in lines:
+        m = ELEM_ARRAY.match(l)
+        if m:
+            name = m.group(1)
+            arrays[name] = []
+            continue
+        if name:
+            if l == '};':
+                name = None
+                continue
+            e = ELEM_ENTRY.match(l)
+            if not e or e.group(3) != '0':
+                arrays[name] = None  # a foreign or unparsed entry: leave every table alone
+                return {}, canon
+            arrays[name].append((canon[int(e.group(1))], e.group(2)))
+    sizes, inits = {}, {}
+    for l in init_text.split('\n'):
+        m = TABLE_ALLOC.match(l)
+        if m:
+            sizes[m.group(1)] = int(m.group(2))
+        m = TABLE_INIT.match(l)
+        if m:
+            inits.setdefault(m.group(1), []).append(m.groups()[1:])
+        elif l.lstrip().startswith('funcref_table_init('):
+            return {}, canon  # a segment at a computed offset: leave every table alone
+    tables = {}
+    for table, size in sizes.items():
+        entries = {}
+        for array, src_size, dest, n in inits.get(table, []):
+            segment = arrays.get(array)
+            dest, n = int(dest), int(n)
+            if segment is None or int(src_size) != len(segment) or n > len(segment) or dest + n > size:
+                break
+            for i in range(n):
+                entries[dest + i] = segment[i]
+        else:
+            tables[table] = (size, entries)
+    return tables, canon
+
+
+def constant_table_decls(tables):
+    out = ['', '/* wasmbox: call_indirect through constant tables (tools/w2c_split.py) */',
+           'typedef struct { u32 type_plus_one; wasm_rt_function_ptr_t func; } wb_table_entry;']
+    for table, (size, _) in sorted(tables.items()):
+        out += ['extern const wb_table_entry wb_const_%s[%d];' % (table, size),
+                '#define WB_CALL_INDIRECT_%s(t, ft, x, ...) \\' % table,
+                '  (LIKELY((x) < %du && wb_const_%s[x].type_plus_one == (ft) + 1) || TRAP(CALL_INDIRECT), \\' % (size, table),
+                '   ((t)wb_const_%s[x].func)(__VA_ARGS__))' % table]
+    return '\n'.join(out) + '\n'
+
+
+def constant_table_defs(tables):
+    out = []
+    for table, (size, entries) in sorted(tables.items()):
+        out.append('const wb_table_entry wb_const_%s[%d] = {' % (table, size))
+        out += ['  [%d] = {%d, (wasm_rt_function_ptr_t)&%s},' % (i, t + 1, f) for i, (t, f) in sorted(entries.items())]
+        out.append('};')
+    return '\n'.join(out) + '\n'
+
+
+def constant_indirect_calls(text, tables, canon):
+    def sub(m):
+        table, ctype, ft, x, end = m.groups()
+        if table not in tables:
+            return m.group(0)
+        return 'WB_CALL_INDIRECT_%s(%s, %d, %s, instance%s' % (table, ctype, canon[int(ft)], x, end)
+    return CALL_INDIRECT.sub(sub, text)
 
 
 def snapshot_support(header, module, bodies_text):
@@ -232,12 +334,14 @@ def main():
     types_decl = lines[types].replace('static ', 'extern ', 1)
     decls = [DECL.match(l).group(1) for l in lines[decl_start:decl_end]]
 
+    bodies_text = '\n'.join(lines[first_body:exports])
+    tables, canon = constant_tables(lines[:first_body], '\n'.join(lines[:first_body] + lines[exports:]), bodies_text)
     os.makedirs(outdir, exist_ok=True)
     if 'WABT_BIG_ENDIAN' not in '\n'.join(prelude):
         sys.exit('w2c_split: prelude without the expected endianness switch')
     with open(os.path.join(outdir, 'common.h'), 'w') as f:
         f.write('\n'.join(prelude) + '\n' + BASE_ACCESSORS + PRELOAD + FUEL_TRAP + '\n' + types_decl + '\n' +
-                '\n'.join(decls) + '\n')
+                '\n'.join(decls) + '\n' + constant_table_decls(tables))
     module = os.path.basename(src)[:-2]
     with open(src[:-2] + '.h') as f:
         header = f.read()
@@ -249,14 +353,16 @@ def main():
         f.write('\n'.join(lines[types + 1:decl_start]) + '\n')
         f.write('\n'.join(lines[decl_end:first_body]) + '\n')
         f.write(fuel_exports('\n'.join(lines[exports:])) + '\n')
-        f.write(snapshot_support(header, module, '\n'.join(lines[first_body:exports])))
+        f.write(snapshot_support(header, module, bodies_text))
+        f.write(constant_table_defs(tables))
 
     # Function bodies: each runs from its header to the line before the next.
     starts = [i for i in range(first_body, exports) if BODY.match(lines[i])]
     starts.append(exports)
     files, current, size, bodies = [], [], 0, 0
     for a, b in zip(starts, starts[1:]):
-        text = fuel_in_register(hoist_memory_base('\n'.join(lines[a:b]) + '\n'))
+        text = '\n'.join(lines[a:b]) + '\n'
+        text = fuel_in_register(hoist_memory_base(constant_indirect_calls(text, tables, canon)))
         current.append(text[len('static '):])
         size += len(text)
         bodies += 1
@@ -270,7 +376,8 @@ def main():
             f.write('#include "common.h"\n\n' + ''.join(parts))
     if bodies != len(decls):
         sys.exit(f'w2c_split: {bodies} bodies for {len(decls)} declarations')
-    print(f'{len(files)} function files, {bodies} functions')
+    print(f'{len(files)} function files, {bodies} functions, constant tables: '
+          + (', '.join(f'{t} ({len(e)} of {n} entries)' for t, (n, e) in sorted(tables.items())) or 'none'))
 
 
 if __name__ == '__main__':

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# w2c_split.sh FUEL_TOOL: tests of tools/w2c_split.py's rewrites of wasm2c
+# output, on small modules written in WAT. Each module is metered
+# (FUEL_TOOL), translated by wasm2c, then built twice with the same driver:
+# once from the split and rewritten files, once from wasm2c's own output
+# with wabt's runtime, the reference. Both must print the same for every
+# call: results, traps (call_indirect through a null entry, past the end,
+# with another signature) and the fuel left, also when a budget runs out
+# inside a loop (the split code keeps the counter in a register). Prints
+# "ok N - what" / "not ok N - what".
+set -u
+T=$1
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+rt=/usr/share/wabt/wasm2c
+n=0 bad=0
+
+check() { # check "what" CONDITION...
+  local what=$1; shift
+  n=$((n + 1))
+  if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; bad=$((bad + 1)); fi
+}
+
+cat > "$tmp/driver.c" <<'EOF'
+/* driver EXPORT A [B]: instantiate, call, print the result or the trap and
+ * the fuel left. FUEL (environment) is the budget, unlimited by default. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "m.h"
+#include "wasm-rt-impl.h"
+int wasm_rt_memory_preloaded(const wasm_rt_memory_t *m) { (void)m; return 0; }
+int main(int argc, char **argv) {
+  if (argc < 3) return 2;
+  wasm_rt_init();
+  Z_m_init_module();
+  static Z_m_instance_t inst;
+  Z_m_instantiate(&inst);
+  const char *fuel = getenv("FUEL");
+  *Z_mZ_wasmbox_fuel(&inst) = fuel ? (u64)strtoll(fuel, NULL, 0) : (u64)INT64_MAX;
+  u32 a = (u32)strtoul(argv[2], NULL, 0), b = argc > 3 ? (u32)strtoul(argv[3], NULL, 0) : 0;
+  wasm_rt_trap_t trap = wasm_rt_impl_try();
+  if (trap) {
+    printf("trap %s, fuel %lld\n", wasm_rt_strerror(trap), (long long)*Z_mZ_wasmbox_fuel(&inst));
+    return 0;
+  }
+  u32 r;
+  if (!strcmp(argv[1], "call_un")) r = Z_mZ_call_un(&inst, a, b);
+#ifdef HAS_BIN
+  else if (!strcmp(argv[1], "call_bin")) r = Z_mZ_call_bin(&inst, a, b);
+  else if (!strcmp(argv[1], "interp")) r = Z_mZ_interp(&inst, a);
+#endif
+  else return 2;
+  printf("%u, fuel %lld\n", r, (long long)*Z_mZ_wasmbox_fuel(&inst));
+  return 0;
+}
+EOF
+
+# build NAME [CFLAGS...]: NAME.wat -> metered -> wasm2c -> $tmp/NAME/{split,ref}
+build() {
+  local name=$1 d=$tmp/$1; shift
+  mkdir -p "$d/c"
+  wat2wasm "$tmp/$name.wat" -o "$d/m0.wasm" && "$T" "$d/m0.wasm" "$d/m.wasm" 2>/dev/null &&
+    wasm2c --no-debug-names -n m "$d/m.wasm" -o "$d/c/m.c" &&
+    python3 "$here/../tools/w2c_split.py" "$d/c/m.c" "$d/split" 100000 >"$d/split.log" && cp "$d/c/m.h" "$d/" &&
+    cc -O2 -w -I"$d" -I"$d/c" -I"$rt" "$@" -o "$d/split.bin" \
+      "$tmp/driver.c" "$d"/split/*.c "$rt/wasm-rt-impl.c" -lm &&
+    cc -O2 -w -I"$d/c" -I"$rt" "$@" -o "$d/ref.bin" "$tmp/driver.c" "$d/c/m.c" "$rt/wasm-rt-impl.c" -lm
+}
+same() { # same NAME ARGS...: split and reference print the same; sets out
+  out=$("$tmp/$1/split.bin" "${@:2}" 2>&1); local ref
+  ref=$("$tmp/$1/ref.bin" "${@:2}" 2>&1)
+  [ "$out" = "$ref" ] || { echo "# split: $out / reference: $ref"; return 1; }
+}
+same_fuel() { FUEL=$1 same "${@:2}"; } # same_fuel BUDGET NAME ARGS...
+
+# ---- a table that never changes: constant, with every check kept; and a
+# bytecode-style loop (a br_table dispatch, each opcode jumping back) -----
+cat > "$tmp/tab.wat" <<'EOF'
+(module
+  (type $un (func (param i32) (result i32)))
+  (type $un2 (func (param i32) (result i32)))
+  (type $bin (func (param i32 i32) (result i32)))
+  (table 6 funcref)
+  (elem (i32.const 1) $sq $inc $add $twice)
+  (func $sq (type $un) (i32.mul (local.get 0) (local.get 0)))
+  (func $inc (type $un) (i32.add (local.get 0) (i32.const 1)))
+  (func $add (type $bin) (i32.add (local.get 0) (local.get 1)))
+  (func $twice (type $un2) (i32.mul (local.get 0) (i32.const 2)))
+  (func (export "call_un") (param $idx i32) (param $x i32) (result i32)
+    (call_indirect (type $un) (local.get $x) (local.get $idx)))
+  (func (export "call_bin") (param $idx i32) (param $x i32) (result i32)
+    (call_indirect (type $bin) (local.get $x) (local.get $x) (local.get $idx)))
+  (func (export "interp") (param $n i32) (result i32) (local $pc i32) (local $acc i32)
+    (block $exit
+    (loop $top
+      (block $d
+      (block $c15 (block $c14 (block $c13 (block $c12 (block $c11 (block $c10 (block $c9 (block $c8
+      (block $c7 (block $c6 (block $c5 (block $c4 (block $c3 (block $c2 (block $c1 (block $c0
+        (br_table $c0 $c1 $c2 $c3 $c4 $c5 $c6 $c7 $c8 $c9 $c10 $c11 $c12 $c13 $c14 $c15 $d
+          (i32.rem_u (i32.mul (local.get $pc) (i32.const 7)) (i32.const 17))))
+EOF
+# Each opcode ends in its own jump back to the dispatch, as in CPython's loop.
+next='(local.set $pc (i32.add (local.get $pc) (i32.const 1))) (br_if $top (i32.lt_u (local.get $pc) (local.get $n))) (br $exit))'
+for op in '(i32.add (local.get $acc) (i32.const 1))' '(i32.mul (local.get $acc) (i32.const 3))' \
+    '(i32.xor (local.get $acc) (i32.const 0x55))' '(i32.sub (local.get $acc) (i32.const 7))' \
+    '(i32.rotl (local.get $acc) (i32.const 5))' '(i32.add (local.get $acc) (local.get $pc))' \
+    '(i32.shr_u (local.get $acc) (i32.const 1))' '(i32.or (local.get $acc) (i32.const 0x100))' \
+    '(i32.add (local.get $acc) (i32.const 11))' '(i32.mul (local.get $acc) (i32.const 5))' \
+    '(i32.xor (local.get $acc) (local.get $pc))' '(i32.sub (local.get $acc) (local.get $pc))' \
+    '(i32.add (local.get $acc) (i32.const 1000))' '(i32.rotr (local.get $acc) (i32.const 3))' \
+    '(i32.and (local.get $acc) (i32.const 0xffffff))' '(i32.add (local.get $acc) (i32.const 2))' \
+    '(i32.mul (local.get $acc) (i32.const 9))'; do
+  echo "        (local.set \$acc $op) $next" >> "$tmp/tab.wat"
+done
+cat >> "$tmp/tab.wat" <<'EOF'
+    )
+    (local.get $acc)))
+EOF
+check "a module with a constant table and a loop builds, split and reference" build tab -DHAS_BIN
+check "its table is made constant" grep -q 'constant tables: w2c_T0 (4 of 6 entries)' "$tmp/tab/split.log"
+check "no call_indirect reads the instance's table" \
+  bash -c "! grep -q 'CALL_INDIRECT(instance' '$tmp'/tab/split/funcs_*.c && grep -q WB_CALL_INDIRECT '$tmp'/tab/split/funcs_000.c"
+check "call through a constant entry" same tab call_un 1 7
+check "  gives the right result" test "$out" != "${out#49,}"
+check "an entry of the same shape but another type index is callable" same tab call_un 4 7
+check "  gives the right result" test "$out" != "${out#14,}"
+check "a two-argument call" same tab call_bin 3 7
+check "  gives the right result" test "$out" != "${out#14,}"
+for c in "0 7:the null entry 0" "5 7:an entry no segment set" "6 7:the first index past the end" \
+         "99999 7:an index far past the end" "4294967295 7:the largest index"; do
+  check "call_indirect through $c traps" same tab call_un ${c%%:*}
+  check "  as an invalid call_indirect" grep -q '^trap Invalid call_indirect' <<<"$out"
+done
+check "a call with another signature traps" same tab call_un 3 7
+check "  as an invalid call_indirect" grep -q '^trap Invalid call_indirect' <<<"$out"
+check "a one-argument entry called with two traps" same tab call_bin 1 7
+check "  as an invalid call_indirect" grep -q '^trap Invalid call_indirect' <<<"$out"
+
+# ---- the fuel counter in a register, against the instance's in the reference
+check "the dispatch loop computes what the reference computes" same tab interp 100000
+check "  and leaves the same fuel" grep -q ', fuel [0-9]' <<<"$out"
+check "a loop run no time" same tab interp 0
+for f in 1 57 1000 123457; do
+  check "out of fuel inside the loop (budget $f) stops where the reference stops" \
+    same_fuel $f tab interp 100000
+done
+check "  with a trap, not a result" grep -q '^trap Unreachable' <<<"$out"
+
+# ---- a table the code changes stays the instance's -----------------------
+cat > "$tmp/mut.wat" <<'EOF'
+(module
+  (type $un (func (param i32) (result i32)))
+  (table 4 funcref)
+  (elem (i32.const 1) $sq $inc)
+  (elem declare func $inc)
+  (func $sq (type $un) (i32.mul (local.get 0) (local.get 0)))
+  (func $inc (type $un) (i32.add (local.get 0) (i32.const 1)))
+  (func (export "call_un") (param $idx i32) (param $x i32) (result i32)
+    (table.set 0 (i32.const 3) (ref.func $inc))
+    (call_indirect (type $un) (local.get $x) (local.get $idx))))
+EOF
+check "a module that sets a table entry builds" build mut
+check "its table is not made constant" grep -q 'constant tables: none' "$tmp/mut/split.log"
+check "the entry it set is called" same mut call_un 3 7
+check "  and gives the right result" test "$out" != "${out#8,}"
+
+echo "1..$n"
+[ "$bad" -eq 0 ]
