@@ -71,7 +71,19 @@ split/%.o: split/%.c split/common.h
 EOF
 make -s -C "$work" -j"$WB_JOBS" >&2 || die "compiling $name failed"
 
-ld -r -o "$work/$name-all.o" "$work"/split/*.o
+# All the module's code in one section between two symbols: a signal handler
+# tells by the interrupted address whether the module's code was running
+# (src/engine/guest.c: then r15 holds its fuel counter).
+cat > "$work/code.ld" <<EOF
+SECTIONS {
+  .text.wb_$name : {
+    Z_${name}_wb_code_start = .;
+    *(.text .text.*)
+    Z_${name}_wb_code_end = .;
+  }
+}
+EOF
+ld -r -T "$work/code.ld" -o "$work/$name-all.o" "$work"/split/*.o
 objcopy --wildcard --keep-global-symbol="Z_${name}_*" --keep-global-symbol="Z_${name}Z_*" \
   "$work/$name-all.o" "$work/$name.o"
 # Everything else the object needs must come from the host (imports, wasm-rt).

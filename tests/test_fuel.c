@@ -2,7 +2,8 @@
  * run (pooled or new instances, one thread or several), down to the unit: a
  * budget of exactly what a program uses lets it finish, one unit less stops
  * it with out_of_fuel; endless loops stop at their budget; programs within
- * their budget are unaffected; session calls that run out are rolled back. */
+ * their budget are unaffected; crashes and timeouts report the fuel used up
+ * to them; session calls that run out are rolled back. */
 #include <pthread.h>
 #include <time.h>
 
@@ -148,7 +149,7 @@ static void test_endless_loop_javascript(void **s) {
   wasmbox_result_free(r);
 }
 
-/* More work, more fuel; a trap that is not fuel stays what it was. */
+/* More work, more fuel. */
 static void test_fuel_follows_work(void **s) {
   (void)s;
   wasmbox_result *a = run_py("x = 0\nfor i in range(10000):\n    x += i\n");
@@ -158,11 +159,40 @@ static void test_fuel_follows_work(void **s) {
   assert_true(b->fuel_used > a->fuel_used * 5);
   wasmbox_result_free(a);
   wasmbox_result_free(b);
-  wasmbox_result *r = run_py("import sys\nsys.setrecursionlimit(10**6)\nl = []\nfor i in range(10**5):\n"
-                             "    l = [l]\nrepr(l)\n");
-  expect_status(r, WASMBOX_STATUS_CRASHED);
-  assert_true(r->fuel_used > 0);
-  wasmbox_result_free(r);
+}
+
+/* A crash and a timeout unwind from a signal; the fuel they report is the
+ * counter as the signal found it (in a register while guest code runs), so
+ * a crash reports the same fuel on every run, beyond all the work before
+ * it, and a timeout the fuel of the time it ran. */
+#define NEST "import sys\nsys.setrecursionlimit(10**6)\nl = []\nfor i in range(10**5):\n    l = [l]\n"
+
+static void test_fuel_at_signals(void **s) {
+  (void)s;
+  wasmbox_result *before = run_py(NEST);
+  expect_status(before, WASMBOX_STATUS_OK);
+  uint64_t first = 0;
+  for (int i = 0; i < 3; i++) {
+    wasmbox_result *r = run_py(NEST "repr(l)\n");
+    expect_status(r, WASMBOX_STATUS_CRASHED);
+    if (i == 0) first = r->fuel_used;
+    assert_int_equal(r->fuel_used, first);
+    wasmbox_result_free(r);
+  }
+  assert_true(first > before->fuel_used);
+  wasmbox_result_free(before);
+  const lang *langs[] = {&python, &javascript};
+  for (int i = 0; i < 2; i++) {
+    wasmbox_request req = {.language = langs[i]->language, .code = langs[i]->spin, .timeout_seconds = 0.3};
+    wasmbox_result *r = NULL;
+    char err[256];
+    assert_int_equal(wasmbox_run(test_wb, &req, &r, err, sizeof err), WASMBOX_OK);
+    expect_status(r, WASMBOX_STATUS_TIMEOUT);
+    /* the interpreters run 10^10-10^11 units a second */
+    if (r->fuel_used < 100000000) fail_msg("%s: 0.3 s of a loop used only %llu fuel", langs[i]->language,
+                                             (unsigned long long)r->fuel_used);
+    wasmbox_result_free(r);
+  }
 }
 
 typedef struct {
@@ -260,7 +290,8 @@ int main(void) {
       cmocka_unit_test(test_deterministic_python),    cmocka_unit_test(test_deterministic_javascript),
       cmocka_unit_test(test_exact_budget_python),     cmocka_unit_test(test_exact_budget_javascript),
       cmocka_unit_test(test_endless_loop_python),     cmocka_unit_test(test_endless_loop_javascript),
-      cmocka_unit_test(test_fuel_follows_work),       cmocka_unit_test(test_concurrent_calls),
+      cmocka_unit_test(test_fuel_follows_work),       cmocka_unit_test(test_fuel_at_signals),
+      cmocka_unit_test(test_concurrent_calls),
       cmocka_unit_test(test_bad_requests),            cmocka_unit_test(test_session_rollback_python),
       cmocka_unit_test(test_session_rollback_javascript),
   };

@@ -35,12 +35,15 @@ the instance's global, a chain through memory: metering cost about 13% on
 the Python compute benchmarks against an unmetered build, 8% with the
 register. The instance's counter is what the host reads, so it is written
 back where the host can look: when an export returns, before every import
-call (proc_exit never returns), in every trap the code raises itself (so out
-of fuel is exact), and at every loop header (a fault or a timeout, which
-unwind from a signal, report the fuel as of the last of these: still the
-same on every run). r15 is callee-saved, so host code called from the guest
-keeps it; an export saves the host's value and restores it; siglongjmp
-restores it on a trap.
+call (proc_exit never returns) and in every trap the code raises itself (so
+out of fuel is exact). A fault or a timeout unwinds from a signal handler,
+which takes the counter from the interrupted r15 when the interrupted code
+is the module's (src/engine/guest.c; native.sh brackets the module's code
+with Z_<mod>_wb_code_start/end, and Z_<mod>_wb_fuel_in_register says whether
+this build keeps the counter in r15). Writing it back at every loop header
+instead cost 1-3 % of compute time (make bench). r15 is callee-saved, so
+host code called from the guest keeps it; an export saves the host's value
+and restores it; siglongjmp restores it on a trap.
 
 And one more: call_indirect through a table that never changes (no table
 instruction in any body, element segments only at constant offsets, every
@@ -122,10 +125,12 @@ int wasm_rt_memory_preloaded(const wasm_rt_memory_t* mem);
 FUEL_REGISTER = r'''
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 /* wasmbox: the fuel counter lives in r15 (tools/w2c_split.py) */
+#define WB_FUEL_IN_REGISTER 1
 register u64 wb_fuel __asm__("r15");
 #define WB_FUEL_ENTER(inst) u64 wb_saved_fuel = wb_fuel; wb_fuel = (inst)->w2c_wasmbox_fuel
 #define WB_FUEL_LEAVE(inst) (inst)->w2c_wasmbox_fuel = wb_fuel; wb_fuel = wb_saved_fuel
 #else
+#define WB_FUEL_IN_REGISTER 0
 #define wb_fuel (instance->w2c_wasmbox_fuel)
 #define WB_FUEL_ENTER(inst)
 #define WB_FUEL_LEAVE(inst)
@@ -140,7 +145,6 @@ FUEL_TRAP = r'''
 FUEL = 'instance->w2c_wasmbox_fuel'
 SYNC = FUEL + ' = wb_fuel;'
 IMPORT_CALL = re.compile(r'\(\*Z_\w+\)\(instance->')
-LOOP_LABEL = re.compile(r'^ *w2c_L\d+: $')
 EXPORT = re.compile(r'^(\w+\*?) (Z_\w+)\((.*)\) \{\n  return (w2c_\w+\(instance\b.*\));$', re.M)
 GLOBAL_FIELD = re.compile(r'^  (u32|u64|f32|f64) (w2c_\w+);$')
 TABLE_MUTATORS = re.compile(r'\bwasm_rt_grow_(?:funcref|externref)_table\b|\b(?:funcref|externref)_table_(?:set|fill|copy|init)\(')
@@ -246,6 +250,7 @@ def snapshot_support(header, module, bodies_text):
     t = 'Z_%s_instance_t' % module
     out = ['', '/* wasmbox snapshot support (tools/w2c_split.py) */',
            'const int Z_%s_wb_tables_mutable = %d;' % (module, 1 if TABLE_MUTATORS.search(bodies_text) else 0),
+           'const int Z_%s_wb_fuel_in_register = WB_FUEL_IN_REGISTER;' % module,
            'u32 Z_%s_wb_globals_size(void) { return %d; }' % (module, sum(size[k] for k, _ in fields)),
            'void Z_%s_wb_globals_save(const %s* instance, u8* out) {' % (module, t)]
     off = 0
@@ -276,17 +281,12 @@ def hoist_memory_base(text):
 
 def fuel_in_register(text):
     """Rewrite one function body to charge wb_fuel, writing it back to the
-    instance before import calls and at loop headers (see the top). A
-    function that charges nothing (every function of an unmetered build,
-    WB_FUEL=counter-only) needs no loop header stores."""
-    charges = FUEL in text
+    instance before import calls (see the top)."""
     out = []
     for line in text.split('\n'):
         indent = line[:len(line) - len(line.lstrip())]
         if IMPORT_CALL.search(line):
             out += [indent + SYNC, line]
-        elif charges and LOOP_LABEL.match(line):
-            out += [line, indent + '  ' + SYNC]
         else:
             out.append(line.replace(FUEL, 'wb_fuel'))
     return '\n'.join(out)

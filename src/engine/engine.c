@@ -211,6 +211,8 @@ static void run_task(task *t, wb_guest_frame *frame) {
 
   wb_guest_begin(frame);
   frame->mem_reserved = WB_MEMORY_RESERVATION;
+  frame->code_lo = (uintptr_t)rt->code_start;
+  frame->code_hi = (uintptr_t)rt->code_end;
   int trap = sigsetjmp(frame->jmp, 1);
   if (trap == 0 && !cancel_enter(c->cancel)) {
     out->cancelled = true;
@@ -244,6 +246,7 @@ static void run_task(task *t, wb_guest_frame *frame) {
         uint32_t code = guest_copy(rt, in->inst, job->code, job->code_len);
         uint32_t name = guest_copy(rt, in->inst, job->name, strlen(job->name));
         *rt->fuel(in->inst) = budget;
+        if (*rt->fuel_in_register) frame->fuel = rt->fuel(in->inst);
         metered = true;
         out->exit_code = rt->run(in->inst, code, (uint32_t)job->code_len, name, (uint32_t)strlen(job->name));
       }

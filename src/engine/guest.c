@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <wasm-rt.h>
 
 static _Thread_local wb_guest_frame *current;
@@ -20,6 +21,7 @@ _Noreturn void wb_guest_trap(int code) {
 
 void wb_guest_begin(wb_guest_frame *f) {
   f->in_guest = 0;
+  f->fuel = NULL;
   f->deadline_hit = 0;
   f->memory_grow_failed = 0;
   f->fault_offset = 0;
@@ -60,6 +62,20 @@ static void pass_on(int sig, siginfo_t *si, void *ctx) {
   }
 }
 
+/* The fuel counter as of the interrupted instruction, if that is the
+ * module's code (elsewhere, in host code the guest called, the counter in
+ * memory is current). */
+static void save_fuel(wb_guest_frame *f, void *ctx) {
+#if defined(__x86_64__) && defined(__linux__)
+  const ucontext_t *uc = ctx;
+  uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+  if (f->fuel && pc >= f->code_lo && pc < f->code_hi) *f->fuel = (int64_t)uc->uc_mcontext.gregs[REG_R15];
+#else
+  (void)f;
+  (void)ctx;
+#endif
+}
+
 /* A fault is a guest trap only while guest code runs and only at an address
  * the guest can reach: its linear memory reservation (out of bounds) or the
  * guard below its stack (exhaustion). Anything else is not ours. */
@@ -70,9 +86,13 @@ static void on_fault(int sig, siginfo_t *si, void *ctx) {
     uintptr_t m = (uintptr_t)f->mem_base;
     if (m && a >= m && a - m < f->mem_reserved) {
       f->fault_offset = a - m;
+      save_fuel(f, ctx);
       siglongjmp(f->jmp, WASM_RT_TRAP_OOB);
     }
-    if (a >= f->stack_lo && a < f->stack_hi) siglongjmp(f->jmp, WASM_RT_TRAP_EXHAUSTION);
+    if (a >= f->stack_lo && a < f->stack_hi) {
+      save_fuel(f, ctx);
+      siglongjmp(f->jmp, WASM_RT_TRAP_EXHAUSTION);
+    }
   }
   pass_on(sig, si, ctx);
 }
@@ -80,11 +100,13 @@ static void on_fault(int sig, siginfo_t *si, void *ctx) {
 static void on_timer(int sig, siginfo_t *si, void *ctx) {
   (void)sig;
   (void)si;
-  (void)ctx;
   wb_guest_frame *f = current;
   if (!f) return;
   f->deadline_hit = 1;
-  if (f->in_guest) siglongjmp(f->jmp, WB_TRAP_TIMEOUT);
+  if (f->in_guest) {
+    save_fuel(f, ctx);
+    siglongjmp(f->jmp, WB_TRAP_TIMEOUT);
+  }
 }
 
 /* (Re)claim SIGSEGV/SIGBUS: a host program may have installed its own

@@ -32,6 +32,12 @@ typedef struct wb_guest_frame {
   int memory_grow_failed;             /* a memory.grow hit the limit */
   uint64_t fault_offset;              /* OOB trap: faulting offset in memory */
   uint32_t exit_code;                 /* valid after WB_TRAP_EXIT */
+  /* While the module's code [code_lo, code_hi) runs, its fuel counter lives
+   * in r15 (x86-64; tools/w2c_split.py). A fault or the timer that interrupts
+   * that code stores the interrupted r15 here before unwinding. NULL: the
+   * counter is always in memory. */
+  int64_t *fuel;
+  uintptr_t code_lo, code_hi;
 } wb_guest_frame;
 
 /* Install the timer handler (once) and claim SIGSEGV/SIGBUS (again, if a

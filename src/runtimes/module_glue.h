@@ -27,6 +27,9 @@
 
 #define WB_MODULE_GLUE(m)                                                                               \
   extern const int Z_##m##_wb_tables_mutable;                                                           \
+  extern const int Z_##m##_wb_fuel_in_register;                                                         \
+  /* runtimes/native.sh: around all the module's code */                                                \
+  extern const char Z_##m##_wb_code_start[], Z_##m##_wb_code_end[];                                     \
   uint32_t Z_##m##_wb_globals_size(void);                                                               \
   void Z_##m##_wb_globals_save(const Z_##m##_instance_t *instance, uint8_t *out);                       \
   void Z_##m##_wb_globals_load(Z_##m##_instance_t *instance, const uint8_t *in);                        \
@@ -74,7 +77,8 @@
   .build_id = WB_BUILD_ID_##m, .instance_size = sizeof(Z_##m##_instance_t),                             \
   .base_snapshot = base_snapshot, .instantiate = instantiate, .bind = bind, .free = free_instance,      \
   .memory = memory, .initialize = initialize, .init = init, .fresh = fresh, .alloc = alloc, .run = run, \
-  .fuel = fuel,                                                                                         \
+  .fuel = fuel, .code_start = Z_##m##_wb_code_start, .code_end = Z_##m##_wb_code_end,                     \
+  .fuel_in_register = &Z_##m##_wb_fuel_in_register,                                                      \
   .globals_size = Z_##m##_wb_globals_size, .globals_save = globals_save, .globals_load = globals_load,  \
   .tables_mutable = tables_mutable
 
