@@ -82,6 +82,7 @@ cat > "$tmp/tab.wat" <<'EOF'
   (type $un (func (param i32) (result i32)))
   (type $un2 (func (param i32) (result i32)))
   (type $bin (func (param i32 i32) (result i32)))
+  (memory (export "memory") 1)
   (table 6 funcref)
   (elem (i32.const 1) $sq $inc $add $twice)
   (func $sq (type $un) (i32.mul (local.get 0) (local.get 0)))
@@ -102,8 +103,9 @@ cat > "$tmp/tab.wat" <<'EOF'
           (i32.rem_u (i32.mul (local.get $pc) (i32.const 7)) (i32.const 17))))
 EOF
 # Each opcode ends in its own jump back to the dispatch, as in CPython's loop.
-next='(local.set $pc (i32.add (local.get $pc) (i32.const 1))) (br_if $top (i32.lt_u (local.get $pc) (local.get $n))) (br $exit))'
-for op in '(i32.add (local.get $acc) (i32.const 1))' '(i32.mul (local.get $acc) (i32.const 3))' \
+# Memory too: every opcode stores the accumulator, one reads it back.
+next='(i32.store (i32.const 64) (local.get $acc)) (local.set $pc (i32.add (local.get $pc) (i32.const 1))) (br_if $top (i32.lt_u (local.get $pc) (local.get $n))) (br $exit))'
+for op in '(i32.add (i32.load (i32.const 64)) (i32.const 1))' '(i32.mul (local.get $acc) (i32.const 3))' \
     '(i32.xor (local.get $acc) (i32.const 0x55))' '(i32.sub (local.get $acc) (i32.const 7))' \
     '(i32.rotl (local.get $acc) (i32.const 5))' '(i32.add (local.get $acc) (local.get $pc))' \
     '(i32.shr_u (local.get $acc) (i32.const 1))' '(i32.or (local.get $acc) (i32.const 0x100))' \
@@ -120,6 +122,7 @@ cat >> "$tmp/tab.wat" <<'EOF'
 EOF
 check "a module with a constant table and a loop builds, split and reference" build tab -DHAS_BIN
 check "its table is made constant" grep -q 'constant tables: w2c_T0 (4 of 6 entries)' "$tmp/tab/split.log"
+check "memory accesses take the base from wb_mb" grep -q '_b(wb_mb, ' "$tmp/tab/split/funcs_000.c"
 check "no call_indirect reads the instance's table" \
   bash -c "! grep -q 'CALL_INDIRECT(instance' '$tmp'/tab/split/funcs_*.c && grep -q WB_CALL_INDIRECT '$tmp'/tab/split/funcs_000.c"
 check "call through a constant entry" same tab call_un 1 7
@@ -165,6 +168,18 @@ check "a module that sets a table entry builds" build mut
 check "its table is not made constant" grep -q 'constant tables: none' "$tmp/mut/split.log"
 check "the entry it set is called" same mut call_un 3 7
 check "  and gives the right result" test "$out" != "${out#8,}"
+
+# ---- code run at instantiation would run before an export sets the registers
+cat > "$tmp/start.wat" <<'EOF'
+(module
+  (memory (export "memory") 1)
+  (func $s (i32.store (i32.const 0) (i32.const 5)))
+  (start $s)
+  (func (export "call_un") (param i32 i32) (result i32) (i32.load (i32.const 0))))
+EOF
+refused() { ! build "$1" 2>"$tmp/$1.err"; } # refused NAME: the build of NAME fails
+check "a module with a start function is refused" refused start
+check "  saying why" grep -q 'start function' "$tmp/start.err"
 
 echo "1..$n"
 [ "$bad" -eq 0 ]

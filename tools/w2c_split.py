@@ -22,11 +22,17 @@ alone when our wasm-rt mapped it from a snapshot (the data segments are in
 the snapshot already; copying them would dirty every page they cover).
 
 One rewrite on the way: loads and stores take the memory base from a local
-`wb_mb` read once per function, instead of `instance->w2c_memory.data` at
-every access. A byte store may alias anything, so the compiler must otherwise
-reload the base after every store. This is sound only because our wasm-rt
-(src/engine/wasm_rt.c) never moves a memory: growth changes protection inside
-a reservation made once, and snapshots remap at the same address.
+`wb_mb`, instead of `instance->w2c_memory.data` at every access. A byte
+store may alias anything, so the compiler must otherwise reload the base
+after every store. On x86-64 with gcc the base lives in a register, r14, set
+by every export (as the fuel counter below): reading it from the instance
+at every function entry was a load on the way to the function's first
+memory access, and the register, although gcc has one fewer to allocate,
+made the Python compute suite 3 % faster (make bench). This is sound only
+because our wasm-rt (src/engine/wasm_rt.c) never moves a memory: growth
+changes protection inside a reservation made once, and snapshots remap at
+the same address; and because no guest code runs but through an export
+(neither module has a start function).
 
 Another: the fuel counter (tools/wasm_fuel) lives in a register, r15, while
 guest code runs (x86-64 with gcc, which has global register variables;
@@ -127,11 +133,21 @@ FUEL_REGISTER = r'''
 /* wasmbox: the fuel counter lives in r15 (tools/w2c_split.py) */
 #define WB_FUEL_IN_REGISTER 1
 register u64 wb_fuel __asm__("r15");
-#define WB_FUEL_ENTER(inst) u64 wb_saved_fuel = wb_fuel; wb_fuel = (inst)->w2c_wasmbox_fuel
-#define WB_FUEL_LEAVE(inst) (inst)->w2c_wasmbox_fuel = wb_fuel; wb_fuel = wb_saved_fuel
+/* and the memory base in r14 (tools/w2c_split.py) */
+register u8* wb_mb_reg __asm__("r14");
+#define WB_FUEL_ENTER(inst)                                          \
+  u64 wb_saved_fuel = wb_fuel;                                       \
+  u8* wb_saved_mb = wb_mb_reg;                                       \
+  wb_fuel = (inst)->w2c_wasmbox_fuel;                                \
+  wb_mb_reg = WB_MEMORY_BASE(inst)
+#define WB_FUEL_LEAVE(inst)                                          \
+  (inst)->w2c_wasmbox_fuel = wb_fuel;                                \
+  wb_fuel = wb_saved_fuel;                                           \
+  wb_mb_reg = wb_saved_mb
 #else
 #define WB_FUEL_IN_REGISTER 0
 #define wb_fuel (instance->w2c_wasmbox_fuel)
+#define wb_mb_reg (instance->w2c_memory.data)
 #define WB_FUEL_ENTER(inst)
 #define WB_FUEL_LEAVE(inst)
 #endif
@@ -276,7 +292,7 @@ def hoist_memory_base(text):
     if body is text or body == text:
         return text
     brace = body.index(') {\n') + len(') {\n')
-    return body[:brace] + '  u8* const wb_mb = instance->w2c_memory.data;\n' + body[brace:]
+    return body[:brace] + '  u8* const wb_mb = wb_mb_reg;\n' + body[brace:]
 
 
 def fuel_in_register(text):
@@ -334,17 +350,25 @@ def main():
     types_decl = lines[types].replace('static ', 'extern ', 1)
     decls = [DECL.match(l).group(1) for l in lines[decl_start:decl_end]]
 
+    inst = re.search(r'^void Z_\w+_instantiate\(.*?^\}', '\n'.join(lines[exports:]), re.M | re.S)
+    if not inst or re.search(r'\bw2c_f\w*\(instance', inst.group(0)):
+        sys.exit('w2c_split: the module runs code when instantiated (a start function); its code would run '
+                 'before an export sets the memory base and fuel registers')
     bodies_text = '\n'.join(lines[first_body:exports])
     tables, canon = constant_tables(lines[:first_body], '\n'.join(lines[:first_body] + lines[exports:]), bodies_text)
     os.makedirs(outdir, exist_ok=True)
-    if 'WABT_BIG_ENDIAN' not in '\n'.join(prelude):
-        sys.exit('w2c_split: prelude without the expected endianness switch')
-    with open(os.path.join(outdir, 'common.h'), 'w') as f:
-        f.write('\n'.join(prelude) + '\n' + BASE_ACCESSORS + PRELOAD + FUEL_TRAP + '\n' + types_decl + '\n' +
-                '\n'.join(decls) + '\n' + constant_table_decls(tables))
     module = os.path.basename(src)[:-2]
     with open(src[:-2] + '.h') as f:
         header = f.read()
+    if 'WABT_BIG_ENDIAN' not in '\n'.join(prelude):
+        sys.exit('w2c_split: prelude without the expected endianness switch')
+    # the memory the accessors' base comes from (wasm2c names it after its export)
+    memory_base = ('#define WB_MEMORY_BASE(inst) ((inst)->w2c_memory.data)\n'
+                   if re.search(r'^  wasm_rt_memory_t w2c_memory;$', header, re.M) else
+                   '#define WB_MEMORY_BASE(inst) ((u8*)0)\n')
+    with open(os.path.join(outdir, 'common.h'), 'w') as f:
+        f.write('\n'.join(prelude) + '\n' + memory_base + BASE_ACCESSORS + PRELOAD + FUEL_TRAP + '\n' + types_decl + '\n' +
+                '\n'.join(decls) + '\n' + constant_table_decls(tables))
 
     with open(os.path.join(outdir, 'init.c'), 'w') as f:
         f.write('#include "common.h"\n')
