@@ -6,7 +6,8 @@
 # with wabt's runtime, the reference. Both must print the same for every
 # call: results, traps (call_indirect through a null entry, past the end,
 # with another signature) and the fuel left, also when a budget runs out
-# inside a loop (the split code keeps the counter in a register). Prints
+# inside a loop (the split code keeps the counter and the memory base in
+# registers), and a module that runs code when instantiated is refused. Prints
 # "ok N - what" / "not ok N - what".
 set -u
 T=$1

@@ -128,28 +128,28 @@ int wasm_rt_memory_preloaded(const wasm_rt_memory_t* mem);
 '''
 # Declared before every function of a file (gcc reserves the register only in
 # code it compiles after the declaration).
-FUEL_REGISTER = r'''
+GUEST_REGISTERS = r'''
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-/* wasmbox: the fuel counter lives in r15 (tools/w2c_split.py) */
+/* wasmbox: while guest code runs, the fuel counter lives in r15 and the
+ * memory base in r14 (tools/w2c_split.py); exports set and restore both */
 #define WB_FUEL_IN_REGISTER 1
 register u64 wb_fuel __asm__("r15");
-/* and the memory base in r14 (tools/w2c_split.py) */
 register u8* wb_mb_reg __asm__("r14");
-#define WB_FUEL_ENTER(inst)                                          \
-  u64 wb_saved_fuel = wb_fuel;                                       \
-  u8* wb_saved_mb = wb_mb_reg;                                       \
-  wb_fuel = (inst)->w2c_wasmbox_fuel;                                \
+#define WB_EXPORT_ENTER(inst)                                    \
+  u64 wb_saved_fuel = wb_fuel;                                   \
+  u8* wb_saved_mb = wb_mb_reg;                                   \
+  wb_fuel = (inst)->w2c_wasmbox_fuel;                            \
   wb_mb_reg = WB_MEMORY_BASE(inst)
-#define WB_FUEL_LEAVE(inst)                                          \
-  (inst)->w2c_wasmbox_fuel = wb_fuel;                                \
-  wb_fuel = wb_saved_fuel;                                           \
+#define WB_EXPORT_LEAVE(inst)                                    \
+  (inst)->w2c_wasmbox_fuel = wb_fuel;                            \
+  wb_fuel = wb_saved_fuel;                                       \
   wb_mb_reg = wb_saved_mb
 #else
 #define WB_FUEL_IN_REGISTER 0
 #define wb_fuel (instance->w2c_wasmbox_fuel)
 #define wb_mb_reg (instance->w2c_memory.data)
-#define WB_FUEL_ENTER(inst)
-#define WB_FUEL_LEAVE(inst)
+#define WB_EXPORT_ENTER(inst)
+#define WB_EXPORT_LEAVE(inst)
 #endif
 '''
 # After the prelude's helpers (which keep the plain TRAP): traps raised in a
@@ -176,9 +176,10 @@ CALL_INDIRECT = re.compile(r'CALL_INDIRECT\(instance->(w2c_T\d+), ((?:u32|u64|f3
                            r'(w2c_\w+), instance->\1\.data\[\4\]\.module_instance(, |\))')
 
 
-def constant_tables(lines, init_text, bodies_text):
+def constant_tables(lines, bodies_text):
     """{table: (size, entries)} for the tables call_indirect may read from a
-    constant copy (see the top), and the canonical number of every type."""
+    constant copy (see the top), and the canonical number of every type;
+    `lines`: the module's lines outside the function bodies."""
     canon, shapes = {}, {}
     for l in lines:
         m = FUNC_TYPE.match(l)
@@ -199,11 +200,10 @@ def constant_tables(lines, init_text, bodies_text):
                 continue
             e = ELEM_ENTRY.match(l)
             if not e or e.group(3) != '0':
-                arrays[name] = None  # a foreign or unparsed entry: leave every table alone
-                return {}, canon
+                return {}, canon  # a foreign or unparsed entry: leave every table alone
             arrays[name].append((canon[int(e.group(1))], e.group(2)))
     sizes, inits = {}, {}
-    for l in init_text.split('\n'):
+    for l in lines:
         m = TABLE_ALLOC.match(l)
         if m:
             sizes[m.group(1)] = int(m.group(2))
@@ -308,14 +308,15 @@ def fuel_in_register(text):
     return '\n'.join(out)
 
 
-def fuel_exports(text):
-    """Exports load the counter into the register and store it back."""
+def enter_exports(text):
+    """Exports load the counter and the memory base into their registers,
+    store the counter back and restore the host's registers."""
     def sub(m):
         ret, name, params, call = m.groups()
-        head = '%s %s(%s) {\n  WB_FUEL_ENTER(instance);\n' % (ret, name, params)
+        head = '%s %s(%s) {\n  WB_EXPORT_ENTER(instance);\n' % (ret, name, params)
         if ret == 'void':
-            return head + '  %s;\n  WB_FUEL_LEAVE(instance);' % call
-        return head + '  %s wb_result = %s;\n  WB_FUEL_LEAVE(instance);\n  return wb_result;' % (ret, call)
+            return head + '  %s;\n  WB_EXPORT_LEAVE(instance);' % call
+        return head + '  %s wb_result = %s;\n  WB_EXPORT_LEAVE(instance);\n  return wb_result;' % (ret, call)
     text, n = EXPORT.subn(sub, text)
     if not n:
         sys.exit('w2c_split: no exported function found')
@@ -343,19 +344,19 @@ def main():
     exports = find(lambda l: l.startswith('/* export: '), first_body, 'exports')
 
     header_name = os.path.basename(src)[:-2] + '.h'
-    prelude = [l.replace(f'#include "{header_name}"', f'#include "../{header_name}"' + FUEL_REGISTER)
+    prelude = [l.replace(f'#include "{header_name}"', f'#include "../{header_name}"' + GUEST_REGISTERS)
                for l in lines[:inited]]
-    if not any(FUEL_REGISTER in l for l in prelude):
+    if not any(GUEST_REGISTERS in l for l in prelude):
         sys.exit('w2c_split: no include of the module header in the prelude')
     types_decl = lines[types].replace('static ', 'extern ', 1)
     decls = [DECL.match(l).group(1) for l in lines[decl_start:decl_end]]
 
     inst = re.search(r'^void Z_\w+_instantiate\(.*?^\}', '\n'.join(lines[exports:]), re.M | re.S)
-    if not inst or re.search(r'\bw2c_f\w*\(instance', inst.group(0)):
+    if not inst or re.search(r'\bw2c_\w+\(', inst.group(0)):
         sys.exit('w2c_split: the module runs code when instantiated (a start function); its code would run '
                  'before an export sets the memory base and fuel registers')
     bodies_text = '\n'.join(lines[first_body:exports])
-    tables, canon = constant_tables(lines[:first_body], '\n'.join(lines[:first_body] + lines[exports:]), bodies_text)
+    tables, canon = constant_tables(lines[:first_body] + lines[exports:], bodies_text)
     os.makedirs(outdir, exist_ok=True)
     module = os.path.basename(src)[:-2]
     with open(src[:-2] + '.h') as f:
@@ -376,7 +377,7 @@ def main():
         f.write(lines[types].replace('static ', '', 1) + '\n')
         f.write('\n'.join(lines[types + 1:decl_start]) + '\n')
         f.write('\n'.join(lines[decl_end:first_body]) + '\n')
-        f.write(fuel_exports('\n'.join(lines[exports:])) + '\n')
+        f.write(enter_exports('\n'.join(lines[exports:])) + '\n')
         f.write(snapshot_support(header, module, bodies_text))
         f.write(constant_table_defs(tables))
 
