@@ -44,6 +44,13 @@ deps:
 	@bash scripts/deps.sh
 
 # ---- guest runtimes (cached outside the clone) ---------------------------
+# Profile-guided optimisation of a runtime's native code, for each runtime
+# with a runtimes/NAME/train.sh: runtimes/native.sh compiles it instrumented
+# and calls `make pgo-train` in BUILD/pgo-NAME with PGO_STAGE=NAME, which
+# builds the library on that object, links tools/pgo_train.c to it and runs
+# the training; native.sh then compiles the module with the profile.
+PGO_RUNTIMES := $(patsubst runtimes/%/train.sh,%,$(wildcard runtimes/*/train.sh))
+PGO_SRC := tools/pgo_train.c
 # $(1): runtime name. NAME.dir: the recipe's output directory (NAME.wasm and
 # its files); NAME-native.dir: the directory with NAME.o and NAME.h.
 define runtime
@@ -51,10 +58,29 @@ $(BUILD)/$(1).dir: runtimes/lib.sh $(wildcard runtimes/$(1)/*) $(wildcard runtim
 	@mkdir -p $(BUILD)
 	bash runtimes/$(1)/build.sh > $$@.tmp && mv $$@.tmp $$@
 
-$(BUILD)/$(1)-native.dir: $(BUILD)/$(1).dir runtimes/native.sh tools/w2c_split.py $(FUEL_TOOL_SRC)
-	WB_FUEL=$(FUEL) bash runtimes/native.sh $(1) "$$$$(cat $(BUILD)/$(1).dir)/$(1).wasm" > $$@.tmp && mv $$@.tmp $$@
+ifeq ($(PGO_STAGE),$(1))
+# inside pgo-train: the module is the instrumented build native.sh made
+$(BUILD)/$(1)-native.dir: FORCE
+	@mkdir -p $(BUILD)
+	echo "$$$$WB_PGO_DIR" > $$@
+else
+$(BUILD)/$(1)-native.dir: $(BUILD)/$(1).dir runtimes/native.sh tools/w2c_split.py $(FUEL_TOOL_SRC) $(if $(filter $(1),$(PGO_RUNTIMES)),$(PGO_SRC) $(wildcard runtimes/$(1)/train.*))
+	WB_FUEL=$(FUEL) bash runtimes/native.sh $(1) "$$$$(cat $(BUILD)/$(1).dir)/$(1).wasm" \
+	  $(if $(filter $(1),$(PGO_RUNTIMES)),--train '$(MAKE) --no-print-directory BUILD=$(BUILD)/pgo-$(1) PGO_STAGE=$(1) FUEL=$(FUEL) pgo-train') \
+	  > $$@.tmp && mv $$@.tmp $$@
+endif
 endef
 $(foreach r,$(RUNTIMES),$(eval $(call runtime,$(r))))
+
+.PHONY: pgo-train FORCE
+pgo-train: $(BUILD)/pgo_train
+	bash runtimes/$(PGO_STAGE)/train.sh $(abspath $(BUILD)/pgo_train) "$$(cat $(BUILD)/$(PGO_STAGE).dir)"
+
+$(BUILD)/pgo_train: $(PGO_SRC) $(BUILD)/libwasmbox-nosnap.a
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-nosnap.a -o $@ $(LDLIBS) -lgcov
+
+$(BUILD)/pgo_train-asan: $(PGO_SRC) $(BUILD)/libwasmbox-asan.a
+	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-asan.a -o $@ $(LDLIBS)
 
 $(BUILD)/mkimage: tools/mkimage.c src/wasi/image.h
 	@mkdir -p $(BUILD)
@@ -183,14 +209,14 @@ $(BUILD)/wasm_fuel-asan: $(FUEL_TOOL_SRC)
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(filter %.c,$^) -o $@
 
-test: deps $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(TESTS:%=$(BUILD)/tests/%)
-	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(TESTS)
+test: deps $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
+	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS)
 	@$(MAKE) --no-print-directory test-asan
 
-test-asan: deps $(BUILD)/wasmbox-asan $(BUILD)/wasm_fuel-asan $(TESTS:%=$(BUILD)/tests-asan/%)
+test-asan: deps $(BUILD)/wasmbox-asan $(BUILD)/wasm_fuel-asan $(BUILD)/pgo_train-asan $(TESTS:%=$(BUILD)/tests-asan/%)
 	@ASAN_OPTIONS=detect_leaks=1:handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:use_sigaltstack=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh $(BUILD)/tests-asan $(BUILD)/wasmbox-asan \
-	  $(BUILD)/wasm_fuel-asan $(TESTS)
+	  $(BUILD)/wasm_fuel-asan $(BUILD)/pgo_train-asan $(TESTS)
 
 test-mcp: deps $(BUILD)/wasmbox
 	@bash tests/mcp/run.sh $(BUILD)/wasmbox

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# native.sh NAME MODULE.wasm: translate a guest module to native code.
+# native.sh NAME MODULE.wasm [--train COMMAND]: translate a guest module to
+# native code.
 #
 # tools/wasm_fuel (fuel metering) -> wasm-validate -> wasm2c (Debian wabt
 # 1.0.32) -> tools/w2c_split.py -> cc in parallel -> one relocatable object
@@ -10,19 +11,37 @@
 # recipe, the splitter and the compiler flags. The pass itself takes a
 # fraction of a second, so it runs every time.
 #
+# --train COMMAND: a profile-guided build. The module is compiled with
+# -fprofile-generate and linked into $WB_PGO_DIR; COMMAND (the Makefile's
+# pgo-train) builds a host on that object and runs runtimes/NAME/train.sh,
+# whose counters land next to the objects here; then the module is compiled
+# again with the profile. The training's recipe is part of the cache key, the
+# host's code is not: a profile only steers optimisation, it cannot change
+# what the code does.
+#
 # WB_FUEL=counter-only builds the unmetered baseline `make bench` compares
 # against: the same counter and export (so the glue is the same), no charges.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-name=$1 wasm=$2
+name=$1 wasm=$2 train=""
 [ -f "$wasm" ] || die "no module $wasm"
+if [ $# -gt 2 ]; then
+  [ "$3" = --train ] && [ $# -eq 4 ] || die "usage: native.sh NAME MODULE.wasm [--train COMMAND]"
+  train=$4
+  [ -f "$here/$name/train.sh" ] || die "--train: there is no runtimes/$name/train.sh"
+fi
 wb_apt_install wabt binutils gcc make
 
 # Generated code: not ours to lint (no -Werror); guard pages replace bounds
 # checks, so WASM_RT_MEMCHECK_SIGNAL_HANDLER stays at its default (1).
 W2C_CC=${W2C_CC:-gcc}
 W2C_CFLAGS=${W2C_CFLAGS:--O2 -fvisibility=hidden -fno-strict-aliasing -w}
+# -fprofile-update=single: one guest thread runs at a time in the trainer.
+# -fprofile-partial-training: code the training did not run stays optimised
+# for speed, not for size.
+PGO_GENERATE="-fprofile-generate -fprofile-update=single"
+PGO_USE="-fprofile-use -fprofile-partial-training"
 WB_FUEL=${WB_FUEL:-on}
 case "$WB_FUEL" in
   # no split charges: each function entry and loop header pays for its
@@ -45,7 +64,9 @@ cc -std=c11 -O2 -Wall -Wextra -Werror "$tools"/wasm_fuel*.c -o "$metered/wasm_fu
 "$metered/wasm_fuel" -v "${fuel_flags[@]}" ${WB_FUEL_FLAGS:-} "$wasm" "$metered/$name.wasm" 2>"$metered/log" ||
   { cat "$metered/log" >&2; die "metering $wasm failed"; }
 key=$( (sha256sum < "$metered/$name.wasm"; cat "$here/lib.sh" "$0" "$tools/w2c_split.py";
-        echo "$W2C_CC $W2C_CFLAGS"; "$W2C_CC" --version | head -1) | sha256sum | cut -c1-16)
+        echo "$W2C_CC $W2C_CFLAGS"; "$W2C_CC" --version | head -1
+        if [ -n "$train" ]; then cat "$here/$name"/train.* "$tools/pgo_train.c"; fi) |
+      sha256sum | cut -c1-16)
 out="$WB_CACHE/native/$name-$key"
 if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 wb_lock "native-$name-$key"
@@ -61,17 +82,24 @@ wasm2c --no-debug-names -n "$name" "$work/$name.wasm" -o "$work/$name.c" || die 
 python3 "$here/../tools/w2c_split.py" "$work/$name.c" "$work/split" 3000000 >&2
 rm -f "$work/$name.c"
 
-log "compiling $name ($(ls "$work/split"/*.c | wc -l) files, $WB_JOBS jobs, $W2C_CC $W2C_CFLAGS)"
+# init.c (data, tables, instantiation) runs once per instance: not profiled.
 cat > "$work/Makefile" <<EOF
 SRCS := \$(wildcard split/*.c)
 OBJS := \$(SRCS:.c=.o)
 all: \$(OBJS)
-split/%.o: split/%.c split/common.h
+split/init.o: split/init.c split/common.h
 	$W2C_CC $W2C_CFLAGS -c \$< -o \$@
+split/%.o: split/%.c split/common.h
+	$W2C_CC $W2C_CFLAGS \$(PROFILE) -c \$< -o \$@
 EOF
-make -s -C "$work" -j"$WB_JOBS" >&2 || die "compiling $name failed"
+compile() {  # compile PROFILE_FLAGS
+  log "compiling $name ($(ls "$work/split"/*.c | wc -l) files, $WB_JOBS jobs, $W2C_CC $W2C_CFLAGS $1)"
+  # its own -j, not the calling make's jobserver (which --train passes on)
+  MAKEFLAGS= make -s -C "$work" -j"$WB_JOBS" PROFILE="$1" >&2 || die "compiling $name failed"
+}
 
-# All the module's code in one section between two symbols: a signal handler
+# link_module DIR: the objects as DIR/NAME.o, next to NAME.h. All the
+# module's code goes in one section between two symbols: a signal handler
 # tells by the interrupted address whether the module's code was running
 # (src/engine/guest.c: then r15 holds its fuel counter).
 cat > "$work/code.ld" <<EOF
@@ -83,16 +111,37 @@ SECTIONS {
   }
 }
 EOF
-ld -r -T "$work/code.ld" -o "$work/$name-all.o" "$work"/split/*.o
-objcopy --wildcard --keep-global-symbol="Z_${name}_*" --keep-global-symbol="Z_${name}Z_*" \
-  "$work/$name-all.o" "$work/$name.o"
-# Everything else the object needs must come from the host (imports, wasm-rt).
-if nm "$work/$name.o" | awk '$1 ~ /^[0-9a-f]+$/ && $2 ~ /[A-Z]/ {print $3}' | grep -v "^Z_${name}"; then
-  die "unexpected global symbols in $name.o"
+link_module() {
+  mkdir -p "$1"
+  ld -r -T "$work/code.ld" -o "$work/$name-all.o" "$work"/split/*.o
+  objcopy --wildcard --keep-global-symbol="Z_${name}_*" --keep-global-symbol="Z_${name}Z_*" \
+    "$work/$name-all.o" "$1/$name.o"
+  rm -f "$work/$name-all.o"
+  # Everything else the object needs must come from the host (imports,
+  # wasm-rt; libgcov when instrumented).
+  if nm "$1/$name.o" | awk '$1 ~ /^[0-9a-f]+$/ && $2 ~ /[A-Z]/ {print $3}' | grep -v "^Z_${name}"; then
+    die "unexpected global symbols in $name.o"
+  fi
+  cp "$work/$name.h" "$1/"
+}
+
+if [ -n "$train" ]; then
+  compile "$PGO_GENERATE"
+  link_module "$work/instrumented"
+  log "training $name"
+  WB_PGO_DIR="$work/instrumented" bash -c "$train" >&2 || die "training $name failed"
+  # every file with code must have run, or the training did not train
+  sources=$(ls "$work"/split/funcs_*.c | wc -l) profiles=$(ls "$work"/split/funcs_*.gcda 2>/dev/null | wc -l)
+  [ "$profiles" -eq "$sources" ] || die "training $name left $profiles profiles for $sources files"
+  rm -f "$work"/split/funcs_*.o
+  compile "$PGO_USE"
+else
+  compile ""
 fi
+link_module "$work/final"
 
 mkdir -p "$out"
-cp "$work/$name.o" "$work/$name.h" "$out/"
+cp "$work/final/$name.o" "$work/final/$name.h" "$out/"
 touch "$out/.done"
 rm -rf "$work"
 log "native $name ready: $out"

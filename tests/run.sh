@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# run.sh TESTDIR WASMBOX FUEL_TOOL TEST...: run the C test programs (cmocka,
-# TAP output), the CLI tests, the MCP transport tests and the metering pass's
-# tests (on small modules and on the guests this build holds), the tests of
-# the translation's rewrites (tools/w2c_split.py), then print one line:
+# run.sh TESTDIR WASMBOX FUEL_TOOL TRAINER TEST...: run the C test programs
+# (cmocka, TAP output), the CLI tests, the MCP transport tests and the
+# metering pass's tests (on small modules and on the guests this build
+# holds), the tests of the translation's rewrites (tools/w2c_split.py) and of
+# the PGO training driver (tools/pgo_train.c), then print one line:
 # "N passed, N failed".
 set -u
-dir=$1 bin=$2 fuel_tool=$3; shift 3
+dir=$1 bin=$2 fuel_tool=$3 trainer=$4; shift 4
 passed=0 failed=0 failures=()
 for t in "$@"; do
   out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$dir/$t" 2>&1)
@@ -37,6 +38,7 @@ for d in "$(dirname "$bin")"/*.dir; do
 done
 script wasm_fuel "$fuel_tool" "${guests[@]}"
 script w2c_split "$fuel_tool"
+script pgo_train "$trainer"
 out=$(python3 "$(dirname "$0")/mcp/transport.py" "$bin" 2>&1)
 p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
 # a run that died before its closing line has failed
