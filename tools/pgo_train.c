@@ -11,29 +11,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "wasmbox.h"
 
+/* PATH's bytes, NUL-terminated (code_len 0 would mean strlen), or NULL. */
 static char *read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-    n += got;
-    if (n == cap) {
-      char *grown = realloc(buf, cap *= 2);
-      if (!grown) free(buf);
-      buf = grown;
-    }
-  }
+  wb_buf b = {0};
+  char chunk[1 << 16];
+  for (size_t n; (n = fread(chunk, 1, sizeof chunk, f)) > 0;) wb_buf_append(&b, chunk, n);
   int failed = ferror(f);
   fclose(f);
   if (failed) {
-    free(buf);
+    wb_buf_free(&b);
     return NULL;
   }
-  *len = n;
-  return buf;
+  *len = b.len;
+  return wb_buf_take(&b);
 }
 
 int main(int argc, char **argv) {
@@ -64,23 +59,31 @@ int main(int argc, char **argv) {
   }
   int failures = 0;
   for (int i = 4; i < argc; i++) {
-    char env[256];
-    snprintf(env, sizeof env, "WB_TRAIN_ARG=%s", argv[i]);
-    const char *envp[] = {env};
+    wb_buf env = {0};
+    wb_buf_printf(&env, "WB_TRAIN_ARG=%s", argv[i]);
+    if (env.failed) {
+      fprintf(stderr, "pgo_train: out of memory\n");
+      return 1;
+    }
+    const char *envp[] = {env.data};
     wasmbox_request request = {.language = argv[1], .code = code, .code_len = code_len,
                                .filename = argv[3], .timeout_seconds = 600,
                                .memory_bytes = (uint64_t)1 << 30, .env = envp, .env_len = 1,
                                .mounts = &mount, .mounts_len = 1};
     wasmbox_result *result;
-    if (wasmbox_run(box, &request, &result, err, sizeof err) != WASMBOX_OK) {
+    int ran = wasmbox_run(box, &request, &result, err, sizeof err) == WASMBOX_OK;
+    wb_buf_free(&env);
+    if (!ran) {
       fprintf(stderr, "pgo_train: %s: %s\n", argv[i], err);
       failures++;
       continue;
     }
-        fprintf(stderr, "pgo_train: %s: %s, %.0f ms\n", argv[i], wasmbox_status_name(result->status),
+    fprintf(stderr, "pgo_train: %s: %s, %.0f ms\n", argv[i], wasmbox_status_name(result->status),
             result->duration_ms);
     if (result->status != WASMBOX_STATUS_OK) {
-      fprintf(stderr, "%s%s\n", result->stderr_data, result->error_traceback ? result->error_traceback : "");
+      /* the guest's stderr holds its traceback; a limit's status has a message */
+      fprintf(stderr, "%s\n", result->stderr_len ? result->stderr_data
+                               : result->error_message ? result->error_message : "");
       failures++;
     }
     wasmbox_result_free(result);
