@@ -226,6 +226,22 @@ wat calls
 exact calls 122 "g() => i32:1
 calls() => i32:10" # g alone, then 1 after the loop and 10 passes of 11, and g's 1 each
 
+# a folded function with a bulk operation charges the counter itself, so a
+# loop calling it (which would otherwise charge a local copy) stores its copy
+# before the call and takes it back after: no charge is lost. fills: 3
+# passes of 12 (the call, $fill's 4, 7 more), and 3 fills of 160 bytes at 10
+cat > "$tmp/fills.wat" <<'EOF'
+(module
+  (memory 1)
+  (func $fill (memory.fill (i32.const 0) (i32.const 1) (i32.const 160)))
+  (func (export "fills") (local $i i32)
+    (loop $l
+      (call $fill)
+      (br_if $l (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (i32.const 3))))))
+EOF
+wat fills
+exact fills 66 "fills() =>"
+
 cat > "$tmp/rec.wat" <<'EOF'
 (module
   (func $down (param i32) (result i32)

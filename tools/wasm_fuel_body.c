@@ -274,6 +274,7 @@ void wf_decode_body(wf_module *m, wf_func *f, wf_body *b, bool first) {
         break;
       case K_BULK:
         b->bulk = true;
+        if (first) f->has_bulk = true;
         break;
       default:
         break;
