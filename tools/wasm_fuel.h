@@ -53,7 +53,6 @@ typedef struct {
   bool entered;                /* called by the host: exported, or the start function */
   bool referenced;             /* in a table or named by ref.func: call_indirect may call it */
   bool has_loop;
-  bool has_bulk;               /* has bulk operations (they charge by length) */
   bool calls_out;              /* calls an import, or has call_indirect */
   bool folded;                 /* no charge of its own: callers pay fold_cost */
   bool pure;                   /* folded, charges nothing itself (no bulk

@@ -274,7 +274,6 @@ void wf_decode_body(wf_module *m, wf_func *f, wf_body *b, bool first) {
         break;
       case K_BULK:
         b->bulk = true;
-        if (first) f->has_bulk = true;
         break;
       default:
         break;
