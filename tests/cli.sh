@@ -218,6 +218,22 @@ check "--quota: the guidance names the quota" grep -q 'quota' <<<"$(json "r['err
 run run --quota x -c 'pass'
 check "--quota rejects a non-number" [ "$rc" = 2 ]
 
+# Every option that --help shows with a value, given last with none: a usage
+# error naming it (--quota once crashed here), never a crash.
+# missing_value CMD [ARGS...]: the options of CMD's help that fail that way
+missing_value() {
+  local cmd=$1 o; shift
+  local opts; opts=$("$W" "$cmd" --help | grep -oE -- '(-c|--[a-z-]+) [A-Z][A-Z_=:]*' | cut -d' ' -f1 | sort -u)
+  for o in $opts; do
+    run "$cmd" "$@" "$o"
+    [ "$rc" = 2 ] && grep -q -- "$o needs a value" <<<"$err" && echo "$o"
+  done
+}
+ran=$(missing_value run | wc -l)
+check "run: all 12 options with a value refuse a missing one (exit 2, named)" [ "$ran" = 12 ]
+ran=$(missing_value session new | wc -l)
+check "session new: all 4 options with a value refuse a missing one" [ "$ran" = 4 ]
+
 run doctor
 check "doctor: every jail layer is active here" [ "$rc" = 0 ]
 check "doctor: lists seccomp and landlock" grep -q 'seccomp *on' <<<"$out"

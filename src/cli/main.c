@@ -169,6 +169,13 @@ static bool parse_u64(const char *s, unsigned long long *v) {
   return errno == 0 && end != s && *end == 0;
 }
 
+/* Is `a` one of the NULL-terminated options that take a value? */
+static bool takes_value(const char *const *options, const char *a) {
+  for (size_t i = 0; options[i]; i++)
+    if (!strcmp(options[i], a)) return true;
+  return false;
+}
+
 static const char *language_of_file(const char *path) {
   const char *dot = strrchr(path, '.');
   if (dot && !strcmp(dot, ".py")) return "python";
@@ -232,10 +239,11 @@ static int cmd_run(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    bool takes = !strcmp(a, "-c") || !strcmp(a, "--lang") || !strcmp(a, "--workspace") || !strcmp(a, "--timeout") ||
-                 !strcmp(a, "--memory") || !strcmp(a, "--fuel") || !strcmp(a, "--max-output") ||
-                 !strcmp(a, "--stdin") || !strcmp(a, "--env") || !strcmp(a, "--mount") || !strcmp(a, "--session");
-    if (takes && !v) {
+    /* every option of run_usage written with a value (tests/cli.sh checks) */
+    static const char *const with_value[] = {"-c",      "--lang",  "--workspace", "--timeout", "--memory",
+                                             "--fuel",  "--max-output", "--quota", "--stdin", "--env",
+                                             "--mount", "--session", NULL};
+    if (takes_value(with_value, a) && !v) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
       rc = fail_usage(&m, msg);
       goto out;
@@ -490,8 +498,8 @@ static int cmd_session(int argc, char **argv) {
     if (!strcmp(argv[i], "--json")) m.json = true;
   for (int i = 1; i < argc && rc == EXIT_OK; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    bool takes = !strcmp(a, "--lang") || !strcmp(a, "--ttl") || !strcmp(a, "--env") || !strcmp(a, "--mount");
-    if (takes && !v) {
+    static const char *const with_value[] = {"--lang", "--ttl", "--env", "--mount", NULL};
+    if (takes_value(with_value, a) && !v) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
       rc = fail_usage(&m, msg);
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
