@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mcp/args.h"
+#include "mcp/jsonrpc.h"
 #include "mcp/tools.h"
 
 static const char py_probe[] =
@@ -89,9 +90,9 @@ cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args) {
   cJSON_AddNumberToObject(lim, "max_timeout_seconds", s->cfg->max_timeout);
   cJSON_AddNumberToObject(lim, "default_memory_mb", (double)s->cfg->memory_mb);
   cJSON_AddNumberToObject(lim, "max_memory_mb", (double)s->cfg->max_memory_mb);
-  if (s->cfg->fuel) cJSON_AddNumberToObject(lim, "default_fuel", (double)s->cfg->fuel);
+  if (s->cfg->fuel) rpc_add_u64(lim, "default_fuel", s->cfg->fuel);
   else cJSON_AddNullToObject(lim, "default_fuel"); /* no budget: the timeout binds */
-  cJSON_AddNumberToObject(lim, "max_fuel", (double)s->cfg->max_fuel);
+  rpc_add_u64(lim, "max_fuel", s->cfg->max_fuel);
   cJSON_AddNumberToObject(lim, "max_output_bytes_per_stream", (double)s->cfg->max_output_bytes);
   cJSON_AddNumberToObject(lim, "max_file_bytes", (double)s->cfg->max_file_bytes);
   cJSON_AddNumberToObject(lim, "max_inline_image_bytes", (double)s->cfg->max_image_bytes);

@@ -3,6 +3,7 @@
 #include "mcp/jsonrpc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -149,6 +150,12 @@ cJSON *rpc_notification(const char *method, cJSON *params) {
   cJSON_AddStringToObject(r, "method", method);
   if (params) cJSON_AddItemToObject(r, "params", params);
   return r;
+}
+
+cJSON *rpc_add_u64(cJSON *obj, const char *name, unsigned long long v) {
+  char text[24];
+  snprintf(text, sizeof text, "%llu", v);
+  return cJSON_AddRawToObject(obj, name, text);
 }
 
 char *rpc_print(const cJSON *v) { return v ? cJSON_PrintUnformatted(v) : NULL; }

@@ -42,6 +42,11 @@ cJSON *rpc_result(const cJSON *id, cJSON *result);
 /* {"jsonrpc":"2.0","method":m,"params":params}; takes params. */
 cJSON *rpc_notification(const char *method, cJSON *params);
 
+/* obj[name] = v, printed exactly: cJSON keeps numbers as doubles and prints
+ * them with 15 digits when that reads back close enough, so 2^53 (the
+ * largest fuel) came out as 9007199254740990. NULL when out of memory. */
+cJSON *rpc_add_u64(cJSON *obj, const char *name, unsigned long long v);
+
 /* cJSON_PrintUnformatted, or NULL when out of memory. */
 char *rpc_print(const cJSON *v);
 

@@ -210,8 +210,8 @@ static void add_limits(mcp_server *s, cJSON *tool, cJSON *in) {
         cJSON_AddNumberToObject(mem, "default", (double)s->cfg->memory_mb);
   cJSON *fuel = cJSON_GetObjectItemCaseSensitive(props, "fuel");
   if (fuel) {
-    cJSON_AddNumberToObject(fuel, "maximum", (double)s->cfg->max_fuel);
-    if (s->cfg->fuel) cJSON_AddNumberToObject(fuel, "default", (double)s->cfg->fuel);
+    rpc_add_u64(fuel, "maximum", s->cfg->max_fuel);
+    if (s->cfg->fuel) rpc_add_u64(fuel, "default", s->cfg->fuel);
   }
   char extra[512];
   snprintf(extra, sizeof extra,

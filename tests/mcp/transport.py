@@ -558,6 +558,11 @@ def http_sessions_files(s):
     check('list_runtimes names versions and modules',
           rt['python']['version'].startswith('3.11') and 'json' in rt['python']['modules'] and
           'numpy' not in rt['python']['modules'] and r['structuredContent']['limits']['max_timeout_seconds'] == 300)
+    check('list_runtimes gives max_fuel exactly (2^53, not a double rounded to 15 digits)',
+          r['structuredContent']['limits']['max_fuel'] == 2**53)
+    st, _, js = s.rpc(sid, 'tools/list', {})
+    ex = [t for t in js['result']['tools'] if t['name'] == 'execute_code'][0]
+    check("execute_code's schema gives the fuel maximum exactly", ex['inputSchema']['properties']['fuel']['maximum'] == 2**53)
     r = s.tool(sid, 'get_metrics', {})
     check('get_metrics counts calls', r['structuredContent']['tool_calls'] > 10 and
           r['structuredContent']['execute_code']['p50_ms'] > 0)
