@@ -6,7 +6,8 @@
  *                        result; it never hangs past the request's timeout
  *                        and never lets guest code touch anything but the
  *                        request's workspace (mounted at /app).
- *   wasmbox_result_json() renders a result as the JSON object of DESIGN.md.
+ *   wasmbox_result_json() renders a result as one JSON object (the fields of
+ *                        wasmbox_result below; README "wasmbox run").
  *   wasmbox_result_free(), wasmbox_free() release them.
  *   wasmbox_session_*()  sessions: state kept across calls (below).
  * Guest failures (exceptions, timeouts, exhausted limits, crashes) are

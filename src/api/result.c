@@ -1,5 +1,5 @@
 /* Results: what a call did, from the engine's outcome and the call's WASI
- * host, and the result as JSON (the object DESIGN.md describes). */
+ * host, and the result as JSON (the object `wasmbox run --json` prints). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

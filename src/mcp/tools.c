@@ -138,10 +138,10 @@ static const mcp_tool tools[] = {
      "read-only host files in /external. There is no network, no subprocess and no package installation: the "
      "standard library only (see list_runtimes). Without session_id every call starts from a fresh interpreter; to "
      "keep variables, imports and files across calls (like a notebook) call create_session once and pass its "
-     "session_id. The result has status (ok, error, timeout, out_of_memory, crashed), stdout, stderr, error {type, "
-     "message, traceback, guidance} and files_changed; when the code fails the result has isError true and "
+     "session_id. The result has status (ok, error, timeout, out_of_fuel, out_of_memory, crashed), stdout, stderr, "
+     "error {type, message, traceback, guidance} and files_changed; when the code fails the result has isError true and "
      "error.guidance says what to change. A failed call in a session (timeout, memory, crash) is rolled back. "
-     "PNG and SVG images the code writes in /app come back as images.",
+     "PNG, SVG, JPEG, GIF and WebP images the code writes in /app come back as images (up to 4 per call).",
      exec_in, exec_out, false, false, false, tool_execute_code},
     {"create_session", "Create a sandbox session",
      "Start a session: an interpreter whose variables, functions, imports and /app files persist across "
