@@ -156,6 +156,15 @@ run run --session "$sid" --workspace "$tmp" -c 'print(1)'
 check "--workspace with --session is bad usage" [ "$rc" = 2 ]
 run session frobnicate
 check "unknown session command -> exit 2" [ "$rc" = 2 ]
+envs=(); for i in $(seq 256); do envs+=(--env "V$i=$i"); done
+run session new "${envs[@]}"
+eid=$out
+check "session new takes 256 --env" [ "$rc" = 0 ]
+run run --session "$eid" -c 'import os; print(len(os.environ), os.environ["V256"])'
+check "  ... and the session sees them all" [ "$out" = "256 256" ]
+run session new "${envs[@]}" --env V257=257
+check "257 is bad usage, said so (the CLI once wrote past its array here)" \
+  [ "$rc" = 2 ] && grep -q "at most 256 environment entries" <<<"$err"
 unset WASMBOX_HOME
 
 run run --help

@@ -488,7 +488,6 @@ static int cmd_session(int argc, char **argv) {
   const char *pos[3] = {0};
   size_t npos = 0;
   wasmbox_session_options o = {0};
-  const char *env[256];
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
   char *specs[WASMBOX_MAX_MOUNTS];
   size_t nspecs = 0;
@@ -496,6 +495,8 @@ static int cmd_session(int argc, char **argv) {
   int rc = EXIT_OK;
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--json")) m.json = true;
+  const char **env = calloc((size_t)argc, sizeof *env); /* at most one per argument */
+  if (!env) return fail_internal(&m, "out of memory");
   for (int i = 1; i < argc && rc == EXIT_OK; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     static const char *const with_value[] = {"--lang", "--ttl", "--env", "--mount", NULL};
@@ -515,11 +516,13 @@ static int cmd_session(int argc, char **argv) {
       }
       i++;
     } else if (!strcmp(a, "--env")) {
-      if (!strchr(v, '=') || o.env_len == 256) {
+      if (!strchr(v, '=')) {
         snprintf(msg, sizeof msg, "--env wants NAME=VALUE, not '%s'", v);
         rc = fail_usage(&m, msg);
+      } else {
+        env[o.env_len++] = v;
       }
-      env[o.env_len++] = v, i++;
+      i++;
     } else if (!strcmp(a, "--mount")) {
       const char *colon = strrchr(v, ':');
       if (!colon || colon == v || !colon[1] || nspecs == WASMBOX_MAX_MOUNTS) {
@@ -601,6 +604,7 @@ static int cmd_session(int argc, char **argv) {
   wasmbox_free(wb);
 out:
   for (size_t i = 0; i < nspecs; i++) free(specs[i]);
+  free(env);
   return rc;
 }
 
