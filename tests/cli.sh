@@ -119,6 +119,21 @@ read -r rc took < <(sleep 3 | { s=$(date +%s.%N); "$W" run --timeout 0.5 -c 'pri
                                echo "$? $(python3 -c "print(round($(date +%s.%N) - $s, 1))")"; })
 check "an unclosed stdin pipe cannot hang the command (exit 2)" [ "$rc" = 2 ]
 check "  ... it gives up at the timeout ($took s)" python3 -c "assert $took < 2.9"
+# a FIFO nobody writes to, as FILE and as --stdin: opening it once blocked
+# before the timeout started
+mkfifo "$tmp/fifo"
+for how in FILE --stdin; do
+  args=("$tmp/fifo"); [ "$how" = FILE ] || args=(--stdin "$tmp/fifo" -c pass)
+  s=$(date +%s.%N)
+  out=$(timeout 10 "$W" run --timeout 0.5 "${args[@]}" 2>&1); rc=$?
+  took=$(python3 -c "print(round($(date +%s.%N) - $s, 1))")
+  check "a FIFO without a writer as $how: exit 2 at the timeout ($took s)" \
+    [ "$rc" = 2 ] && python3 -c "assert $took < 2.9" && grep -q "fifo: input was not closed within 0.5 s" <<<"$out"
+done
+run run <(echo 'print("substituted")')
+check "a pipe from process substitution is read" [ "$out" = substituted ]
+run run "$tmp"
+check "a directory as FILE: exit 2 naming it" [ "$rc" = 2 ] && grep -q "$tmp: cannot read input: Is a directory" <<<"$err"
 
 # sessions, in their own state directory
 export WASMBOX_HOME="$tmp/home"

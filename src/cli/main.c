@@ -144,12 +144,16 @@ static int read_all(int fd, double seconds, wb_buf *out, char *err, size_t errle
 
 static int read_path(const char *path, double seconds, wb_buf *out, char *err, size_t errlen) {
   if (!strcmp(path, "-")) return read_all(0, seconds, out, err, errlen);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: opening a FIFO nobody writes to would block here, before
+   * read_all's deadline starts */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
     return -1;
   }
-  int r = read_all(fd, seconds, out, err, errlen);
+  char why[256];
+  int r = read_all(fd, seconds, out, why, sizeof why);
+  if (r < 0) snprintf(err, errlen, "%s: %s", path, why);
   close(fd);
   return r;
 }
