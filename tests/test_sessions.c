@@ -285,6 +285,55 @@ static void test_file_tools(void **s) {
   sess_ok(id, "import os\nprint(os.listdir('.'))\n", "[]\n");
 }
 
+/* Directories nest at most WB_DEPTH_MAX (64) deep in a workspace, made
+ * one by one, moved there whole, or written from outside: a tree deeper
+ * than the session can copy once stopped every later call of it. */
+static void test_nesting_is_bounded(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], err[256];
+  new_session(id);
+  sess_ok(id,
+          "import errno, os\n"
+          "x = 'kept'\n"
+          "p = 'deep'\n"
+          "try:\n"
+          "    for i in range(300):\n"
+          "        os.mkdir(p)\n"
+          "        p += '/d'\n"
+          "except OSError as e:\n"
+          "    print(i, e.errno == errno.ENAMETOOLONG)\n",
+          "64 True\n");
+  /* two chains of 40, one moved into the other: 80 deep, refused; moved
+   * beside it: fine */
+  sess_ok(id,
+          "import errno, os, shutil\n"
+          "shutil.rmtree('deep')\n"
+          "os.makedirs('a/' + '/'.join(['d'] * 39))\n"
+          "os.makedirs('b/' + '/'.join(['d'] * 39))\n"
+          "try:\n"
+          "    os.rename('b', 'a/' + '/'.join(['d'] * 39) + '/b')\n"
+          "except OSError as e:\n"
+          "    print(e.errno == errno.ENAMETOOLONG)\n"
+          "os.rename('b', 'a/b')\n"
+          "print(os.path.isdir('a/b/d'))\n",
+          "True\nTrue\n");
+  sess_ok(id, "print(x)\n", "kept\n");
+  char fork_id[WASMBOX_ID_MAX], cp[WASMBOX_ID_MAX];
+  assert_int_equal(wasmbox_session_fork(wb, id, fork_id, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_checkpoint(wb, id, cp, err, sizeof err), WASMBOX_OK);
+  /* from outside: the same bound, said plainly (not an internal error) */
+  char path[512] = "/app";
+  for (int i = 0; i < 70; i++) strcat(path, "/n");
+  strcat(path, "/f.txt");
+  assert_int_equal(wasmbox_session_write_file(wb, id, path, "x", 1, err, sizeof err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(err, "nested more than 64 deep"));
+  char longname[300] = "/app/", long_err[1024];
+  memset(longname + 5, 'a', 280);
+  assert_int_equal(wasmbox_session_write_file(wb, id, longname, "x", 1, long_err, sizeof long_err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(long_err, "longer than 255 bytes"));
+  sess_ok(fork_id, "print(x)\n", "kept\n");
+}
+
 static void test_bad_ids(void **s) {
   (void)s;
   char err[256], out[WASMBOX_ID_MAX];
@@ -425,7 +474,7 @@ int main(void) {
       cmocka_unit_test(test_rollback_of_failed_calls), cmocka_unit_test(test_fork_independent),
       cmocka_unit_test(test_checkpoint_restore), cmocka_unit_test(test_stale_descriptors),
       cmocka_unit_test(test_env_and_mounts_fixed), cmocka_unit_test(test_file_tools),
-      cmocka_unit_test(test_bad_ids),
+      cmocka_unit_test(test_nesting_is_bounded), cmocka_unit_test(test_bad_ids),
       cmocka_unit_test(test_kill_9_loses_nothing), cmocka_unit_test(test_many_sessions_no_leaks),
   };
   harness_setup(NULL);

@@ -33,8 +33,13 @@ static int relative(const char *path, char *out, size_t n, char *err, size_t err
 
 static int os_error(int e, const char *path, char *err, size_t errlen) {
   if (e == EXDEV) return wb_usage(err, errlen, "%s leads outside the workspace", path);
-  if (e == ENOENT || e == ENOTDIR) return wb_usage(err, errlen, "%s: no such file or directory", path);
+  if (e == ENOENT) return wb_usage(err, errlen, "%s: no such file or directory", path);
+  if (e == ENOTDIR) return wb_usage(err, errlen, "%s: not a directory (or a part of the path is not)", path);
   if (e == EISDIR) return wb_usage(err, errlen, "%s is a directory", path);
+  if (e == ENAMETOOLONG)
+    return wb_usage(err, errlen, "%s: a name longer than 255 bytes, or directories nested more than %d deep", path,
+                    WB_DEPTH_MAX);
+  if (e == ELOOP) return wb_usage(err, errlen, "%s: too many levels of symbolic links", path);
   snprintf(err, errlen, "%s: %s", path, strerror(e));
   return WASMBOX_EINTERNAL;
 }
@@ -174,8 +179,11 @@ int wasmbox_session_read_file(wasmbox *wb, const char *id, const char *path, cha
   return rc;
 }
 
-/* mkdir -p of the directories above `rel` (modified and restored). */
+/* mkdir -p of the directories above `rel` (modified and restored), no
+ * deeper than the guest may nest them (WB_DEPTH_MAX). */
 static int make_parents(int ws, char *rel) {
+  struct stat root;
+  if (fstat(ws, &root) != 0) return -errno;
   for (char *s = rel; (s = strchr(s, '/')); s++) {
     *s = 0;
     int r = 0;
@@ -187,7 +195,8 @@ static int make_parents(int ws, char *rel) {
       const char *name;
       snprintf(tmp, sizeof tmp, "%s", rel);
       int pfd = wb_open_parent(ws, tmp, &name);
-      r = pfd < 0 ? pfd : mkdirat(pfd, name, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+      r = pfd < 0 ? pfd : wb_check_depth(&root, pfd, 0);
+      if (!r) r = mkdirat(pfd, name, 0755) == 0 || errno == EEXIST ? 0 : -errno;
       if (pfd >= 0) close(pfd);
     } else {
       r = fd;

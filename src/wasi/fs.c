@@ -828,6 +828,9 @@ static int writable_parent(wb_wasi *w, uint32_t dirfd, uint32_t ptr, uint32_t le
   return 0;
 }
 
+/* The fstat of the root of d's mount (a host directory). */
+static const struct stat *mount_root(const wb_wasi *w, const wb_fd *d) { return &w->mount_roots[d->mount - w->mounts]; }
+
 uint32_t wasi_path_create_directory(wb_wasi *w, uint32_t dirfd, uint32_t ptr, uint32_t len) {
   char path[WB_PATH_MAX], leaf[WB_PATH_MAX];
   wb_fd *d;
@@ -836,6 +839,11 @@ uint32_t wasi_path_create_directory(wb_wasi *w, uint32_t dirfd, uint32_t ptr, ui
   if (quota_allows(w, ENTRY_BYTES) < ENTRY_BYTES) {
     close(pfd);
     return WASI_ENOSPC;
+  }
+  int deep = wb_check_depth(mount_root(w, d), pfd, 0);
+  if (deep < 0) {
+    close(pfd);
+    return (uint32_t)wb_errno_to_wasi(-deep);
   }
   int r = mkdirat(pfd, leaf, 0777);
   int err = errno;
@@ -878,8 +886,20 @@ uint32_t wasi_path_rename(wb_wasi *w, uint32_t fd1, uint32_t p1, uint32_t l1, ui
   }
   int r = -1, err = EXDEV;
   if (da->mount == db->mount) {
-    r = renameat(pa, la, pb, lb);
-    err = errno;
+    /* a directory moved deeper must not nest past WB_DEPTH_MAX */
+    struct stat st;
+    int moved = fstatat(pa, la, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)
+                    ? openat(pa, la, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    : -1;
+    int depth = moved >= 0 ? wb_tree_depth(moved) : 0;
+    if (moved >= 0) close(moved);
+    int deep = depth < 0 ? depth : moved >= 0 ? wb_check_depth(mount_root(w, db), pb, depth) : 0;
+    if (deep < 0) {
+      err = -deep;
+    } else {
+      r = renameat(pa, la, pb, lb);
+      err = errno;
+    }
   }
   close(pa);
   close(pb);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "wasi/abi.h"
 #include "wasi/wasi.h"
@@ -55,6 +56,7 @@ struct Z_wasi_snapshot_preview1_instance_t {
   char **env;
   size_t nenv;
   wb_mount *mounts;
+  struct stat *mount_roots; /* per mount: its host directory's fstat (depth checks) */
   size_t nmounts;
   uint8_t *stdin_data;
   size_t stdin_len, stdin_pos;

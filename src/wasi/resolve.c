@@ -1,10 +1,12 @@
 /* Path resolution beneath a directory (see resolve.h). */
 #include "wasi/resolve.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -21,6 +23,94 @@ int wb_beneath(int dirfd, const char *path, int flags, mode_t mode) {
   while (fd < 0 && errno == EINTR);
   return fd < 0 ? -errno : (int)fd;
 }
+
+/* Levels `fd` lies below `top`, walking up "..", counted up to `limit` + 1
+ * (also when `fd` is not below `top` at all). -errno on failure. */
+static int depth_below(const struct stat *top, int fd, int limit) {
+  struct stat st;
+  int cur = dup(fd), depth = 0;
+  while (cur >= 0 && depth <= limit) {
+    if (fstat(cur, &st) != 0) break;
+    if (st.st_dev == top->st_dev && st.st_ino == top->st_ino) {
+      close(cur);
+      return depth;
+    }
+    depth++;
+    int up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    close(cur);
+    cur = up;
+  }
+  if (cur < 0) return -errno;
+  close(cur);
+  return depth;
+}
+
+int wb_check_depth(const struct stat *root, int parent, int moved_depth) {
+  int d = depth_below(root, parent, WB_DEPTH_MAX);
+  if (d < 0) return d;
+  return d + 1 + moved_depth > WB_DEPTH_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* The names of directory fd's subdirectories (malloc'd, *n of them; on
+ * failure *err is set), read before descending so that only one descriptor
+ * per level stays open. */
+static char **subdirs(int fd, size_t *n, int *err) {
+  *n = 0;
+  *err = 0;
+  int it = dup(fd);
+  DIR *d = it >= 0 ? fdopendir(it) : NULL;
+  if (!d) {
+    *err = errno;
+    if (it >= 0) close(it);
+    return NULL;
+  }
+  char **names = NULL;
+  size_t cap = 0;
+  struct dirent *e;
+  while (!*err && (e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    struct stat st;
+    if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) continue;
+    if (*n == cap) {
+      char **more = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
+      if (!more) {
+        *err = ENOMEM;
+        break;
+      }
+      names = more;
+    }
+    if (!(names[*n] = strdup(e->d_name))) *err = ENOMEM;
+    else (*n)++;
+  }
+  closedir(d);
+  return names;
+}
+
+/* The depth of the tree below fd, exact up to `limit`, else `limit` + 1. */
+static int tree_depth(int fd, int limit) {
+  size_t n;
+  int err;
+  char **names = subdirs(fd, &n, &err);
+  int deepest = err ? -err : 0;
+  for (size_t i = 0; i < n; i++) {
+    if (deepest >= 0 && deepest <= limit) {
+      if (limit == 0) {
+        deepest = 1; /* a subdirectory where none may be */
+      } else {
+        int sub = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int d = sub < 0 ? -errno : tree_depth(sub, limit - 1);
+        if (sub >= 0) close(sub);
+        if (d < 0) deepest = d;
+        else if (d + 1 > deepest) deepest = d + 1;
+      }
+    }
+    free(names[i]);
+  }
+  free(names);
+  return deepest;
+}
+
+int wb_tree_depth(int fd) { return tree_depth(fd, WB_DEPTH_MAX); }
 
 /* Split `path` (modified) into a parent directory opened beneath dirfd and
  * its last component. Returns the parent fd or -errno. A last component of

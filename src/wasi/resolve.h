@@ -9,9 +9,24 @@
 #define WASMBOX_WASI_RESOLVE_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 int wb_beneath(int dirfd, const char *path, int flags, mode_t mode);
+
+/* How deep directories may nest below a writable mount's root (the
+ * workspace). A session copies its workspace before every call with a few
+ * descriptors per level (src/session/tree.c): a tree nested deeper than
+ * that can copy would stop the session for good. Real code stays far below. */
+#define WB_DEPTH_MAX 64
+
+/* 0 when a directory made in directory `parent` (or a directory tree
+ * `moved_depth` levels deep moved there) stays within WB_DEPTH_MAX levels
+ * below the directory `root` (its fstat), else -ENAMETOOLONG (or -errno). */
+int wb_check_depth(const struct stat *root, int parent, int moved_depth);
+/* How many levels of directories lie below directory fd (0: none), counted
+ * up to WB_DEPTH_MAX + 1. -errno on failure. */
+int wb_tree_depth(int fd);
 
 /* Split `path` (modified) into its parent directory, opened beneath dirfd,
  * and its last component (*name, pointing into path). "." and ".." as the

@@ -39,7 +39,8 @@ wb_wasi *wb_wasi_new(const wb_wasi_config *cfg, char *err, size_t errlen) {
   w->args = copy_strings(cfg->args, cfg->nargs);
   w->env = copy_strings(cfg->env, cfg->nenv);
   w->mounts = calloc(cfg->nmounts ? cfg->nmounts : 1, sizeof *w->mounts);
-  if (!w->fds || !w->args || !w->env || !w->mounts) goto oom;
+  w->mount_roots = calloc(cfg->nmounts ? cfg->nmounts : 1, sizeof *w->mount_roots);
+  if (!w->fds || !w->args || !w->env || !w->mounts || !w->mount_roots) goto oom;
   w->nargs = cfg->nargs;
   w->nenv = cfg->nenv;
   if (cfg->stdin_len) {
@@ -69,8 +70,9 @@ wb_wasi *wb_wasi_new(const wb_wasi_config *cfg, char *err, size_t errlen) {
     if (!f->guest_path) goto oom;
     if (!m->image) {
       f->host_fd = open(m->host_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (f->host_fd < 0) {
+      if (f->host_fd < 0 || fstat(f->host_fd, &w->mount_roots[i]) != 0) {
         snprintf(err, errlen, "cannot open %s for %s: %s", m->host_dir, m->guest_path, strerror(errno));
+        if (f->host_fd >= 0) close(f->host_fd);
         f->kind = FD_FREE;
         wb_wasi_free(w);
         return NULL;
@@ -99,6 +101,7 @@ void wb_wasi_free(wb_wasi *w) {
     free((char *)w->mounts[i].host_dir);
   }
   free(w->mounts);
+  free(w->mount_roots);
   free(w->stdin_data);
   for (int i = 0; i < 2; i++) free(w->out[i].data);
   free_strings(w->changed, w->nchanged);
