@@ -39,6 +39,23 @@ static void test_parse(void **state) {
   memset(deep, '[', 1050);
   memset(deep + 1050, ']', 1050);
   assert_null(rpc_parse(deep, 2100, &why)); /* deeper than cJSON's limit */
+  /* U+0000 in a string would be cut there (cJSON strings end at NUL):
+   * refused, in values and keys; an escaped backslash before "u0000" is
+   * text, and \u0001 is kept */
+  const char *nul[] = {"{\"code\":\"a\\u0000b\"}", "[\"\\u0000\"]", "{\"k\\u0000\":1}"};
+  for (size_t i = 0; i < sizeof nul / sizeof nul[0]; i++) {
+    assert_null(rpc_parse(nul[i], strlen(nul[i]), &why));
+    assert_non_null(strstr(why, "u0000"));
+  }
+  const char *fine[] = {"{\"a\":\"\\\\u0000\"}", "{\"a\":\"\\u0001\"}", "{\"a\":\"x\\\"y\",\"b\":\"u0000\"}"};
+  for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+    v = rpc_parse(fine[i], strlen(fine[i]), &why);
+    if (!v) fail_msg("%s refused: %s", fine[i], why);
+    cJSON_Delete(v);
+  }
+  v = rpc_parse(fine[0], strlen(fine[0]), &why);
+  assert_string_equal(cJSON_GetObjectItem(v, "a")->valuestring, "\\u0000");
+  cJSON_Delete(v);
 }
 
 static rpc_kind kind_of(const char *json) {

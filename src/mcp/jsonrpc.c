@@ -33,6 +33,21 @@ bool rpc_utf8_valid(const char *s, size_t n) {
   return true;
 }
 
+/* Does a string of this (valid) JSON text hold the escape \u0000? cJSON
+ * keeps strings NUL-terminated, so it would cut the string there. */
+static bool has_nul_escape(const char *s, size_t n) {
+  bool in_string = false;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '"') {
+      in_string = !in_string;
+    } else if (in_string && s[i] == '\\' && i + 1 < n) {
+      if (s[i + 1] == 'u' && i + 5 < n && !memcmp(s + i + 2, "0000", 4)) return true;
+      i++; /* the escaped character */
+    }
+  }
+  return false;
+}
+
 cJSON *rpc_parse(const char *body, size_t n, const char **why) {
   if (!rpc_utf8_valid(body, n)) {
     *why = "the message is not valid UTF-8";
@@ -49,6 +64,11 @@ cJSON *rpc_parse(const char *body, size_t n, const char **why) {
   if (end && end < body + n && *end) {
     cJSON_Delete(v);
     *why = "unexpected data after the JSON message (send one message per line or request)";
+    return NULL;
+  }
+  if (has_nul_escape(body, n)) {
+    cJSON_Delete(v);
+    *why = "a string holds \\u0000, which would cut it short here (send such data base64-encoded)";
     return NULL;
   }
   return v;
