@@ -253,6 +253,19 @@ missing_value() {
     [ "$rc" = 2 ] && grep -q -- "$o needs a value" <<<"$err" && echo "$o"
   done
 }
+# an option given twice is refused, not silently overridden (--env and
+# --mount repeat by design)
+for o in "-c pass" "--lang python" "--timeout 5" "--memory 64" "--fuel 100" "--max-output 10" "--quota 1" \
+         "--workspace $tmp" "--stdin /dev/null" "--session x"; do
+  # shellcheck disable=SC2086
+  run run -c 'print(1)' $o $o
+  check "run: ${o%% *} twice is bad usage" [ "$rc" = 2 ] && grep -q -- "${o%% *} is given twice" <<<"$err"
+done
+run run --mount "$tmp:/data" --mount "/usr:/data" -c 'print(1)'
+check "run: two mounts at one guest path are bad usage" [ "$rc" = 2 ] && grep -q "mount path '/data' is given twice" <<<"$err"
+run session new --lang python --lang javascript
+check "session new: --lang twice is bad usage" [ "$rc" = 2 ] && grep -q -- "--lang is given twice" <<<"$err"
+
 ran=$(missing_value run | wc -l)
 check "run: all 12 options with a value refuse a missing one (exit 2, named)" [ "$ran" = 12 ]
 ran=$(missing_value session new | wc -l)

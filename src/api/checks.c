@@ -41,6 +41,8 @@ int wb_check_mounts(const wasmbox_mount *m, size_t n, char *err, size_t errlen) 
     if (!plain_path(g)) return wb_usage(err, errlen, "mount path '%s' must be a plain absolute path other than /", g);
     if (!strcmp(g, "/app") || !strncmp(g, "/app/", 5))
       return wb_usage(err, errlen, "mount path '%s' is inside the workspace /app", g);
+    for (size_t j = 0; j < i; j++)
+      if (!strcmp(m[j].guest_path, g)) return wb_usage(err, errlen, "mount path '%s' is given twice", g);
     struct stat st;
     if (stat(m[i].host_dir, &st) != 0 || !S_ISDIR(st.st_mode))
       return wb_usage(err, errlen, "mount source %s is not a directory", m[i].host_dir);

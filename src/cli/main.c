@@ -173,11 +173,11 @@ static bool parse_u64(const char *s, unsigned long long *v) {
   return errno == 0 && end != s && *end == 0;
 }
 
-/* Is `a` one of the NULL-terminated options that take a value? */
-static bool takes_value(const char *const *options, const char *a) {
-  for (size_t i = 0; options[i]; i++)
-    if (!strcmp(options[i], a)) return true;
-  return false;
+/* `a`'s index among the NULL-terminated options, or -1. */
+static int option_index(const char *const *options, const char *a) {
+  for (int i = 0; options[i]; i++)
+    if (!strcmp(options[i], a)) return i;
+  return -1;
 }
 
 static const char *language_of_file(const char *path) {
@@ -240,18 +240,27 @@ static int cmd_run(int argc, char **argv) {
     return fail_internal(&m, "out of memory");
   }
 
+  unsigned given = 0; /* options seen, by index in with_value */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    /* every option of run_usage written with a value (tests/cli.sh checks) */
+    /* every option of run_usage written with a value (tests/cli.sh checks);
+     * all but --env and --mount once at most */
     static const char *const with_value[] = {"-c",      "--lang",  "--workspace", "--timeout", "--memory",
-                                             "--fuel",  "--max-output", "--quota", "--stdin", "--env",
-                                             "--mount", "--session", NULL};
-    if (takes_value(with_value, a) && !v) {
+                                             "--fuel",  "--max-output", "--quota", "--stdin", "--session",
+                                             "--env",   "--mount", NULL};
+    int k = option_index(with_value, a);
+    if (k >= 0 && !v) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
       rc = fail_usage(&m, msg);
       goto out;
     }
+    if (k >= 0 && strcmp(a, "--env") && strcmp(a, "--mount") && (given & (1u << k))) {
+      snprintf(msg, sizeof msg, "%s is given twice", a);
+      rc = fail_usage(&m, msg);
+      goto out;
+    }
+    if (k >= 0) given |= 1u << k;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       fputs(run_usage, stdout);
       goto out;
@@ -501,11 +510,16 @@ static int cmd_session(int argc, char **argv) {
     if (!strcmp(argv[i], "--json")) m.json = true;
   const char **env = calloc((size_t)argc, sizeof *env); /* at most one per argument */
   if (!env) return fail_internal(&m, "out of memory");
+  unsigned given = 0; /* options seen, by index in with_value */
   for (int i = 1; i < argc && rc == EXIT_OK; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     static const char *const with_value[] = {"--lang", "--ttl", "--env", "--mount", NULL};
-    if (takes_value(with_value, a) && !v) {
+    int k = option_index(with_value, a);
+    if (k >= 0 && !v) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
+      rc = fail_usage(&m, msg);
+    } else if (k >= 0 && k < 2 && (given & (1u << k))) { /* --lang, --ttl: once */
+      snprintf(msg, sizeof msg, "%s is given twice", a);
       rc = fail_usage(&m, msg);
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       fputs(session_usage, stdout);
@@ -548,6 +562,7 @@ static int cmd_session(int argc, char **argv) {
       snprintf(msg, sizeof msg, "unexpected argument '%s'", a);
       rc = fail_usage(&m, msg);
     }
+    if (k >= 0) given |= 1u << k;
   }
   if (rc != EXIT_OK) goto out;
   o.env = env;
