@@ -266,6 +266,18 @@ check "run: two mounts at one guest path are bad usage" [ "$rc" = 2 ] && grep -q
 run session new --lang python --lang javascript
 check "session new: --lang twice is bad usage" [ "$rc" = 2 ] && grep -q -- "--lang is given twice" <<<"$err"
 
+# numbers are plain decimals: no blanks, signs, hexadecimal, inf or nan
+# (" -1" once wrapped to 2^64-1 and was refused for the wrong reason)
+bad_numbers=0
+for v in " 1" "+5" "-1" "0x10" "inf" "nan" "1 " ""; do
+  run run --timeout "$v" -c 'print(1)'; [ "$rc" = 2 ] || bad_numbers=$((bad_numbers + 1))
+  run run --max-output "$v" -c 'print(1)'
+  [ "$rc" = 2 ] && grep -q -- "--max-output wants a positive number of bytes" <<<"$err" || bad_numbers=$((bad_numbers + 1))
+done
+check "numbers with blanks, signs, hex, inf or nan are refused, each with its option's message" [ "$bad_numbers" = 0 ]
+run run --timeout .5 --max-output 100 -c 'print(1)'
+check "  ... while .5 and 100 are taken" [ "$rc" = 0 ] && [ "$out" = 1 ]
+
 ran=$(missing_value run | wc -l)
 check "run: all 12 options with a value refuse a missing one (exit 2, named)" [ "$ran" = 12 ]
 ran=$(missing_value session new | wc -l)

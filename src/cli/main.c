@@ -5,6 +5,7 @@
  * Exit codes of `run`: 0 the code ran and exited 0; 1 it raised, crashed or
  * exited non-zero; 2 bad usage; 3 a limit stopped it or cut its output
  * (timeout, fuel, memory, output); 4 internal error. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -158,19 +159,23 @@ static int read_path(const char *path, double seconds, wb_buf *out, char *err, s
   return r;
 }
 
+/* Plain decimal numbers only: strtod and strtoull also take leading
+ * blanks, signs, hexadecimal, inf and nan (" -1" wrapped to 2^64-1). */
 static bool parse_double(const char *s, double *v) {
   char *end;
   errno = 0;
+  if (!(isdigit((unsigned char)s[0]) || (s[0] == '.' && isdigit((unsigned char)s[1]))) || strpbrk(s, "xX"))
+    return false;
   *v = strtod(s, &end);
-  return errno == 0 && end != s && *end == 0;
+  return errno == 0 && *end == 0;
 }
 
 static bool parse_u64(const char *s, unsigned long long *v) {
   char *end;
   errno = 0;
-  if (*s == '-') return false;
+  if (!isdigit((unsigned char)s[0])) return false;
   *v = strtoull(s, &end, 10);
-  return errno == 0 && end != s && *end == 0;
+  return errno == 0 && *end == 0;
 }
 
 /* `a`'s index among the NULL-terminated options, or -1. */
