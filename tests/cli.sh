@@ -45,6 +45,8 @@ check "timeout is explained on stderr" grep -q "timeout" <<<"$err"
 
 run run --memory 64 -c 'x = bytearray(100 << 20)'
 check "memory limit -> exit 3" [ "$rc" = 3 ]
+check "  ... said on stderr with the error's type (MemoryError has no message)" \
+  grep -q "^wasmbox: out_of_memory: MemoryError$" <<<"$err"
 
 run run --max-output 10 -c 'print("y" * 100)'
 check "cut output -> exit 3" [ "$rc" = 3 ]

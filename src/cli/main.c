@@ -208,8 +208,11 @@ static int print_result(const wasmbox_result *r, const output_mode *m, size_t ma
   fwrite(r->stdout_data, 1, r->stdout_len, stdout);
   fflush(stdout);
   fwrite(r->stderr_data, 1, r->stderr_len, stderr);
-  if (r->status != WASMBOX_STATUS_OK && r->status != WASMBOX_STATUS_ERROR)
-    fprintf(stderr, "wasmbox: %s: %s\n", wasmbox_status_name(r->status), r->error_message ? r->error_message : "");
+  if (r->status != WASMBOX_STATUS_OK && r->status != WASMBOX_STATUS_ERROR) {
+    /* MemoryError has no message of its own: name the type then */
+    const char *why = r->error_message && *r->error_message ? r->error_message : r->error_type;
+    fprintf(stderr, "wasmbox: %s%s%s\n", wasmbox_status_name(r->status), why ? ": " : "", why ? why : "");
+  }
   else if (r->status == WASMBOX_STATUS_ERROR && !r->error_traceback && r->error_message)
     fprintf(stderr, "wasmbox: %s\n", r->error_message);
   if (r->stdout_truncated)
