@@ -256,7 +256,12 @@ static int execute(const place *pl, const work *w, const wasmbox_request *req, w
   if (!wb_instance_call(pl->instance, &call, &job, o, err, errlen)) {
     rc = WASMBOX_EINTERNAL;
   } else if (o->init_failed && !o->trap) {
-    /* the engine says why (a memory limit below what the runtime needs) */
+    /* the engine says why (a memory limit below what the runtime needs);
+     * or starting took more memory than the limit (a large environment) */
+    if (!err[0] && o->memory_grow_failed)
+      snprintf(err, errlen, "the %s runtime does not start within a memory limit of %llu MB with this call's "
+               "environment and arguments: raise the limit", pl->rt->language,
+               (unsigned long long)(w->lim.memory_limit >> 20));
     if (!err[0]) snprintf(err, errlen, "the %s runtime failed to start", pl->rt->language);
     rc = strstr(err, "memory limit") ? WASMBOX_EUSAGE : WASMBOX_EINTERNAL;
   } else if (!(*out = wb_result_build(o, wasi, &w->lim))) {
