@@ -30,7 +30,11 @@ static int depth_below(const struct stat *top, int fd, int limit) {
   struct stat st;
   int cur = dup(fd), depth = 0;
   while (cur >= 0 && depth <= limit) {
-    if (fstat(cur, &st) != 0) break;
+    if (fstat(cur, &st) != 0) {
+      int e = errno;
+      close(cur);
+      return -e;
+    }
     if (st.st_dev == top->st_dev && st.st_ino == top->st_ino) {
       close(cur);
       return depth;
