@@ -210,7 +210,8 @@ int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen
 typedef struct {
   char *path;      /* guest path, e.g. /app/data/x.csv */
   bool is_dir;
-  uint64_t size;
+  bool is_symlink; /* the entry itself (not followed) */
+  uint64_t size;   /* of a regular file; 0 otherwise */
   double mtime;    /* seconds since the epoch */
 } wasmbox_file_info;
 

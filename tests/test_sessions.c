@@ -259,6 +259,16 @@ static void test_file_tools(void **s) {
   assert_int_equal(seen, 7);
   /* the guest's own rules: nothing outside /app, no way out by a symlink */
   sess_ok(id, "import os\nos.symlink('/etc', 'etc')\nos.symlink('../..', 'up')\n", "");
+  /* listed as what they are, never followed */
+  assert_int_equal(wasmbox_session_list_files(wb, id, "/app", false, &files, &n, err, sizeof err), WASMBOX_OK);
+  seen = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!strcmp(files[i].path, "/app/etc") && files[i].is_symlink && !files[i].is_dir) seen |= 1;
+    if (!strcmp(files[i].path, "/app/up") && files[i].is_symlink && !files[i].is_dir) seen |= 2;
+    if (!strcmp(files[i].path, "/app/out.txt") && !files[i].is_symlink) seen |= 4;
+  }
+  wasmbox_file_info_free(files, n);
+  assert_int_equal(seen, 7);
   const char *outside[] = {"/etc/passwd", "../../etc/passwd", "/app/../etc/passwd", "etc/passwd", "up/x", "missing"};
   for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
     if (wasmbox_session_read_file(wb, id, outside[i], &data, &len, err, sizeof err) != WASMBOX_EUSAGE)

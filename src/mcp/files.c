@@ -35,7 +35,7 @@ cJSON *tool_list_files(mcp_msg *m, const cJSON *args) {
     cJSON *o = cJSON_CreateObject();
     if (!o) break;
     cJSON_AddStringToObject(o, "path", v[i].path);
-    cJSON_AddStringToObject(o, "type", v[i].is_dir ? "directory" : "file");
+    cJSON_AddStringToObject(o, "type", v[i].is_dir ? "directory" : v[i].is_symlink ? "symlink" : "file");
     cJSON_AddNumberToObject(o, "size", (double)v[i].size);
     cJSON_AddNumberToObject(o, "mtime", v[i].mtime);
     cJSON_AddItemToArray(arr, o);

@@ -93,7 +93,7 @@ static const char list_files_in[] =
 static const char list_files_out[] =
     "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
     "\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
-    "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"directory\"]},\"size\":{\"type\":\"integer\"},"
+    "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"directory\",\"symlink\"]},\"size\":{\"type\":\"integer\"},"
     "\"mtime\":{\"type\":\"number\"}},\"required\":[\"path\",\"type\",\"size\"]}}},"
     "\"required\":[\"session_id\",\"path\",\"entries\"]}";
 static const char read_in[] =

@@ -66,6 +66,7 @@ static bool add(listing *l, const char *path, const struct stat *st) {
   f->path = strdup(path);
   if (!f->path) return false;
   f->is_dir = S_ISDIR(st->st_mode);
+  f->is_symlink = S_ISLNK(st->st_mode);
   f->size = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
   f->mtime = (double)st->st_mtim.tv_sec + (double)st->st_mtim.tv_nsec / 1e9;
   l->n++;
