@@ -178,6 +178,12 @@ static void test_special_files_refused(void **s) {
   assert_int_equal(mkfifo(p, 0600), 0);
   /* a fifo planted in the workspace must not block the host */
   denied("open('/app/fifo').read()", "PermissionError");
+  /* and the hint says what it is, not only "outside /app" */
+  wasmbox_result *r = expect_exception("open('fifo').read()", ws, "PermissionError");
+  bool named = false;
+  for (size_t i = 0; i < r->guidance_len; i++) named |= strstr(r->guidance[i], "FIFO or device") != NULL;
+  assert_true(named);
+  wasmbox_result_free(r);
   unlink(p);
 }
 

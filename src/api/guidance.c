@@ -76,8 +76,9 @@ static void python_rules(const wb_guidance_input *in, char **out, size_t *n) {
     add(out, n, fmt("Only /app (the workspace, also the current directory) can be read and written; "
                     "other host paths do not exist in the sandbox. Use paths like /app/data.csv."));
   } else if (is(t, "PermissionError") && has(m, "Errno 2")) {
-    add(out, n, fmt("The path leads outside /app (through '..' or a symlink); the sandbox only allows "
-                    "files inside /app."));
+    /* the WASI host refuses both with EACCES */
+    add(out, n, fmt("The path leads outside /app (through '..' or a symlink), or names a FIFO or device; the "
+                    "sandbox only allows regular files and directories inside /app."));
   }
   if (is(t, "socket.gaierror") || is(t, "urllib.error.URLError") || is(t, "ConnectionRefusedError") ||
       is(t, "ConnectionError") || has(tb, "socket.py") || has(tb, "/http/client.py") || has(m, "ENOTSUP")) {
