@@ -342,6 +342,8 @@ static void test_nesting_is_bounded(void **s) {
   assert_int_equal(wasmbox_session_write_file(wb, id, longname, "x", 1, long_err, sizeof long_err), WASMBOX_EUSAGE);
   assert_non_null(strstr(long_err, "longer than 255 bytes"));
   sess_ok(fork_id, "print(x)\n", "kept\n");
+  assert_int_equal(wasmbox_session_destroy(wb, fork_id, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_destroy(wb, id, err, sizeof err), WASMBOX_OK);
 }
 
 static void test_bad_ids(void **s) {
