@@ -53,6 +53,17 @@ static void test_parse(void **state) {
     if (!v) fail_msg("%s refused: %s", fine[i], why);
     cJSON_Delete(v);
   }
+  /* a lone surrogate (Python's json.dumps writes them) is refused, saying so */
+  const char *lone[] = {"[\"\\ud800\"]", "[\"\\udc00x\"]", "[\"\\ud83d\\u0041\"]"};
+  for (size_t i = 0; i < sizeof lone / sizeof lone[0]; i++) {
+    assert_null(rpc_parse(lone[i], strlen(lone[i]), &why));
+    if (!strstr(why, "surrogate")) fail_msg("%s: %s", lone[i], why);
+  }
+  v = rpc_parse("[\"\\ud83d\\ude00\"]", 16, &why); /* a pair is a character */
+  assert_non_null(v);
+  cJSON_Delete(v);
+  assert_null(rpc_parse("[\"\\ud83d\\ude00\"", 15, &why)); /* not JSON, for another reason */
+  assert_null(strstr(why, "surrogate"));
   v = rpc_parse(fine[0], strlen(fine[0]), &why);
   assert_string_equal(cJSON_GetObjectItem(v, "a")->valuestring, "\\u0000");
   cJSON_Delete(v);

@@ -2,6 +2,7 @@
  * raw bytes are checked first: a string we later print must be valid. */
 #include "mcp/jsonrpc.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -48,6 +49,35 @@ static bool has_nul_escape(const char *s, size_t n) {
   return false;
 }
 
+/* The value of the escape \uXXXX at s (6 bytes available), or -1. */
+static long escape_at(const char *s) {
+  if (s[0] != '\\' || s[1] != 'u') return -1;
+  long v = 0;
+  for (int i = 2; i < 6; i++) {
+    int c = (unsigned char)s[i], d = isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/* Does the text hold a UTF-16 surrogate escape without its pair? It names
+ * no character, so cJSON refuses the whole message; say why. */
+static bool has_lone_surrogate(const char *s, size_t n) {
+  for (size_t i = 0; i + 6 <= n; i++) {
+    if (s[i] == '\\' && s[i + 1] != 'u') {
+      i++; /* an escaped character, maybe a backslash */
+      continue;
+    }
+    long v = escape_at(s + i);
+    if (v < 0xd800 || v > 0xdfff) continue;
+    long low = i + 12 <= n ? escape_at(s + i + 6) : -1;
+    if (v >= 0xdc00 || low < 0xdc00 || low > 0xdfff) return true;
+    i += 11; /* the pair */
+  }
+  return false;
+}
+
 cJSON *rpc_parse(const char *body, size_t n, const char **why) {
   if (!rpc_utf8_valid(body, n)) {
     *why = "the message is not valid UTF-8";
@@ -56,7 +86,9 @@ cJSON *rpc_parse(const char *body, size_t n, const char **why) {
   const char *end = NULL;
   cJSON *v = cJSON_ParseWithLengthOpts(body, n, &end, false);
   if (!v) {
-    *why = "the message is not valid JSON (or is nested deeper than 1000 levels)";
+    *why = has_lone_surrogate(body, n)
+               ? "a string holds a UTF-16 surrogate escape (\\ud800-\\udfff) without its pair: not a character"
+               : "the message is not valid JSON (or is nested deeper than 1000 levels)";
     return NULL;
   }
   /* only whitespace may follow the value */
