@@ -15,8 +15,11 @@ For each language:
   with gcc -O2 (bench() timed with performance.now()).
 - fuel overhead (with --unmetered, which `make bench` passes): a build of
   the same modules whose counter is never charged (FUEL=counter-only) runs
-  each benchmark in the same alternating rounds; the overhead is the ratio of
-  the metered to the unmetered medians, goal <= 1.10 (geomean).
+  each benchmark in the same alternating rounds, and so does wasmbox with a
+  fuel budget (--fuel 2^62). A call without a budget runs the module's twin
+  that counts fuel but has no check to stop it (runtimes/native.sh); one
+  with a budget runs the metered module. Each overhead is the ratio of its
+  median to the unmetered one, goal <= 1.10 (geomean) for both.
 - whole process: `wasmbox run` printing one line against the native
   interpreter doing the same, median and p90 of RUNS runs.
 JSON goes to bench/results/LANGUAGE-<time>.json.
@@ -96,16 +99,18 @@ FUEL_GOAL = 1.10
 
 
 def compute_suite(directory, suffix, native_cmd, box_cmd, wrap, rounds, repeat, goal, unmetered_cmd=None):
-    """Time every benchmark in `directory`; prints the table, returns (report, geomean, fuel geomean)."""
-    fuel_head = f'{"unmetered":>11}{"fuel":>8}' if unmetered_cmd else ''
+    """Time every benchmark in `directory`; prints the table, returns (report, geomean, fuel geomeans): the
+    fuel geomeans of calls without and with a budget, each against the unmetered build."""
+    budget_cmd = box_cmd[:-1] + ['--fuel', str(1 << 62), '-c'] if unmetered_cmd else None
+    fuel_head = f'{"unmetered":>11}{"fuel":>8}{"budget":>8}' if unmetered_cmd else ''
     print(f'{"benchmark":<16}{"native ms":>11}{"wasmbox ms":>12}{"ratio":>8}{fuel_head}  spread (wasmbox min-max)')
-    report, ratios, fuel_ratios = {}, [], []
+    report, ratios, fuel_ratios, budget_ratios = {}, [], [], []
     for f in sorted(os.listdir(os.path.join(HERE, directory))):
         if not f.endswith(suffix):
             continue
         name = f[:-len(suffix)]
         code = wrap(open(os.path.join(HERE, directory, f)).read(), name, repeat)
-        cmds = [native_cmd, box_cmd] + ([unmetered_cmd] if unmetered_cmd else [])
+        cmds = [native_cmd, box_cmd] + ([unmetered_cmd, budget_cmd] if unmetered_cmd else [])
         timings = interleaved(cmds, name, code, rounds)
         nat_t, box_t = timings[0], timings[1]
         n, b = statistics.median(nat_t), statistics.median(box_t)
@@ -113,20 +118,25 @@ def compute_suite(directory, suffix, native_cmd, box_cmd, wrap, rounds, repeat, 
         report[name] = {'native_s': nat_t, 'wasmbox_s': box_t, 'ratio': b / n}
         fuel_cols = ''
         if unmetered_cmd:
-            u = statistics.median(timings[2])
+            u, f = statistics.median(timings[2]), statistics.median(timings[3])
             fuel_ratios.append(b / u)
-            report[name].update({'unmetered_s': timings[2], 'fuel_overhead_ratio': b / u})
-            fuel_cols = f'{u * 1e3:>11.1f}{(b / u - 1) * 100:>+7.1f}%'
+            budget_ratios.append(f / u)
+            report[name].update({'unmetered_s': timings[2], 'fuel_overhead_ratio': b / u,
+                                 'budget_s': timings[3], 'budget_overhead_ratio': f / u})
+            fuel_cols = f'{u * 1e3:>11.1f}{(b / u - 1) * 100:>+7.1f}%{(f / u - 1) * 100:>+7.1f}%'
         print(f'{name:<16}{n * 1e3:>11.1f}{b * 1e3:>12.1f}{b / n:>7.2f}x{fuel_cols}  '
               f'{min(box_t) * 1e3:.1f}-{max(box_t) * 1e3:.1f} ms')
     geo = statistics.geometric_mean(ratios)
     print(f'{"geomean":<16}{"":>11}{"":>12}{geo:>7.2f}x  goal <= {goal:.2f}x: {verdict(geo, goal)}')
-    fuel_geo = None
+    fuel_geo = budget_geo = None
     if fuel_ratios:
         fuel_geo = statistics.geometric_mean(fuel_ratios)
-        print(f'{"fuel overhead":<16}{(fuel_geo - 1) * 100:>+30.1f}%  (metered / unmetered, geomean)  '
+        budget_geo = statistics.geometric_mean(budget_ratios)
+        print(f'{"fuel overhead":<16}{(fuel_geo - 1) * 100:>+30.1f}%  (no budget: counting / unmetered, geomean)  '
               f'goal <= {(FUEL_GOAL - 1) * 100:.0f}%: {verdict(fuel_geo, FUEL_GOAL)}')
-    return report, geo, fuel_geo
+        print(f'{"":<16}{(budget_geo - 1) * 100:>+30.1f}%  (a budget: metered / unmetered, geomean)  '
+              f'goal <= {(FUEL_GOAL - 1) * 100:.0f}%: {verdict(budget_geo, FUEL_GOAL)}')
+    return report, geo, (fuel_geo, budget_geo)
 
 
 def startup(label, box_cmd, native_cmd, runs, expect, goal_ms):
@@ -160,9 +170,10 @@ def box_args(wasmbox, *lang):
 def python_suite(wasmbox, rounds, repeat, runs, unmetered=None):
     report = machine(subprocess.run([NATIVE_PY, '-V'], capture_output=True, text=True).stdout.strip())
     print(f'compute suite: {rounds} alternating rounds x {repeat} runs each, wasmbox vs {report["native"]}')
-    report['compute'], report['compute_geomean_ratio'], report['fuel_overhead_geomean_ratio'] = compute_suite(
+    report['compute'], report['compute_geomean_ratio'], fuel = compute_suite(
         'compute', '.py', [NATIVE_PY, '-I', '-c'], box_args(wasmbox),
         lambda src, name, n: PY_WRAPPER % (src, name, n), rounds, repeat, 1.30, box_args(unmetered))
+    report['fuel_overhead_geomean_ratio'], report['budget_overhead_geomean_ratio'] = fuel
     print(f'\nwhole process, print(1): median / p90 of {runs} runs')
     report['startup'] = startup('python3.11', [wasmbox, 'run', '-c', 'print(1)'], [NATIVE_PY, '-c', 'print(1)'],
                                 runs, b'1', 20)
@@ -172,10 +183,11 @@ def python_suite(wasmbox, rounds, repeat, runs, unmetered=None):
 def javascript_suite(wasmbox, jsnative, rounds, repeat, runs, unmetered=None):
     report = machine('QuickJS 2025-04-26, gcc -O2 (jsnative)')
     print(f'compute suite: {rounds} alternating rounds x {repeat} runs each, wasmbox vs {report["native"]}')
-    report['compute'], report['compute_geomean_ratio'], report['fuel_overhead_geomean_ratio'] = compute_suite(
+    report['compute'], report['compute_geomean_ratio'], fuel = compute_suite(
         'compute_js', '.js', [jsnative, '-c'], box_args(wasmbox, '--lang', 'javascript'),
         lambda src, name, n: JS_WRAPPER % (src, n), rounds, repeat, 1.30,
         box_args(unmetered, '--lang', 'javascript'))
+    report['fuel_overhead_geomean_ratio'], report['budget_overhead_geomean_ratio'] = fuel
     print(f"\nwhole process, console.log('hi'): median / p90 of {runs} runs")
     report['startup'] = startup('jsnative', [wasmbox, 'run', '--lang', 'js', '-c', "console.log('hi')"],
                                 [jsnative, '-c', "console.log('hi')"], runs, b'hi', 10)

@@ -1,10 +1,12 @@
 /* The engine's reset, byte for byte: after a call that wrote all over its
  * memory (and grew it), an instance put back to a snapshot holds exactly
  * the snapshot's bytes, whether the kernel tracked the written pages (only
- * those are copied back) or the memory was mapped again. */
+ * those are copied back) or the memory was mapped again. And which copy of
+ * the module a call runs: the metered one only with a budget. */
 #include "harness.h"
 #include "api/sandbox.h"
 #include "engine/engine.h"
+#include "engine/guest.h"
 
 static const wb_runtime *py;
 static char *ws;
@@ -24,8 +26,9 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* Run code in the instance; it must succeed. */
-static void call(wb_instance *in, const wb_snapshot *from, bool fresh, const char *code) {
+/* Run code in the instance with a fuel budget (0: none); the outcome in *o. */
+static void call_fuel(wb_instance *in, const wb_snapshot *from, bool fresh, const char *code, uint64_t fuel,
+                      wb_outcome *o) {
   char err[256];
   wb_mount mounts[WB_SANDBOX_MOUNTS_MAX];
   const char *args[] = {"python"};
@@ -33,18 +36,23 @@ static void call(wb_instance *in, const wb_snapshot *from, bool fresh, const cha
                        .max_output = 1 << 16, .max_fds = 64};
   wb_wasi *wasi = wb_wasi_new(&wc, err, sizeof err);
   assert_non_null(wasi);
-  wb_call c = {.wasi = wasi, .memory_limit = 256u << 20, .timeout_ns = 30ull * 1000000000ull};
+  wb_call c = {.wasi = wasi, .memory_limit = 256u << 20, .timeout_ns = 30ull * 1000000000ull, .fuel = fuel};
   wb_job job = {.from = from, .fresh = fresh, .code = code, .code_len = strlen(code), .name = "<test>"};
-  wb_outcome o;
-  assert_true(wb_instance_call(in, &c, &job, &o, err, sizeof err));
-  if (o.trap || o.exit_code) {
+  assert_true(wb_instance_call(in, &c, &job, o, err, sizeof err));
+  if (o->exit_code) {
     wb_output e = wb_wasi_stderr(wasi);
     fprintf(stderr, "%.*s\n", (int)e.len, e.data);
   }
+  wb_wasi_free(wasi);
+}
+
+/* Run code in the instance; it must succeed. */
+static void call(wb_instance *in, const wb_snapshot *from, bool fresh, const char *code) {
+  wb_outcome o;
+  call_fuel(in, from, fresh, code, 0, &o);
   assert_int_equal(o.trap, 0);
   assert_int_equal(o.exit_code, 0);
   wb_outcome_clear(&o);
-  wb_wasi_free(wasi);
 }
 
 /* The instance's memory is exactly `snap`'s image. */
@@ -113,8 +121,64 @@ static void test_remapped_reset_is_exact(void **s) {
   reset_is_exact(false);
 }
 
+/* The runtime's two entries, counted. */
+static int metered_runs, twin_runs;
+
+static uint32_t counted_run(void *inst, uint32_t code, uint32_t len, uint32_t name, uint32_t name_len) {
+  metered_runs++;
+  return py->run(inst, code, len, name, name_len);
+}
+
+static uint32_t counted_twin(void *inst, uint32_t code, uint32_t len, uint32_t name, uint32_t name_len) {
+  twin_runs++;
+  return py->run_unbudgeted(inst, code, len, name, name_len);
+}
+
+/* Without a budget (or with the largest, which cannot run out either) a
+ * call runs the twin without the fuel trap; with one, the metered module,
+ * which stops at the budget. Both charge the same. */
+static void test_budget_picks_the_copy(void **s) {
+  (void)s;
+  wb_runtime counted = *py;
+  counted.run = counted_run;
+  counted.run_unbudgeted = counted_twin;
+  char err[256];
+  wb_instance *in = wb_instance_new(&counted, err, sizeof err);
+  assert_non_null(in);
+  const char *work = "x = sorted(str(i) for i in range(3000))";
+  const wb_snapshot *base = py->base_snapshot();
+  wb_outcome o;
+  call_fuel(in, base, true, work, 0, &o);
+  assert_int_equal(o.trap, 0);
+  assert_int_equal(twin_runs, 1);
+  assert_int_equal(metered_runs, 0);
+  uint64_t used = o.fuel_used;
+  assert_true(used > 10000);
+  wb_outcome_clear(&o);
+  /* each from the same state: the base snapshot */
+  assert_true(wb_instance_reset(in, base, err, sizeof err));
+  call_fuel(in, NULL, true, work, WASMBOX_MAX_FUEL, &o);
+  assert_int_equal(twin_runs, 2);
+  assert_int_equal(o.fuel_used, used);
+  wb_outcome_clear(&o);
+  assert_true(wb_instance_reset(in, base, err, sizeof err));
+  call_fuel(in, NULL, true, work, used, &o); /* exactly enough */
+  assert_int_equal(metered_runs, 1);
+  assert_int_equal(o.trap, 0);
+  assert_int_equal(o.fuel_used, used);
+  wb_outcome_clear(&o);
+  assert_true(wb_instance_reset(in, base, err, sizeof err));
+  call_fuel(in, NULL, true, work, used - 1, &o);
+  assert_int_equal(metered_runs, 2);
+  assert_int_equal(twin_runs, 2);
+  assert_int_equal(o.trap, WB_TRAP_FUEL);
+  wb_outcome_clear(&o);
+  wb_instance_free(in);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_budget_picks_the_copy),
       cmocka_unit_test(test_tracked_reset_is_exact),
       cmocka_unit_test(test_remapped_reset_is_exact),
   };

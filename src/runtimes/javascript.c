@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "javascript.h"
+#include "javascript_unbudgeted.h"
 #include "runtimes/module_glue.h"
 
 WB_MODULE_GLUE(javascript)
@@ -16,7 +17,7 @@ static char prepare_error[256];
 
 static void prepare_once(void) {
   wasm_rt_init();
-  Z_javascript_init_module();
+  init_modules();
   char err[200];
   if (!open_base_snapshot(err, sizeof err)) snprintf(prepare_error, sizeof prepare_error, "%s", err);
 }

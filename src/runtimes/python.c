@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "python.h"
+#include "python_unbudgeted.h"
 #include "runtimes/module_glue.h"
 
 WB_MODULE_GLUE(python)
@@ -24,7 +25,7 @@ static char prepare_error[256];
 
 static void prepare_once(void) {
   wasm_rt_init();
-  Z_python_init_module();
+  init_modules();
   char err[200];
   if (!wb_image_open(&stdlib, wb_python_stdlib, (size_t)(wb_python_stdlib_end - wb_python_stdlib), err, sizeof err))
     snprintf(prepare_error, sizeof prepare_error, "python stdlib: %s", err);
