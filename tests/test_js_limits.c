@@ -54,6 +54,25 @@ static void test_memory_caught_by_program(void **s) {
   wasmbox_result_free(r);
 }
 
+/* QuickJS's parser reports running out of memory as a SyntaxError; it is
+ * still out_of_memory (the engine refused the memory), and the same program
+ * runs with more. */
+static void test_memory_out_while_parsing(void **s) {
+  (void)s;
+  size_t n = 300000;
+  char *code = malloc(4 * n + 1);
+  assert_non_null(code);
+  for (size_t i = 0; i < n; i++) memcpy(code + 4 * i, "x=1\n", 4);
+  code[4 * n] = 0;
+  wasmbox_result *r = run_js_req(code, 0, 16ull << 20);
+  expect_status(r, WASMBOX_STATUS_OUT_OF_MEMORY);
+  wasmbox_result_free(r);
+  r = run_js_req(code, 0, 128ull << 20);
+  expect_status(r, WASMBOX_STATUS_OK);
+  wasmbox_result_free(r);
+  free(code);
+}
+
 static void test_timeout_tight_loop(void **s) {
   (void)s;
   double t = now_s();
@@ -221,7 +240,8 @@ static void test_concurrent_calls(void **s) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_memory_bomb_buffer),       cmocka_unit_test(test_memory_bomb_list),
-      cmocka_unit_test(test_memory_caught_by_program), cmocka_unit_test(test_timeout_tight_loop),
+      cmocka_unit_test(test_memory_caught_by_program), cmocka_unit_test(test_memory_out_while_parsing),
+      cmocka_unit_test(test_timeout_tight_loop),
       cmocka_unit_test(test_timeout_loop_without_calls), cmocka_unit_test(test_timeout_in_sleep),
       cmocka_unit_test(test_deep_recursion),           cmocka_unit_test(test_deep_nesting_is_catchable),
       cmocka_unit_test(test_output_flood),             cmocka_unit_test(test_output_limit_configurable),

@@ -49,6 +49,25 @@ static void test_memory_caught_by_program(void **s) {
   wasmbox_result_free(r);
 }
 
+/* A failure after memory ran out is out_of_memory whatever the program made
+ * of the MemoryError; its own error stays in the result. */
+static void test_memory_error_turned_into_another(void **s) {
+  (void)s;
+  wasmbox_request req = {.code = "try:\n    x = bytearray(200 << 20)\nexcept MemoryError:\n"
+                                 "    raise ValueError('no room for the table')\n",
+                         .memory_bytes = 64ull << 20};
+  wasmbox_result *r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_OUT_OF_MEMORY);
+  assert_string_equal(r->error_type, "ValueError");
+  assert_string_equal(r->error_message, "no room for the table");
+  wasmbox_result_free(r);
+  /* an error with memory to spare stays an error */
+  req.code = "raise ValueError('plain')";
+  r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_ERROR);
+  wasmbox_result_free(r);
+}
+
 static void test_timeout_tight_loop(void **s) {
   (void)s;
   wasmbox_request req = {.code = "print('started')\nwhile True:\n    pass\n", .timeout_seconds = 1};
@@ -255,7 +274,8 @@ static void test_concurrent_calls(void **s) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_memory_bomb_bytearray), cmocka_unit_test(test_memory_bomb_list),
-      cmocka_unit_test(test_memory_caught_by_program), cmocka_unit_test(test_timeout_tight_loop),
+      cmocka_unit_test(test_memory_caught_by_program), cmocka_unit_test(test_memory_error_turned_into_another),
+      cmocka_unit_test(test_timeout_tight_loop),
       cmocka_unit_test(test_timeout_loop_without_calls), cmocka_unit_test(test_timeout_in_sleep),
       cmocka_unit_test(test_deep_recursion), cmocka_unit_test(test_output_flood),
       cmocka_unit_test(test_output_limit_configurable), cmocka_unit_test(test_fd_exhaustion),

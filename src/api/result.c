@@ -77,7 +77,11 @@ static void classify(wb_result *r, const wb_limits_used *lim, const wb_outcome *
      * this SystemError, after the engine refused to grow the memory. */
     bool lost_oom = o->memory_grow_failed && o->error_type && !strcmp(o->error_type, "SystemError") &&
                     o->error_message && strstr(o->error_message, "without exception set");
-    bool oom = lost_oom || is_oom_error(rt, o->error_type, o->error_message);
+    /* Any failure after the engine refused to grow the memory counts as
+     * out of memory, under the guest's own error: QuickJS's parser reports
+     * a failed allocation as a SyntaxError, and code may turn a caught
+     * MemoryError into another exception. */
+    bool oom = lost_oom || o->memory_grow_failed || is_oom_error(rt, o->error_type, o->error_message);
     p->status = oom ? WASMBOX_STATUS_OUT_OF_MEMORY : WASMBOX_STATUS_ERROR;
     if (lost_oom) {
       r->type = strdup(rt->oom_error_type);
