@@ -526,7 +526,7 @@ static int cmd_session(int argc, char **argv) {
     if (k >= 0 && !v) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
       rc = fail_usage(&m, msg);
-    } else if (k >= 0 && k < 2 && (given & (1u << k))) { /* --lang, --ttl: once */
+    } else if (k >= 0 && strcmp(a, "--env") && strcmp(a, "--mount") && (given & (1u << k))) {
       snprintf(msg, sizeof msg, "%s is given twice", a);
       rc = fail_usage(&m, msg);
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

@@ -34,21 +34,6 @@ bool rpc_utf8_valid(const char *s, size_t n) {
   return true;
 }
 
-/* Does a string of this (valid) JSON text hold the escape \u0000? cJSON
- * keeps strings NUL-terminated, so it would cut the string there. */
-static bool has_nul_escape(const char *s, size_t n) {
-  bool in_string = false;
-  for (size_t i = 0; i < n; i++) {
-    if (s[i] == '"') {
-      in_string = !in_string;
-    } else if (in_string && s[i] == '\\' && i + 1 < n) {
-      if (s[i + 1] == 'u' && i + 5 < n && !memcmp(s + i + 2, "0000", 4)) return true;
-      i++; /* the escaped character */
-    }
-  }
-  return false;
-}
-
 /* The value of the escape \uXXXX at s (6 bytes available), or -1. */
 static long escape_at(const char *s) {
   if (s[0] != '\\' || s[1] != 'u') return -1;
@@ -61,21 +46,28 @@ static long escape_at(const char *s) {
   return v;
 }
 
-/* Does the text hold a UTF-16 surrogate escape without its pair? It names
- * no character, so cJSON refuses the whole message; say why. */
-static bool has_lone_surrogate(const char *s, size_t n) {
-  for (size_t i = 0; i + 6 <= n; i++) {
-    if (s[i] == '\\' && s[i + 1] != 'u') {
+/* \u escapes cJSON cannot take as they are: \u0000 (its strings end at
+ * NUL, so it would cut the string there) and a UTF-16 surrogate without its
+ * pair (no character: it refuses the whole message). The first found. */
+typedef enum { ESCAPES_OK, ESCAPE_NUL, ESCAPE_LONE_SURROGATE } escape_problem;
+
+static escape_problem bad_escape(const char *s, size_t n) {
+  for (size_t i = 0; i + 1 < n; i++) {
+    if (s[i] != '\\') continue;
+    long v = i + 6 <= n ? escape_at(s + i) : -1;
+    if (v < 0) {
       i++; /* an escaped character, maybe a backslash */
       continue;
     }
-    long v = escape_at(s + i);
-    if (v < 0xd800 || v > 0xdfff) continue;
-    long low = i + 12 <= n ? escape_at(s + i + 6) : -1;
-    if (v >= 0xdc00 || low < 0xdc00 || low > 0xdfff) return true;
-    i += 11; /* the pair */
+    if (v == 0) return ESCAPE_NUL;
+    if (v >= 0xd800 && v <= 0xdfff) {
+      long low = i + 12 <= n ? escape_at(s + i + 6) : -1;
+      if (v >= 0xdc00 || low < 0xdc00 || low > 0xdfff) return ESCAPE_LONE_SURROGATE;
+      i += 6; /* the pair's first half */
+    }
+    i += 5;
   }
-  return false;
+  return ESCAPES_OK;
 }
 
 cJSON *rpc_parse(const char *body, size_t n, const char **why) {
@@ -86,7 +78,7 @@ cJSON *rpc_parse(const char *body, size_t n, const char **why) {
   const char *end = NULL;
   cJSON *v = cJSON_ParseWithLengthOpts(body, n, &end, false);
   if (!v) {
-    *why = has_lone_surrogate(body, n)
+    *why = bad_escape(body, n) == ESCAPE_LONE_SURROGATE
                ? "a string holds a UTF-16 surrogate escape (\\ud800-\\udfff) without its pair: not a character"
                : "the message is not valid JSON (or is nested deeper than 1000 levels)";
     return NULL;
@@ -98,7 +90,7 @@ cJSON *rpc_parse(const char *body, size_t n, const char **why) {
     *why = "unexpected data after the JSON message (send one message per line or request)";
     return NULL;
   }
-  if (has_nul_escape(body, n)) {
+  if (bad_escape(body, n) == ESCAPE_NUL) {
     cJSON_Delete(v);
     *why = "a string holds \\u0000, which would cut it short here (send such data base64-encoded)";
     return NULL;

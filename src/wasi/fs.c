@@ -887,13 +887,16 @@ uint32_t wasi_path_rename(wb_wasi *w, uint32_t fd1, uint32_t p1, uint32_t l1, ui
   int r = -1, err = EXDEV;
   if (da->mount == db->mount) {
     /* a directory moved deeper must not nest past WB_DEPTH_MAX */
+    int deep = 0;
     struct stat st;
     int moved = fstatat(pa, la, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)
                     ? openat(pa, la, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                     : -1;
-    int depth = moved >= 0 ? wb_tree_depth(moved) : 0;
-    if (moved >= 0) close(moved);
-    int deep = depth < 0 ? depth : moved >= 0 ? wb_check_depth(mount_root(w, db), pb, depth) : 0;
+    if (moved >= 0) {
+      deep = wb_tree_depth(moved);
+      close(moved);
+      if (deep >= 0) deep = wb_check_depth(mount_root(w, db), pb, deep);
+    }
     if (deep < 0) {
       err = -deep;
     } else {
