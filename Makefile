@@ -86,8 +86,11 @@ $(BUILD)/mkimage: tools/mkimage.c src/wasi/image.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< -o $@
 
-$(BUILD)/python-stdlib.img: $(BUILD)/python.dir $(BUILD)/mkimage
-	$(BUILD)/mkimage "$$(cat $(BUILD)/python.dir)/stdlib" $@
+# The stdlib with our patches and guest modules (runtimes/python/stdlib.sh).
+PY_STDLIB_SRC := runtimes/python/stdlib.sh $(shell find runtimes/python/lib runtimes/python/patches -type f 2>/dev/null)
+$(BUILD)/python-stdlib.img: $(BUILD)/python.dir $(BUILD)/mkimage $(PY_STDLIB_SRC)
+	bash runtimes/python/stdlib.sh "$$(cat $(BUILD)/python.dir)/stdlib" $(BUILD)/python-stdlib
+	$(BUILD)/mkimage $(BUILD)/python-stdlib $@
 
 # Debian's tzdata, links resolved (images hold no symlinks); posix/ and right/
 # are duplicates and leap-second variants.
