@@ -47,10 +47,16 @@ run run --memory 64 -c 'x = bytearray(100 << 20)'
 check "memory limit -> exit 3" [ "$rc" = 3 ]
 check "  ... said on stderr with the error's type (MemoryError has no message)" \
   grep -q "^wasmbox: out_of_memory: MemoryError$" <<<"$err"
+# the limit: 1 MB above what the base snapshot holds, then 800 kB of environment
+run run --json -c 'pass'
+base=$(( $(json "r['memory_peak_bytes']") >> 20 ))
 big=$(head -c 100000 /dev/zero | tr '\0' x); envs=(); for i in 1 2 3 4 5 6 7 8; do envs+=(--env "V$i=$big"); done
-run run --memory 10 "${envs[@]}" -c 'print(1)'
+run run --memory $((base + 1)) "${envs[@]}" -c 'print(1)'
 check "an environment too big to start in the memory limit: exit 2 saying so (was an internal error)" \
-  [ "$rc" = 2 ] && grep -q "does not start within a memory limit of 10 MB" <<<"$err"
+  [ "$rc" = 2 ] && grep -q "does not start within a memory limit of $((base + 1)) MB" <<<"$err"
+run run --memory $((base - 1)) -c 'print(1)'
+check "a limit below the base snapshot: exit 2 naming what the runtime needs" \
+  [ "$rc" = 2 ] && grep -q "a memory limit of $((base - 1)) MB is below the $((base + 1)) MB the python runtime needs" <<<"$err"
 
 run run --max-output 10 -c 'print("y" * 100)'
 check "cut output -> exit 3" [ "$rc" = 3 ]

@@ -238,9 +238,12 @@ static void run_task(task *t, wb_guest_frame *frame) {
     if (ok) {
       *rt->fuel(in->inst) = INT64_MAX; /* refreshing and copying in are not the code's */
       frame->in_guest = 1;
-      if (job->fresh && rt->fresh(in->inst) != 0) {
+      if (job->fresh) {
+        /* set until fresh() returns: a guest that exits or traps in it
+         * (memory ran out taking this call's environment) failed to start */
         out->init_failed = true;
-        ok = false;
+        ok = rt->fresh(in->inst) == 0;
+        out->init_failed = !ok;
       }
       if (ok && job->code) {
         uint32_t code = guest_copy(rt, in->inst, job->code, job->code_len);
