@@ -92,6 +92,20 @@ $(BUILD)/python-stdlib.img: $(BUILD)/python.dir $(BUILD)/mkimage $(PY_STDLIB_SRC
 	bash runtimes/python/stdlib.sh "$$(cat $(BUILD)/python.dir)/stdlib" $(BUILD)/python-stdlib
 	$(BUILD)/mkimage $(BUILD)/python-stdlib $@
 
+# The built-in pure-Python packages (runtimes/python/packages.txt), cached
+# outside the clone like a runtime; the guest sees them at
+# /usr/local/lib/python3.11/site-packages.
+$(BUILD)/python-packages.dir: runtimes/lib.sh runtimes/python/packages.sh runtimes/python/packages.txt | deps
+	@mkdir -p $(BUILD)
+	bash runtimes/python/packages.sh > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/python-packages.img: $(BUILD)/python-packages.dir $(BUILD)/mkimage
+	$(BUILD)/mkimage "$$(cat $<)/site-packages" $@
+
+$(BUILD)/gen/python_packages.h: $(BUILD)/python-packages.dir
+	@mkdir -p $(dir $@)
+	cp "$$(cat $<)/packages.h" $@
+
 # Debian's tzdata, links resolved (images hold no symlinks); posix/ and right/
 # are duplicates and leap-second variants.
 $(BUILD)/zoneinfo.img: $(BUILD)/mkimage | deps
@@ -101,8 +115,9 @@ $(BUILD)/zoneinfo.img: $(BUILD)/mkimage | deps
 	$(BUILD)/mkimage $(BUILD)/zoneinfo $@
 
 # Read-only images linked into the binary: SYMBOL=FILE pairs.
-IMAGES := wb_python_stdlib=$(BUILD)/python-stdlib.img wb_zoneinfo=$(BUILD)/zoneinfo.img
-$(BUILD)/images.o: $(BUILD)/python-stdlib.img $(BUILD)/zoneinfo.img
+IMAGES := wb_python_stdlib=$(BUILD)/python-stdlib.img wb_python_packages=$(BUILD)/python-packages.img \
+  wb_zoneinfo=$(BUILD)/zoneinfo.img
+$(BUILD)/images.o: $(BUILD)/python-stdlib.img $(BUILD)/python-packages.img $(BUILD)/zoneinfo.img
 	for i in $(IMAGES); do \
 	  printf '.section .rodata\n.balign 4096\n.global %s\n%s:\n.incbin "%s"\n.global %s_end\n%s_end:\n' \
 	    "$${i%%=*}" "$${i%%=*}" "$(abspath .)/$${i#*=}" "$${i%%=*}" "$${i%%=*}"; \
@@ -122,7 +137,8 @@ $(BUILD)/gen/build_id.h: $(NATIVE_DIRS)
 # $(1): object dir, $(2): extra flags
 # (src/mcp is a client of the library: its headers do not rebuild the library)
 define objects
-$(1)/%.o: src/%.c $(filter-out src/mcp/%,$(wildcard src/*/*.h)) include/wasmbox.h $(BUILD)/gen/build_id.h | $(NATIVE_DIRS)
+$(1)/%.o: src/%.c $(filter-out src/mcp/%,$(wildcard src/*/*.h)) include/wasmbox.h $(BUILD)/gen/build_id.h \
+    $(BUILD)/gen/python_packages.h | $(NATIVE_DIRS)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -I$(BUILD)/gen $(foreach d,$(NATIVE_DIRS),-I"$$$$(cat $(d))") -c $$< -o $$@
 

@@ -67,7 +67,13 @@ typedef struct {
   const char *guest_path;   /* absolute; not / and not inside /app */
 } wasmbox_mount;
 
-#define WASMBOX_MAX_MOUNTS 16
+#define WASMBOX_MAX_MOUNTS 16   /* mounts and package directories together */
+
+/* Python packages of the operator's (pure Python, or py3-none-any wheels):
+ * host directories shown read-only at /packages/0, /packages/1, ... and on
+ * sys.path before the built-in packages (a package the base snapshot
+ * already imported stays the built-in one). */
+#define WASMBOX_MAX_PACKAGES 4
 
 typedef struct {
   const char *language;     /* "python" (default; alias "py") or "javascript" ("js") */
@@ -91,10 +97,13 @@ typedef struct {
   size_t env_len;
   const wasmbox_mount *mounts; /* extra read-only host directories */
   size_t mounts_len;
+  const char *const *packages; /* Python: package directories (above) */
+  size_t packages_len;
   wasmbox_cancel *cancel;   /* NULL, or a token that may stop the call */
   const char *session_id;   /* run in this session: its workspace is /app,
-                               its environment and mounts are the session's
-                               (`workspace`, `env`, `mounts` must be unset) */
+                               its environment, mounts and packages are the
+                               session's (`workspace`, `env`, `mounts`,
+                               `packages` must be unset) */
 } wasmbox_request;
 
 typedef struct {
@@ -171,6 +180,8 @@ typedef struct {
   size_t env_len;
   const wasmbox_mount *mounts; /* read-only mounts of every call */
   size_t mounts_len;
+  const char *const *packages; /* Python: package directories of every call */
+  size_t packages_len;
 } wasmbox_session_options;
 
 typedef struct {

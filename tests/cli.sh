@@ -291,9 +291,26 @@ run run --timeout .5 --max-output 100 -c 'print(1)'
 check "  ... while .5 and 100 are taken" [ "$rc" = 0 ] && [ "$out" = 1 ]
 
 ran=$(missing_value run | wc -l)
-check "run: all 12 options with a value refuse a missing one (exit 2, named)" [ "$ran" = 12 ]
+check "run: all 13 options with a value refuse a missing one (exit 2, named)" [ "$ran" = 13 ]
 ran=$(missing_value session new | wc -l)
-check "session new: all 4 options with a value refuse a missing one" [ "$ran" = 4 ]
+check "session new: all 5 options with a value refuse a missing one" [ "$ran" = 5 ]
+
+# --packages: the operator's pure-Python packages on sys.path
+mkdir -p "$tmp/pk1/hello" "$tmp/pk2"
+printf 'def greet(n):\n    return "hello " + n\n' > "$tmp/pk1/hello/__init__.py"
+printf 'X = 2\n' > "$tmp/pk2/second.py"
+run run --packages "$tmp/pk1" --packages "$tmp/pk2" -c 'import hello, second; print(hello.greet("you"), second.X)'
+check "run --packages DIR (twice): both import" [ "$rc" = 0 ] && [ "$out" = "hello you 2" ]
+run run --packages "$tmp/nope" -c 'pass'
+check "run --packages: a missing directory is bad usage" [ "$rc" = 2 ] && grep -q "is not a directory" <<<"$err"
+run run --lang js --packages "$tmp/pk1" -c 'console.log(1)'
+check "run --packages with JavaScript is bad usage" [ "$rc" = 2 ] && grep -q "Python's" <<<"$err"
+run run --packages "$tmp/pk1" --packages "$tmp/pk1" --packages "$tmp/pk1" --packages "$tmp/pk1" --packages "$tmp/pk1" -c 'pass'
+check "run --packages a fifth time is bad usage" [ "$rc" = 2 ] && grep -q "more than 4 times" <<<"$err"
+WASMBOX_HOME="$tmp/home" run session new --packages "$tmp/pk1"
+sid=$out
+WASMBOX_HOME="$tmp/home" run run --session "$sid" -c 'import hello; print(hello.greet("session"))'
+check "session new --packages: its calls import them" [ "$rc" = 0 ] && [ "$out" = "hello session" ]
 
 run doctor
 check "doctor: every jail layer is active here" [ "$rc" = 0 ]

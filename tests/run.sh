@@ -33,7 +33,7 @@ script() {
 script cli "$bin"
 guests=()
 for d in "$(dirname "$bin")"/*.dir; do
-  case $d in *-native.dir) continue ;; esac
+  case $d in *-native.dir|*-packages.dir) continue ;; esac
   guests+=("$(cat "$d")/$(basename "$d" .dir).wasm")
 done
 script wasm_fuel "$fuel_tool" "${guests[@]}"

@@ -281,6 +281,22 @@ static void test_guidance(void **s) {
   assert_int_equal(n, 1);
   assert_non_null(strstr(g[0], "'pandas' is not installed"));
   free(g[0]);
+  /* a wrong name for a built-in package names the right one */
+  static const char *const near[][2] = {{"No module named 'pyyaml'", "PyYAML 6.0 is imported as 'yaml'"},
+                                        {"No module named 'python_dateutil'", "imported as 'dateutil'"},
+                                        {"No module named 'dateutils'", "imported as 'dateutil'"},
+                                        {"No module named 'beautifulsoup4.element'", "imported as 'bs4'"},
+                                        {"No module named 'Tabulate'", "imported as 'tabulate'"}};
+  for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+    in.error_message = near[i][0];
+    assert_int_equal(wb_guidance(&in, g), 1);
+    if (!strstr(g[0], near[i][1])) fail_msg("%s: %s", near[i][0], g[0]);
+    free(g[0]);
+  }
+  in.error_message = "No module named 'zz'";
+  assert_int_equal(wb_guidance(&in, g), 1);
+  assert_non_null(strstr(g[0], "Check the module name 'zz'"));
+  free(g[0]);
   in = (wb_guidance_input){.language = "python", .status = WASMBOX_STATUS_TIMEOUT, .timeout_seconds = 2.5};
   n = wb_guidance(&in, g);
   assert_int_equal(n, 1);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "api/internal.h"
+#include "engine/runtime.h"
 
 static int valid_env(const char *e) {
   const char *eq = strchr(e, '=');
@@ -47,5 +48,31 @@ int wb_check_mounts(const wasmbox_mount *m, size_t n, char *err, size_t errlen) 
     if (stat(m[i].host_dir, &st) != 0 || !S_ISDIR(st.st_mode))
       return wb_usage(err, errlen, "mount source %s is not a directory", m[i].host_dir);
   }
+  return WASMBOX_OK;
+}
+
+/* Package directories become read-only mounts at /packages/N after the
+ * caller's mounts; the guest's sys.path has those entries (runtimes/python/
+ * lib/_wasmbox_packages.py). */
+int wb_add_packages(const char *language, const wasmbox_mount *m, size_t n, const char *const *pkgs, size_t npkgs,
+                    wasmbox_mount out[WASMBOX_MAX_MOUNTS], size_t *nout, char *err, size_t errlen) {
+  static const char *const guest[WASMBOX_MAX_PACKAGES] = {"/packages/0", "/packages/1", "/packages/2",
+                                                          "/packages/3"};
+  *nout = 0;
+  if (!npkgs) return WASMBOX_OK;
+  const wb_runtime *rt = wb_runtime_find(language ? language : "python");
+  if (rt && strcmp(rt->language, "python"))
+    return wb_usage(err, errlen, "package directories are Python's; this call runs %s", rt->language);
+  if (npkgs > WASMBOX_MAX_PACKAGES) return wb_usage(err, errlen, "at most %d package directories", WASMBOX_MAX_PACKAGES);
+  if (n + npkgs > WASMBOX_MAX_MOUNTS)
+    return wb_usage(err, errlen, "at most %d mounts and package directories together", WASMBOX_MAX_MOUNTS);
+  for (size_t i = 0; i < n; i++) out[i] = m[i];
+  for (size_t i = 0; i < npkgs; i++) {
+    struct stat st;
+    if (!pkgs[i] || stat(pkgs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+      return wb_usage(err, errlen, "package directory %s is not a directory", pkgs[i] ? pkgs[i] : "(null)");
+    out[n + i] = (wasmbox_mount){.host_dir = pkgs[i], .guest_path = guest[i]};
+  }
+  *nout = n + npkgs;
   return WASMBOX_OK;
 }

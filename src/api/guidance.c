@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Modules that are not in the standard library but that code often wants. */
+#include "python_packages.h" /* generated: the built-in pure-Python packages */
+
+/* Packages code often wants that are not built in (compiled code, or the
+ * network). */
 static const char *const third_party[] = {
-    "numpy", "pandas", "requests", "scipy", "matplotlib", "sklearn", "torch", "tensorflow", "bs4",
-    "lxml", "yaml", "PIL", "httpx", "aiohttp", "flask", "django", "pydantic", "openai", "sympy", NULL};
+    "numpy", "pandas", "requests", "scipy", "matplotlib", "sklearn", "torch", "tensorflow", "lxml",
+    "PIL", "httpx", "aiohttp", "flask", "django", "openai", "docx", "pptx", NULL};
 
 /* Standard modules that cannot work without processes, threads, native
  * extensions or the network. */
@@ -55,20 +58,80 @@ static bool missing_module(const char *msg, const char **name, size_t *len) {
   return true;
 }
 
+/* Letters and digits only, lower case: "PyYAML" and "py_yaml" meet. */
+static size_t fold(const char *s, size_t n, char *out, size_t cap) {
+  size_t k = 0;
+  for (size_t i = 0; i < n && k + 1 < cap; i++) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z') out[k++] = (char)(c - 'A' + 'a');
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out[k++] = c;
+  }
+  out[k] = 0;
+  return k;
+}
+
+/* Edit distance of two short strings (names), capped at 9. */
+static size_t distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), row[64];
+  if (la > 60 || lb > 60) return 9;
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[lb] < 9 ? row[lb] : 9;
+}
+
+/* The built-in package a missing module name most likely meant: the same
+ * name up to case and separators, a distribution's name ("pyyaml" -> yaml),
+ * or one or two typos away. */
+static int closest_package(const char *mod, size_t len) {
+  char want[64], name[64];
+  if (fold(mod, len, want, sizeof want) < 2) return -1;
+  int best = -1;
+  size_t best_d = 9, limit = strlen(want) >= 6 ? 2 : 1;
+  for (size_t i = 0; i < sizeof wb_python_packages / sizeof wb_python_packages[0]; i++) {
+    const char *cands[] = {wb_python_packages[i].module, wb_python_packages[i].distribution};
+    if (cands[0][0] == '_') continue; /* a private module (PyYAML's _yaml shim) */
+    for (size_t c = 0; c < 2; c++) {
+      fold(cands[c], strlen(cands[c]), name, sizeof name);
+      size_t d = distance(want, name);
+      if (!strncmp(name, "python", 6) && !strcmp(want, name + 6)) d = 0; /* python-dateutil */
+      if (!strncmp(want, "py", 2) && !strcmp(want + 2, name)) d = 0;    /* pyyaml */
+      if (d <= limit && d < best_d) best = (int)i, best_d = d;
+    }
+  }
+  return best;
+}
+
 static void python_rules(const wb_guidance_input *in, char **out, size_t *n) {
   const char *t = in->error_type, *m = in->error_message, *tb = in->traceback;
   const char *mod;
   size_t len;
   if ((is(t, "ModuleNotFoundError") || is(t, "ImportError")) && missing_module(m, &mod, &len)) {
+    int near = closest_package(mod, len);
     if (in_list(unavailable_stdlib, mod, len))
       add(out, n, fmt("'%.*s' is not available in the sandbox: there are no native extensions, "
                       "processes, threads or network. Use pure-Python standard modules instead.", (int)len, mod));
+    else if (near >= 0)
+      add(out, n, fmt("There is no module '%.*s'; the built-in package %s %s is imported as '%s'.", (int)len, mod,
+                      wb_python_packages[near].distribution, wb_python_packages[near].version,
+                      wb_python_packages[near].module));
     else if (in_list(third_party, mod, len))
-      add(out, n, fmt("'%.*s' is not installed and packages cannot be installed: only the Python standard "
-                      "library is available (e.g. json, csv, statistics, decimal, re, sqlite3).", (int)len, mod));
+      add(out, n, fmt("'%.*s' is not installed. Available: the Python standard library and built-in pure-Python "
+                      "packages (openpyxl, xlsxwriter, pypdf, jinja2, yaml, bs4, networkx, sympy, dateutil, "
+                      "pydantic and more; list_runtimes lists them all). Packages with compiled code cannot be "
+                      "added.", (int)len, mod));
     else
-      add(out, n, fmt("Only the Python standard library is available, plus files you put in /app. "
-                      "Check the module name '%.*s'.", (int)len, mod));
+      add(out, n, fmt("Only the Python standard library, the built-in packages (list_runtimes lists them) and "
+                      "files you put in /app can be imported. Check the module name '%.*s'.", (int)len, mod));
   }
   bool file_error = is(t, "FileNotFoundError") || is(t, "PermissionError") || is(t, "IsADirectoryError") ||
                     is(t, "NotADirectoryError") || is(t, "OSError");

@@ -353,12 +353,23 @@ static int run_in_session(wasmbox *wb, const wasmbox_request *req, work *w, wasm
 }
 
 int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {
-  if (wb->workers) {
-    *out = NULL;
-    err[0] = 0;
-    return wb_workers_run(wb, req, out, err, errlen);
+  *out = NULL;
+  err[0] = 0;
+  /* package directories travel as mounts from here on */
+  wasmbox_request with = *req;
+  wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
+  if (req->packages_len) {
+    if (req->session_id)
+      return wb_usage(err, errlen, "a session call uses the session's packages; set them when creating the session");
+    int rc = wb_add_packages(req->language, req->mounts, req->mounts_len, req->packages, req->packages_len, mounts,
+                             &with.mounts_len, err, errlen);
+    if (rc) return rc;
+    with.mounts = mounts;
+    with.packages = NULL;
+    with.packages_len = 0;
   }
-  return wb_run_here(wb, req, out, err, errlen);
+  if (wb->workers) return wb_workers_run(wb, &with, out, err, errlen);
+  return wb_run_here(wb, &with, out, err, errlen);
 }
 
 int wb_run_here(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {
@@ -418,13 +429,22 @@ void wasmbox_cancel_free(wasmbox_cancel *c) { wb_cancel_free((wb_cancel *)c); }
 int wasmbox_session_create(wasmbox *wb, const wasmbox_session_options *opts, char id[WASMBOX_ID_MAX], char *err,
                            size_t errlen) {
   id[0] = 0;
+  wasmbox_session_options with = opts ? *opts : (wasmbox_session_options){0};
+  wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
   if (opts) {
     int rc = wb_check_env(opts->env, opts->env_len, err, errlen);
-    if (!rc) rc = wb_check_mounts(opts->mounts, opts->mounts_len, err, errlen);
+    if (!rc && opts->packages_len) {
+      rc = wb_add_packages(opts->language, opts->mounts, opts->mounts_len, opts->packages, opts->packages_len, mounts,
+                           &with.mounts_len, err, errlen);
+      with.mounts = mounts;
+      with.packages = NULL;
+      with.packages_len = 0;
+    }
+    if (!rc) rc = wb_check_mounts(with.mounts, with.mounts_len, err, errlen);
     if (rc) return rc;
   }
   STORE_OR_FAIL(st);
-  return wb_session_create(st, opts, id, err, errlen);
+  return wb_session_create(st, opts ? &with : NULL, id, err, errlen);
 }
 
 int wasmbox_session_fork(wasmbox *wb, const char *id, char new_id[WASMBOX_ID_MAX], char *err, size_t errlen) {

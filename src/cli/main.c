@@ -52,6 +52,9 @@ static const char run_usage[] =
     "  --env NAME=VALUE     set a variable for the program (repeatable); the host\n"
     "                       environment is never visible. --env NAME copies NAME.\n"
     "  --mount DIR:PATH     show host directory DIR read-only at PATH (repeatable)\n"
+    "  --packages DIR       Python: a directory of pure-Python packages or\n"
+    "                       py3-none-any wheels, read-only on sys.path\n"
+    "                       (repeatable, at most 4)\n"
     "  --session ID         run in a session (wasmbox session new): variables,\n"
     "                       imports and files of its earlier calls are there\n"
     "  --json               print the result as one JSON object\n"
@@ -237,6 +240,8 @@ static int cmd_run(int argc, char **argv) {
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
   char *mount_specs[WASMBOX_MAX_MOUNTS];
   size_t nmounts = 0;
+  const char *packages[WASMBOX_MAX_PACKAGES];
+  size_t npackages = 0;
   char msg[512];
   if (!env) return fail_internal(&m, "out of memory");
   int rc = EXIT_OK;
@@ -253,17 +258,18 @@ static int cmd_run(int argc, char **argv) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     /* every option of run_usage written with a value (tests/cli.sh checks);
-     * all but --env and --mount once at most */
+     * all but --env, --mount and --packages once at most */
     static const char *const with_value[] = {"-c",      "--lang",  "--workspace", "--timeout", "--memory",
                                              "--fuel",  "--max-output", "--quota", "--stdin", "--session",
-                                             "--env",   "--mount", NULL};
+                                             "--env",   "--mount", "--packages", NULL};
+    static const char *const repeatable[] = {"--env", "--mount", "--packages", NULL};
     int k = option_index(with_value, a);
     if (k >= 0 && !v) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
       rc = fail_usage(&m, msg);
       goto out;
     }
-    if (k >= 0 && strcmp(a, "--env") && strcmp(a, "--mount") && (given & (1u << k))) {
+    if (k >= 0 && option_index(repeatable, a) < 0 && (given & (1u << k))) {
       snprintf(msg, sizeof msg, "%s is given twice", a);
       rc = fail_usage(&m, msg);
       goto out;
@@ -342,6 +348,13 @@ static int cmd_run(int argc, char **argv) {
       mount_specs[nmounts] = spec;
       mounts[nmounts++] = (wasmbox_mount){.host_dir = spec, .guest_path = colon + 1};
       i++;
+    } else if (!strcmp(a, "--packages")) {
+      if (npackages == WASMBOX_MAX_PACKAGES) {
+        snprintf(msg, sizeof msg, "--packages is given more than %d times", WASMBOX_MAX_PACKAGES);
+        rc = fail_usage(&m, msg);
+        goto out;
+      }
+      packages[npackages++] = v, i++;
     } else if (!strcmp(a, "--env")) {
       if (strchr(v, '=')) {
         env[nenv++] = v;
@@ -418,6 +431,8 @@ static int cmd_run(int argc, char **argv) {
   req.env_len = nenv;
   req.mounts = mounts;
   req.mounts_len = nmounts;
+  req.packages = packages;
+  req.packages_len = npackages;
 
   /* one call, then exit: no cgroup placement (see wasmbox_options) */
   wasmbox_options opts = {.one_shot = true};
@@ -452,6 +467,7 @@ static const char session_usage[] =
     "usage: wasmbox session COMMAND [--json]\n"
     "\n"
     "  new [--lang LANG] [--ttl SECONDS] [--env NAME=VALUE]... [--mount DIR:PATH]...\n"
+    "      [--packages DIR]...\n"
     "                        create a session; prints its id\n"
     "  fork ID               a copy of session ID that then evolves apart\n"
     "  checkpoint ID         remember its current state; prints a checkpoint id\n"
@@ -512,6 +528,7 @@ static int cmd_session(int argc, char **argv) {
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
   char *specs[WASMBOX_MAX_MOUNTS];
   size_t nspecs = 0;
+  const char *packages[WASMBOX_MAX_PACKAGES];
   char msg[512], err[512];
   int rc = EXIT_OK;
   for (int i = 1; i < argc; i++)
@@ -521,12 +538,13 @@ static int cmd_session(int argc, char **argv) {
   unsigned given = 0; /* options seen, by index in with_value */
   for (int i = 1; i < argc && rc == EXIT_OK; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    static const char *const with_value[] = {"--lang", "--ttl", "--env", "--mount", NULL};
+    static const char *const with_value[] = {"--lang", "--ttl", "--env", "--mount", "--packages", NULL};
+    static const char *const repeatable[] = {"--env", "--mount", "--packages", NULL};
     int k = option_index(with_value, a);
     if (k >= 0 && !v) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
       rc = fail_usage(&m, msg);
-    } else if (k >= 0 && strcmp(a, "--env") && strcmp(a, "--mount") && (given & (1u << k))) {
+    } else if (k >= 0 && option_index(repeatable, a) < 0 && (given & (1u << k))) {
       snprintf(msg, sizeof msg, "%s is given twice", a);
       rc = fail_usage(&m, msg);
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -547,6 +565,14 @@ static int cmd_session(int argc, char **argv) {
         rc = fail_usage(&m, msg);
       } else {
         env[o.env_len++] = v;
+      }
+      i++;
+    } else if (!strcmp(a, "--packages")) {
+      if (o.packages_len == WASMBOX_MAX_PACKAGES) {
+        snprintf(msg, sizeof msg, "--packages is given more than %d times", WASMBOX_MAX_PACKAGES);
+        rc = fail_usage(&m, msg);
+      } else {
+        packages[o.packages_len++] = v;
       }
       i++;
     } else if (!strcmp(a, "--mount")) {
@@ -576,13 +602,14 @@ static int cmd_session(int argc, char **argv) {
   o.env = env;
   o.mounts = mounts;
   o.mounts_len = nspecs;
+  o.packages = packages;
   const char *cmd = pos[0] ? pos[0] : "";
   size_t want = !strcmp(cmd, "new") || !strcmp(cmd, "list") || !strcmp(cmd, "prune") ? 1
                 : !strcmp(cmd, "restore")                                              ? 3
                 : !strcmp(cmd, "fork") || !strcmp(cmd, "checkpoint") || !strcmp(cmd, "info") || !strcmp(cmd, "rm")
                     ? 2
                     : 0;
-  if (!want || npos != want || (strcmp(cmd, "new") && (o.language || o.ttl_seconds || o.env_len || nspecs))) {
+  if (!want || npos != want || (strcmp(cmd, "new") && (o.language || o.ttl_seconds || o.env_len || nspecs || o.packages_len))) {
     rc = fail_usage(&m, !want ? "unknown or missing session command (see wasmbox session --help)"
                               : "wrong arguments for this session command (see wasmbox session --help)");
     goto out;

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 #include <wasmbox.h>
@@ -67,6 +68,9 @@ static const option options[] = {
     {"external-files", K_LIST, OFF(external), OFF(n_external), 0, 0, 0, "PATH...",
      "copy these host files or directories, read-only, to /external in every call and session (symlinks are "
      "refused)"},
+    {"packages", K_LIST, OFF(packages), OFF(n_packages), 0, 0, 0, "DIR",
+     "Python: a directory of pure-Python packages or py3-none-any wheels, read-only on sys.path in every Python "
+     "call and session (repeatable, at most 4)"},
     {"external-max-bytes", K_U64, OFF(external_max_bytes), 0, 0, 1ull << 40, 0, "BYTES",
      "total size allowed for --external-files (default 268435456)"},
     {"home", K_STR, OFF(home), sizeof(((mcp_config *)0)->home), 0, 0, 0, "DIR",
@@ -341,6 +345,13 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
     /* --external-files PATH...: every following word up to the next option */
     while (o->k == K_LIST && !strcmp(o->name, "external-files") && i + 1 < argc && strncmp(argv[i + 1], "--", 2))
       if (set_text(c, o, argv[++i], src, err, errlen)) return -1;
+  }
+  if (c->n_packages > WASMBOX_MAX_PACKAGES)
+    return fail(err, errlen, "packages: at most %d directories, not %zu", WASMBOX_MAX_PACKAGES, c->n_packages);
+  for (size_t i = 0; i < c->n_packages; i++) {
+    struct stat st;
+    if (stat(c->packages[i], &st) != 0 || !S_ISDIR(st.st_mode))
+      return fail(err, errlen, "packages: %s is not a directory", c->packages[i]);
   }
   if (c->timeout > c->max_timeout)
     return fail(err, errlen, "timeout (%g s) is larger than max-timeout (%g s)", c->timeout, c->max_timeout);

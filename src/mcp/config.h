@@ -21,6 +21,8 @@ typedef struct {
   size_t n_origins;
   char *external[MCP_MAX_LIST]; /* host files/dirs shown at /external */
   size_t n_external;
+  char *packages[MCP_MAX_LIST]; /* Python package directories (/packages/N) */
+  size_t n_packages;
   uint64_t external_max_bytes;
   uint64_t max_request_bytes; /* one HTTP body or stdio line */
   double idle_timeout;        /* HTTP: seconds a connection may stay silent */

@@ -166,6 +166,10 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
     req.workspace = workspace;
     req.mounts = s->mounts;
     req.mounts_len = s->n_mounts;
+    if (!strcmp(req.language, "python")) {
+      req.packages = (const char *const *)s->cfg->packages;
+      req.packages_len = s->cfg->n_packages;
+    }
   }
   wasmbox_result *r = NULL;
   char err[512];

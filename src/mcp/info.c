@@ -20,7 +20,20 @@ static const char py_probe[] =
     "    try:\n"
     "        importlib.import_module(m); ok.append(m)\n"
     "    except BaseException: pass\n"
-    "print(json.dumps({'version': sys.version.split()[0], 'modules': ok}))\n";
+    "import os\n"
+    "pk = [{'name': p['distribution'], 'version': p['version'], 'import': [m for m in p['modules'] if m[0] != '_'],\n"
+    "       'from': 'built-in'}\n"
+    "      for p in json.load(open('/usr/local/lib/python3.11/site-packages/wasmbox-packages.json'))]\n"
+    "for i in range(4):\n"
+    "    d = '/packages/%d' % i\n"
+    "    for e in sorted(os.listdir(d)) if os.path.isdir(d) else ():\n"
+    "        w = e[:-4].split('-') if e.endswith('.whl') else None\n"
+    "        if w:\n"
+    "            pk.append({'name': w[0], 'version': w[1] if len(w) > 1 else '', 'import': [], 'from': d})\n"
+    "        elif e.endswith('.py') or (os.path.isdir(os.path.join(d, e)) and '.' not in e and e != '__pycache__'):\n"
+    "            n = e[:-3] if e.endswith('.py') else e\n"
+    "            pk.append({'name': n, 'version': '', 'import': [n], 'from': d})\n"
+    "print(json.dumps({'version': sys.version.split()[0], 'modules': ok, 'packages': pk}))\n";
 
 static const char js_probe[] =
     "console.log(JSON.stringify({globals: Object.getOwnPropertyNames(globalThis)"
@@ -31,6 +44,10 @@ static cJSON *probed[2]; /* python, javascript: parsed probe output */
 
 static cJSON *probe(mcp_server *s, const char *lang, const char *code) {
   wasmbox_request req = {.language = lang, .code = code, .timeout_seconds = 60};
+  if (!strcmp(lang, "python")) {
+    req.packages = (const char *const *)s->cfg->packages;
+    req.packages_len = s->cfg->n_packages;
+  }
   wasmbox_result *r = NULL;
   char err[256];
   cJSON *out = NULL;
@@ -41,7 +58,8 @@ static cJSON *probe(mcp_server *s, const char *lang, const char *code) {
   return out;
 }
 
-static void add_strings(cJSON *to, const char *key, const cJSON *from) {
+/* A copy of the probe's array `from` (nothing when the probe failed). */
+static void add_copy(cJSON *to, const char *key, const cJSON *from) {
   if (cJSON_IsArray(from)) cJSON_AddItemToObject(to, key, cJSON_Duplicate(from, true));
 }
 
@@ -65,20 +83,21 @@ cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args) {
   cJSON_AddStringToObject(py, "language", "python");
   cJSON_AddStringToObject(py, "version", cJSON_IsString(pv) ? pv->valuestring : "3.11");
   cJSON_AddItemToObject(py, "aliases", cJSON_CreateStringArray((const char *const[]){"py"}, 1));
-  add_strings(py, "modules", cJSON_GetObjectItemCaseSensitive(probed[0], "modules"));
-  cJSON_AddStringToObject(py, "packages",
-                          "standard library only: no pip, numpy, pandas or requests; pure-Python code can be "
-                          "written to /app and imported from there");
+  add_copy(py, "modules", cJSON_GetObjectItemCaseSensitive(probed[0], "modules"));
+  add_copy(py, "packages", cJSON_GetObjectItemCaseSensitive(probed[0], "packages"));
   cJSON_AddStringToObject(py, "notes",
-                          "no threads, subprocess, sockets, ssl or ctypes; hashlib has md5/sha1/sha2/sha3/blake2; "
-                          "sqlite3, zlib, bz2, lzma, json, csv, re, decimal, fractions, statistics, datetime with "
-                          "zoneinfo work");
+                          "packages: the built-in pure-Python ones (import names under 'import') and the "
+                          "operator's; no pip, numpy, pandas or requests; code written to /app imports from "
+                          "there. No threads, subprocess, sockets, ssl or ctypes; hashlib has "
+                          "md5/sha1/sha2/sha3/blake2; sqlite3, zlib, bz2, lzma, json, csv, re, decimal, fractions, "
+                          "statistics, datetime with zoneinfo work");
   cJSON_AddStringToObject(js, "language", "javascript");
   cJSON_AddStringToObject(js, "version", "QuickJS 2025-04-26 (ES2023)");
   cJSON_AddItemToObject(js, "aliases", cJSON_CreateStringArray((const char *const[]){"js"}, 1));
-  add_strings(js, "modules", cJSON_GetObjectItemCaseSensitive(probed[1], "globals"));
-  cJSON_AddStringToObject(js, "packages", "no npm packages, no require, no fetch; ES modules may import files in /app");
+  add_copy(js, "modules", cJSON_GetObjectItemCaseSensitive(probed[1], "globals"));
+  cJSON_AddItemToObject(js, "packages", cJSON_CreateArray());
   cJSON_AddStringToObject(js, "notes",
+                          "no npm packages, no require, no fetch; ES modules may import files in /app. "
                           "console.*, readText/writeText/readJson/writeJson/listDir (paths under /app and "
                           "/external), readStdin, setTimeout/setInterval, process.env, process.exit; top-level "
                           "await; dates are UTC");

@@ -74,8 +74,8 @@ cJSON *mcp_prompt_get(mcp_msg *m, const cJSON *params, mcp_fault *f) {
   snprintf(text, n,
            "Task: %s\n\n"
            "Solve it by running %s code with the wasmbox execute_code tool rather than by guessing: compute, then "
-           "check the output. The sandbox has the standard library only (see list_runtimes), no network and no "
-           "package installs. If the task needs several steps or data that should stay loaded, call "
+           "check the output. The sandbox has the standard library and, in Python, built-in pure-Python "
+           "packages (see list_runtimes), no network and no package installs. If the task needs several steps or data that should stay loaded, call "
            "create_session first and pass its session_id to every execute_code call; put input files in with "
            "write_file and fetch results with read_file. When a call fails, read error.guidance in the result, "
            "fix the code and run it again.",

@@ -29,7 +29,8 @@ static const char *const all_versions[] = {MCP_STATELESS_VERSION, "2025-11-25", 
 
 static const char instructions[] =
     "wasmbox runs Python 3.11 and JavaScript (QuickJS) in a WebAssembly sandbox: no network, no host files "
-    "except /app (the workspace) and read-only /external, standard library only. Use execute_code for anything "
+    "except /app (the workspace) and read-only /external; Python has the standard library and built-in "
+    "pure-Python packages (list_runtimes lists them). Use execute_code for anything "
     "that needs computing or checking. For multi-step work create_session once and pass session_id to each call; "
     "variables and files persist. Failed runs come back with isError and error.guidance.";
 

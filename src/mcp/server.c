@@ -91,7 +91,8 @@ static void *warm_workers(void *arg) {
   char *ws[WARM_WORKSPACES] = {NULL};
   for (size_t i = 0; i < WARM_WORKSPACES; i++) {
     if (!(ws[i] = mcp_workspace_take(s))) break;
-    wasmbox_request req = {.code = "pass", .workspace = ws[i], .mounts = s->mounts, .mounts_len = s->n_mounts};
+    wasmbox_request req = {.code = "pass", .workspace = ws[i], .mounts = s->mounts, .mounts_len = s->n_mounts,
+                           .packages = (const char *const *)s->cfg->packages, .packages_len = s->cfg->n_packages};
     wasmbox_result *r = NULL;
     char err[256];
     if (wasmbox_run(s->wb, &req, &r, err, sizeof err) != WASMBOX_OK) mcp_log(s, MCP_LOG_WARNING, "warm-up: %s", err);

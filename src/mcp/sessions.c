@@ -34,6 +34,10 @@ cJSON *tool_create_session(mcp_msg *m, const cJSON *args) {
   if (a.bad) return tool_error("create_session: %s", a.msg);
   wasmbox_session_options o = {.language = lang, .ttl_seconds = ttl, .mounts = m->srv->mounts,
                                .mounts_len = m->srv->n_mounts};
+  if (!strcmp(lang, "python")) {
+    o.packages = (const char *const *)m->srv->cfg->packages;
+    o.packages_len = m->srv->cfg->n_packages;
+  }
   char id[WASMBOX_ID_MAX], err[512];
   int rc = wasmbox_session_create(m->srv->wb, &o, id, err, sizeof err);
   if (rc) return lib_error("create_session", rc, err);

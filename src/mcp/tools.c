@@ -121,7 +121,10 @@ static const char runtimes_out[] =
     "\"properties\":{\"language\":{\"type\":\"string\"},\"version\":{\"type\":\"string\"},"
     "\"aliases\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
     "\"modules\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-    "\"packages\":{\"type\":\"string\"},\"notes\":{\"type\":\"string\"}},\"required\":[\"language\",\"version\"]}},"
+    "\"packages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"
+    "\"version\":{\"type\":\"string\"},\"import\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"from\":{\"type\":\"string\"}},\"required\":[\"name\",\"version\",\"import\",\"from\"]}},"
+    "\"notes\":{\"type\":\"string\"}},\"required\":[\"language\",\"version\"]}},"
     "\"limits\":{\"type\":\"object\"},\"external\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
     "\"required\":[\"runtimes\",\"limits\",\"external\"]}";
 static const char metrics_out[] =
@@ -135,8 +138,9 @@ static const mcp_tool tools[] = {
      "Run Python 3.11 or JavaScript (QuickJS, ES2023) in an isolated WebAssembly sandbox and get back what it "
      "printed. Use it to compute, parse or transform data, check an idea, or produce files. The code sees only /app "
      "(its working directory; files it writes there are listed in files_changed) and, when this server offers them, "
-     "read-only host files in /external. There is no network, no subprocess and no package installation: the "
-     "standard library only (see list_runtimes). Without session_id every call starts from a fresh interpreter; to "
+     "read-only host files in /external. There is no network, no subprocess and no package installation; Python has "
+     "the standard library and built-in pure-Python packages (openpyxl, xlsxwriter, pypdf, jinja2, yaml, bs4, "
+     "networkx, sympy, dateutil, pydantic, tabulate...; list_runtimes lists them). Without session_id every call starts from a fresh interpreter; to "
      "keep variables, imports and files across calls (like a notebook) call create_session once and pass its "
      "session_id. The result has status (ok, error, timeout, out_of_fuel, out_of_memory, crashed), stdout, stderr, "
      "error {type, message, traceback, guidance} and files_changed; when the code fails the result has isError true and "
@@ -183,8 +187,9 @@ static const mcp_tool tools[] = {
      "Delete every file in a session's workspace (/app). Variables in memory stay.",
      sid_in, reset_out, false, true, true, tool_reset_workspace},
     {"list_runtimes", "Languages, versions and limits",
-     "What this sandbox runs: languages and versions, the modules available (standard library only, nothing can "
-     "be installed), the default and maximum limits, and the files in /external.",
+     "What this sandbox runs: languages and versions, the modules and packages available (Python: the standard "
+     "library and built-in pure-Python packages with their versions and import names), the default and maximum "
+     "limits, and the files in /external.",
      NO_ARGS, runtimes_out, true, false, true, tool_list_runtimes},
     {"get_metrics", "Server metrics",
      "Counters of this server: requests, tool calls, execute_code outcomes and latency (p50/p99), calls in "

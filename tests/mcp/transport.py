@@ -558,6 +558,12 @@ def http_sessions_files(s):
     check('list_runtimes names versions and modules',
           rt['python']['version'].startswith('3.11') and 'json' in rt['python']['modules'] and
           'numpy' not in rt['python']['modules'] and r['structuredContent']['limits']['max_timeout_seconds'] == 300)
+    pk = {p['name']: p for p in rt['python']['packages']}
+    check('list_runtimes lists the built-in packages with versions and import names',
+          pk['openpyxl']['version'] == '3.0.9' and pk['PyYAML']['import'] == ['yaml'] and
+          pk['beautifulsoup4']['from'] == 'built-in' and len(pk) >= 30)
+    ex = s.tool(sid, 'execute_code', {'code': 'import yaml, tabulate\nprint(tabulate.tabulate(yaml.safe_load("[[1, 2]]")))'})
+    check('execute_code imports built-in packages', ex['structuredContent']['stdout'] == '-  -\n1  2\n-  -\n')
     check('list_runtimes gives max_fuel exactly (2^53, not a double rounded to 15 digits)',
           r['structuredContent']['limits']['max_fuel'] == 2**53)
     st, _, js = s.rpc(sid, 'tools/list', {})
@@ -590,6 +596,27 @@ def external_and_config():
         check('list_runtimes lists /external', '/external/one.txt' in r['structuredContent']['external'])
     finally:
         s.stop()
+    pkgs = os.path.join(TMP, 'pkgs')
+    os.makedirs(os.path.join(pkgs, 'mypkg'), exist_ok=True)
+    open(os.path.join(pkgs, 'mypkg', '__init__.py'), 'w').write('ANSWER = 42\n')
+    s = Server('--packages', pkgs)
+    try:
+        sid, _ = s.initialize()
+        r = s.tool(sid, 'execute_code', {'code': 'import mypkg; print(mypkg.ANSWER)'})
+        check('--packages: stateless Python calls import them', r['structuredContent']['stdout'] == '42\n')
+        box = s.tool(sid, 'create_session', {})['structuredContent']
+        r = s.tool(sid, 'execute_code', {'code': 'import mypkg; print(mypkg.ANSWER)', 'session_id': box['session_id']})
+        check('--packages: sessions import them', r['structuredContent']['stdout'] == '42\n')
+        r = s.tool(sid, 'execute_code', {'code': 'console.log(1)', 'language': 'javascript'})
+        check('--packages: JavaScript calls still run', r['structuredContent']['stdout'] == '1\n')
+        rt = {x['language']: x for x in s.tool(sid, 'list_runtimes', {})['structuredContent']['runtimes']}
+        check('--packages: list_runtimes lists them',
+              {'name': 'mypkg', 'version': '', 'import': ['mypkg'], 'from': '/packages/0'} in rt['python']['packages'])
+    finally:
+        s.stop()
+    p = subprocess.run([W, 'serve', '--packages', os.path.join(TMP, 'nonexistent')], capture_output=True, env=ENV,
+                       timeout=30)
+    check('--packages with a missing directory -> exit 2', p.returncode == 2 and b'not a directory' in p.stderr)
     os.symlink('/etc/passwd', os.path.join(d, 'link'))
     p = subprocess.run([W, 'serve', '--external-files', os.path.join(d, 'link')], capture_output=True, env=ENV, timeout=30)
     check('a symlink in --external-files is refused', p.returncode == 2 and b'symlink' in p.stderr)

@@ -1,0 +1,6 @@
+# wasmbox: run by site.py when the interpreter starts, before the base
+# snapshot is taken, so it costs no call anything.
+import _wasmbox_packages
+
+_wasmbox_packages.install()
+del _wasmbox_packages

@@ -1,0 +1,371 @@
+/* The built-in pure-Python packages (runtimes/python/packages.txt): each one
+ * imports and does a real thing in a stateless call, their objects live in
+ * sessions, the tree is read-only; and the operator's own package
+ * directories (request `packages`, mounted at /packages/N). */
+#include "harness.h"
+
+/* Each package's snippet and what native python3.11 printed with the same
+ * Debian packages (their compiled speed-ups removed, as in the image). */
+static const struct {
+  const char *name, *code, *out;
+} uses[] = {
+    {"openpyxl",
+     "import openpyxl, io\n"
+     "wb = openpyxl.Workbook(); ws = wb.active; ws.title = 'S'\n"
+     "ws.append(['name', 'qty']); ws.append(['a', 2]); ws.append(['b', 3]); ws['C1'] = '=SUM(B2:B3)'\n"
+     "buf = io.BytesIO(); wb.save(buf); buf.seek(0)\n"
+     "ws2 = openpyxl.load_workbook(buf)['S']\n"
+     "print([[c.value for c in row] for row in ws2.iter_rows()])\n",
+     "[['name', 'qty', '=SUM(B2:B3)'], ['a', 2, None], ['b', 3, None]]\n"},
+    {"xlsxwriter",
+     "import xlsxwriter, io, zipfile\n"
+     "buf = io.BytesIO(); wb = xlsxwriter.Workbook(buf, {'in_memory': True}); ws = wb.add_worksheet('T')\n"
+     "ws.write_row(0, 0, ['x', 1.5]); wb.close()\n"
+     "print(sorted(n for n in zipfile.ZipFile(buf).namelist() if n.startswith('xl/worksheets')))\n",
+     "['xl/worksheets/sheet1.xml']\n"},
+    {"pypdf",
+     "import pypdf, PyPDF2, io\n"
+     "w = pypdf.PdfWriter(); w.add_blank_page(width=200, height=100); w.add_metadata({'/Title': 'T'})\n"
+     "b = io.BytesIO(); w.write(b); b.seek(0)\n"
+     "r = PyPDF2.PdfReader(b); print(len(r.pages), float(r.pages[0].mediabox.width), r.metadata.title)\n",
+     "1 200.0 T\n"},
+    {"odf",
+     "from odf.opendocument import OpenDocumentText, load\n"
+     "from odf.text import P\n"
+     "import io, odf.teletype\n"
+     "d = OpenDocumentText(); d.text.addElement(P(text='hello odf')); b = io.BytesIO(); d.write(b); b.seek(0)\n"
+     "print(odf.teletype.extractText(load(b).text))\n",
+     "hello odf\n"},
+    {"tabulate",
+     "from tabulate import tabulate\n"
+     "print(tabulate([['a', 1], ['bb', 22]], headers=['k', 'v'], tablefmt='github'))\n",
+     "| k   |   v |\n"
+     "|-----|-----|\n"
+     "| a   |   1 |\n"
+     "| bb  |  22 |\n"},
+    {"jinja2",
+     "import jinja2\n"
+     "t = jinja2.Environment(autoescape=True).from_string('{% for x in xs %}<{{ x|upper }}>{% endfor %} {{ h }}')\n"
+     "print(t.render(xs=['a', 'b'], h='<b>'))\n",
+     "<A><B> &lt;b&gt;\n"},
+    {"markdown",
+     "import markdown\n"
+     "print(markdown.markdown('# T\\n\\n*a* and `b`\\n\\n- x\\n- y', extensions=['fenced_code', 'tables']))\n",
+     "<h1>T</h1>\n"
+     "<p><em>a</em> and <code>b</code></p>\n"
+     "<ul>\n"
+     "<li>x</li>\n"
+     "<li>y</li>\n"
+     "</ul>\n"},
+    {"yaml",
+     "import yaml\n"
+     "d = yaml.safe_load('a: [1, 2]\\nb: {c: true, d: 2024-01-02}\\n')\n"
+     "print(d, yaml.safe_dump({'k': [1, {'x': None}]}, sort_keys=True).strip(), yaml.__with_libyaml__)\n",
+     "{'a': [1, 2], 'b': {'c': True, 'd': datetime.date(2024, 1, 2)}} k:\n"
+     "- 1\n"
+     "- x: null False\n"},
+    {"bs4",
+     "from bs4 import BeautifulSoup\n"
+     "s = BeautifulSoup('<ul><li class=\"a\">x</li><li>y <b>z</b></li></ul>', 'html.parser')\n"
+     "print([li.get_text() for li in s.select('li')], s.select_one('li.a').string, s.find('b').parent.name)\n",
+     "['x', 'y z'] x li\n"},
+    {"html5lib",
+     "import html5lib\n"
+     "t = html5lib.parse('<p>a<b>b</p>c', namespaceHTMLElements=False)\n"
+     "print(html5lib.serialize(t, tree='etree'))\n",
+     "<p>a<b>b</b></p><b>c</b>\n"},
+    {"chardet",
+     "import chardet, charset_normalizer\n"
+     "b = 'Привет, мир! Это тест кодировки.'.encode('cp1251')\n"
+     "print(chardet.detect(b)['encoding'], charset_normalizer.from_bytes(b).best().encoding)\n",
+     "windows-1251 cp1251\n"},
+    {"xmltodict",
+     "import xmltodict\n"
+     "print(xmltodict.parse('<a x=\"1\"><b>t</b><b>u</b></a>'))\n",
+     "{'a': {'@x': '1', 'b': ['t', 'u']}}\n"},
+    {"networkx",
+     "import networkx as nx\n"
+     "g = nx.Graph(); g.add_weighted_edges_from([(1, 2, 1), (2, 3, 2), (1, 3, 5), (3, 4, 1)])\n"
+     "print(nx.shortest_path(g, 1, 4, weight='weight'), nx.shortest_path_length(g, 1, 4, weight='weight'),\n"
+     "      sorted(nx.degree(g)), round(nx.average_clustering(g), 4))\n",
+     "[1, 2, 3, 4] 4 [(1, 2), (2, 2), (3, 3), (4, 1)] 0.5833\n"},
+    {"sympy",
+     "import sympy as sp\n"
+     "x = sp.symbols('x')\n"
+     "print(sp.factor(x**3 - x), sp.integrate(sp.sin(x)**2, x), sp.solve(x**2 - 2, x), sp.Rational(1, 3) + sp.Rational(1, 6))\n",
+     "x*(x - 1)*(x + 1) x/2 - sin(x)*cos(x)/2 [-sqrt(2), sqrt(2)] 1/2\n"},
+    {"mpmath",
+     "import mpmath\n"
+     "mpmath.mp.dps = 30; print(mpmath.pi, mpmath.sqrt(2))\n",
+     "3.14159265358979323846264338328 1.41421356237309504880168872421\n"},
+    {"more_itertools",
+     "import more_itertools as mi\n"
+     "print(list(mi.chunked(range(7), 3)), mi.first([5, 6]), list(mi.windowed([1, 2, 3, 4], 2)))\n",
+     "[[0, 1, 2], [3, 4, 5], [6]] 5 [(1, 2), (2, 3), (3, 4)]\n"},
+    {"toolz",
+     "import toolz\n"
+     "print(toolz.groupby(len, ['a', 'bb', 'cc', 'd']), toolz.pipe(3, lambda v: v + 1, lambda v: v * 2))\n",
+     "{1: ['a', 'd'], 2: ['bb', 'cc']} 8\n"},
+    {"sortedcontainers",
+     "from sortedcontainers import SortedList, SortedDict\n"
+     "s = SortedList([5, 1, 3]); s.add(2); print(list(s), s.bisect_left(3), SortedDict({'b': 1, 'a': 2}).keys()[0])\n",
+     "[1, 2, 3, 5] 2 a\n"},
+    {"pyparsing",
+     "import pyparsing as pp\n"
+     "expr = pp.Word(pp.alphas) + pp.Suppress('=') + pp.pyparsing_common.integer\n"
+     "print(expr.parse_string('width = 42').as_list())\n",
+     "['width', 42]\n"},
+    {"dateutil",
+     "from dateutil import parser, relativedelta, rrule\n"
+     "import datetime\n"
+     "d = parser.parse('March 3, 2024 5:30 PM')\n"
+     "print(d, d + relativedelta.relativedelta(months=+1, day=31),\n"
+     "      [x.day for x in rrule.rrule(rrule.WEEKLY, count=3, dtstart=datetime.datetime(2024, 1, 1))])\n",
+     "2024-03-03 17:30:00 2024-04-30 17:30:00 [1, 8, 15]\n"},
+    {"pytz",
+     "import pytz, datetime\n"
+     "tz = pytz.timezone('Europe/Paris')\n"
+     "print(tz.localize(datetime.datetime(2024, 7, 1, 12)).isoformat(), tz.localize(datetime.datetime(2024, 1, 1, 12)).tzname())\n",
+     "2024-07-01T12:00:00+02:00 CET\n"},
+    {"attrs",
+     "import attr, attrs\n"
+     "@attrs.define\n"
+     "class P:\n"
+     "    x: int\n"
+     "    y: int = 0\n"
+     "print(P(1), attrs.asdict(P(2, 3)), attr.__version__)\n",
+     "P(x=1, y=0) {'x': 2, 'y': 3} 22.2.0\n"},
+    {"pydantic",
+     "import pydantic\n"
+     "class U(pydantic.BaseModel):\n"
+     "    name: str\n"
+     "    age: int = 0\n"
+     "print(U(name='a', age='7').dict())\n"
+     "try:\n"
+     "    U(age='x')\n"
+     "except pydantic.ValidationError as e:\n"
+     "    print(len(e.errors()), sorted(err['loc'][0] for err in e.errors()))\n",
+     "{'name': 'a', 'age': 7}\n"
+     "2 ['age', 'name']\n"},
+    {"six",
+     "import six, packaging.version, idna, certifi, jmespath, typing_extensions, defusedxml.ElementTree as ET\n"
+     "print(six.PY3, packaging.version.parse('1.10') > packaging.version.parse('1.9'), idna.encode('bücher.de'),\n"
+     "      certifi.where().endswith('.pem') or certifi.where().endswith('.crt'), jmespath.search('a[?b>`1`].b', {'a': [{'b': 1}, {'b': 2}]}),\n"
+     "      ET.fromstring('<a><b/></a>')[0].tag)\n",
+     "True True b'xn--bcher-kva.de' True [2] b\n"},
+};
+
+static void test_each_package_works(void **s) {
+  (void)s;
+  for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
+    wasmbox_result *r = run_py(uses[i].code);
+    if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, uses[i].out)) {
+      fprintf(stderr, "package %s:\n", uses[i].name);
+      dump(r);
+    }
+    expect_status(r, WASMBOX_STATUS_OK);
+    assert_string_equal(r->stdout_data, uses[i].out);
+    wasmbox_result_free(r);
+  }
+}
+
+/* The manifest names every package; each of its modules imports, its
+ * metadata is there, and no compiled file is left in the tree. */
+static void test_manifest(void **s) {
+  (void)s;
+  expect_output("import json, importlib, importlib.metadata, os\n"
+                "root = '/usr/local/lib/python3.11/site-packages'\n"
+                "m = json.load(open(root + '/wasmbox-packages.json'))\n"
+                "for p in m:\n"
+                "    for mod in p['modules']:\n"
+                "        if not mod.startswith('_'):  # PyYAML's _yaml is a shim of its left-out C part\n"
+                "            importlib.import_module(mod)\n"
+                "    importlib.metadata.distribution(p['distribution'])\n"
+                "so = [f for d, _, fs in os.walk(root) for f in fs if f.endswith('.so')]\n"
+                "names = {p['debian_package'] for p in m}\n"
+                "print(len(m) >= 30, so, {'python3-openpyxl', 'python3-sympy', 'python3-yaml'} <= names)\n"
+                "print(importlib.metadata.version('openpyxl') == [p for p in m if p['distribution'] == "
+                "'openpyxl'][0]['version'])\n",
+                NULL, "True [] True\nTrue\n");
+}
+
+static void test_tree_is_read_only(void **s) {
+  (void)s;
+  wasmbox_result *r = expect_exception("open('/usr/local/lib/python3.11/site-packages/tabulate.py', 'w')", NULL,
+                                       "OSError");
+  assert_non_null(strstr(r->error_message, "Read-only file system"));
+  wasmbox_result_free(r);
+  r = expect_exception("import os\nos.mkdir('/usr/local/lib/python3.11/site-packages/x')", NULL, "OSError");
+  assert_non_null(strstr(r->error_message, "Read-only file system"));
+  wasmbox_result_free(r);
+}
+
+/* A package module changed by one call is as built in the next. */
+static void test_stateless_calls_share_nothing(void **s) {
+  (void)s;
+  expect_output("import tabulate\ntabulate.tabulate = None\nprint('changed')", NULL, "changed\n");
+  expect_output("import tabulate\nprint(callable(tabulate.tabulate))", NULL, "True\n");
+}
+
+static void test_objects_live_in_sessions(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], fork[WASMBOX_ID_MAX], err[256];
+  assert_int_equal(wasmbox_session_create(test_wb, NULL, id, err, sizeof err), WASMBOX_OK);
+  wasmbox_request req = {.session_id = id,
+                         .code = "import openpyxl, networkx as nx, sympy as sp, yaml\n"
+                                 "wb = openpyxl.Workbook(); wb.active['A1'] = 5\n"
+                                 "g = nx.path_graph(4)\nx = sp.symbols('x'); e = (x + 1)**2\n"};
+  wasmbox_result *r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_OK);
+  wasmbox_result_free(r);
+  req.code = "print(wb.active['A1'].value, g.number_of_edges(), sp.expand(e), yaml.safe_dump({'n': 1}).strip())";
+  r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, "5 3 x**2 + 2*x + 1 n: 1\n");
+  wasmbox_result_free(r);
+  /* a fork evolves apart; a failed call rolls back */
+  assert_int_equal(wasmbox_session_fork(test_wb, id, fork, err, sizeof err), WASMBOX_OK);
+  wasmbox_request freq = {.session_id = fork, .code = "g.add_edge(3, 4); print(g.number_of_edges())"};
+  r = run_req(&freq);
+  assert_string_equal(r->stdout_data, "4\n");
+  wasmbox_result_free(r);
+  req.code = "g.add_edge(9, 10)\nwhile True: pass";
+  req.timeout_seconds = 0.5;
+  r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_TIMEOUT);
+  assert_true(r->session_rolled_back);
+  wasmbox_result_free(r);
+  req.code = "print(g.number_of_edges(), wb.active['A1'].value)";
+  req.timeout_seconds = 0;
+  r = run_req(&req);
+  assert_string_equal(r->stdout_data, "3 5\n");
+  wasmbox_result_free(r);
+  assert_int_equal(wasmbox_session_destroy(test_wb, fork, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
+}
+
+/* An operator's directory: a package, a module shadowing a built-in one
+ * that no snapshot imports, and a py3-none-any wheel (made by the sandbox
+ * itself with zipfile). */
+static char *operator_dir(void) {
+  char *dir = make_dir(), *ws = make_dir(), path[4096];
+  snprintf(path, sizeof path, "%s/opkg", dir);
+  assert_int_equal(mkdir(path, 0755), 0);
+  write_file(dir, "opkg/__init__.py", "VALUE = 7\n");
+  write_file(dir, "xmltodict.py", "OPERATOR = True\n");
+  expect_output("import zipfile\n"
+                "with zipfile.ZipFile('wheelmod-1.0-py3-none-any.whl', 'w') as z:\n"
+                "    z.writestr('wheelmod/__init__.py', 'W = \"from a wheel\"\\n')\n"
+                "    z.writestr('wheelmod-1.0.dist-info/METADATA', 'Name: wheelmod\\nVersion: 1.0\\n')\n"
+                "print('made')\n",
+                ws, "made\n");
+  char from[4096], to[4096];
+  snprintf(from, sizeof from, "%s/wheelmod-1.0-py3-none-any.whl", ws);
+  snprintf(to, sizeof to, "%s/wheelmod-1.0-py3-none-any.whl", dir);
+  assert_int_equal(rename(from, to), 0);
+  rm_tree(ws);
+  free(ws);
+  return dir;
+}
+
+static void test_operator_packages(void **s) {
+  (void)s;
+  char *dir = operator_dir();
+  const char *pk[] = {dir};
+  wasmbox_request req = {.packages = pk, .packages_len = 1,
+                         .code = "import opkg, wheelmod, xmltodict, sys\n"
+                                 "print(opkg.VALUE, wheelmod.W, xmltodict.OPERATOR, '/packages/0' in sys.path)\n"
+                                 "print(opkg.__file__)\n"};
+  wasmbox_result *r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, "7 from a wheel True True\n/packages/0/opkg/__init__.py\n");
+  wasmbox_result_free(r);
+  /* read-only */
+  req.code = "open('/packages/0/opkg/new.py', 'w')";
+  r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_ERROR);
+  assert_string_equal(r->error_type, "OSError");
+  assert_non_null(strstr(r->error_message, "Read-only file system"));
+  wasmbox_result_free(r);
+  /* the next call without them has none of it */
+  wasmbox_result *r2 = expect_exception("import opkg", NULL, "ModuleNotFoundError");
+  wasmbox_result_free(r2);
+  expect_output("import xmltodict\nprint(hasattr(xmltodict, 'OPERATOR'), xmltodict.parse('<a>1</a>'))", NULL,
+                "False {'a': '1'}\n");
+  /* a session has the packages it was created with, in every call */
+  char id[WASMBOX_ID_MAX], err[512];
+  wasmbox_session_options o = {.packages = pk, .packages_len = 1};
+  assert_int_equal(wasmbox_session_create(test_wb, &o, id, err, sizeof err), WASMBOX_OK);
+  wasmbox_request sreq = {.session_id = id, .code = "import opkg\nv = opkg.VALUE"};
+  r = run_req(&sreq);
+  expect_status(r, WASMBOX_STATUS_OK);
+  wasmbox_result_free(r);
+  sreq.code = "import wheelmod\nprint(v, wheelmod.W)";
+  r = run_req(&sreq);
+  assert_string_equal(r->stdout_data, "7 from a wheel\n");
+  wasmbox_result_free(r);
+  /* ... and a call cannot add others */
+  sreq.packages = pk;
+  sreq.packages_len = 1;
+  assert_int_equal(wasmbox_run(test_wb, &sreq, &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(err, "session's packages"));
+  assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
+  rm_tree(dir);
+  free(dir);
+}
+
+static void expect_usage(const wasmbox_request *req, const char *words) {
+  wasmbox_result *r = NULL;
+  char err[512] = "";
+  assert_int_equal(wasmbox_run(test_wb, req, &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_null(r);
+  if (!strstr(err, words)) fail_msg("'%s' does not say '%s'", err, words);
+}
+
+static void test_operator_packages_refused(void **s) {
+  (void)s;
+  char *dir = make_dir();
+  const char *five[] = {dir, dir, dir, dir, dir}, *missing[] = {"/nonexistent/packages"};
+  wasmbox_request req = {.code = "pass", .packages = five, .packages_len = 5};
+  expect_usage(&req, "at most 4 package directories");
+  req.packages = missing;
+  req.packages_len = 1;
+  expect_usage(&req, "/nonexistent/packages is not a directory");
+  req.packages = five;
+  req.language = "javascript";
+  expect_usage(&req, "package directories are Python's; this call runs javascript");
+  /* they share the mounts' budget, and their paths */
+  wasmbox_mount m[WASMBOX_MAX_MOUNTS];
+  char paths[WASMBOX_MAX_MOUNTS][32];
+  for (int i = 0; i < WASMBOX_MAX_MOUNTS; i++) {
+    snprintf(paths[i], sizeof paths[i], "/data%d", i);
+    m[i] = (wasmbox_mount){.host_dir = dir, .guest_path = paths[i]};
+  }
+  wasmbox_request full = {.code = "pass", .mounts = m, .mounts_len = WASMBOX_MAX_MOUNTS, .packages = five,
+                          .packages_len = 1};
+  expect_usage(&full, "at most 16 mounts and package directories together");
+  wasmbox_mount clash = {.host_dir = dir, .guest_path = "/packages/0"};
+  wasmbox_request twice = {.code = "pass", .mounts = &clash, .mounts_len = 1, .packages = five, .packages_len = 1};
+  expect_usage(&twice, "'/packages/0' is given twice");
+  char id[WASMBOX_ID_MAX], err[512];
+  wasmbox_session_options o = {.language = "javascript", .packages = five, .packages_len = 1};
+  assert_int_equal(wasmbox_session_create(test_wb, &o, id, err, sizeof err), WASMBOX_EUSAGE);
+  rm_tree(dir);
+  free(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_each_package_works),      cmocka_unit_test(test_manifest),
+      cmocka_unit_test(test_tree_is_read_only),       cmocka_unit_test(test_stateless_calls_share_nothing),
+      cmocka_unit_test(test_objects_live_in_sessions), cmocka_unit_test(test_operator_packages),
+      cmocka_unit_test(test_operator_packages_refused),
+  };
+  /* sessions here live in a state directory of their own */
+  char *home = make_dir();
+  setenv("WASMBOX_HOME", home, 1);
+  int rc = RUN("packages", tests);
+  rm_tree(home);
+  free(home);
+  return rc;
+}
