@@ -209,6 +209,18 @@ int wasmbox_session_info_get(wasmbox *wb, const char *id, wasmbox_session_info *
 /* Remove sessions idle for longer than their TTL; *removed counts them. */
 int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen);
 
+/* Install Python packages into a session: pip on this host resolves
+ * `requirement` (a name with an optional version: "tabulate", "attrs>=22")
+ * and its dependencies against `index_url` or the wheels in `wheelhouse`
+ * (exactly one), pure-Python wheels only (one with compiled code is refused,
+ * named); a call in the session unpacks them into /app/.site-packages, which
+ * is on sys.path. Nothing of a package runs on the host; built-in packages
+ * are neither replaced nor installed again. *out (malloc'd; free() it) is
+ * JSON: {"installed": [{"name", "version"}], "built_in": [{"name",
+ * "version"}]}. */
+int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement, const char *index_url,
+                            const char *wheelhouse, char **out, char *err, size_t errlen);
+
 /* Files of a session's workspace, from outside any call: for tools that
  * hand files in or take results out. Paths are guest paths (/app/x, or x
  * relative to /app) and resolve exactly as the guest's own do: nothing

@@ -6,4 +6,4 @@ here=$(cd "$(dirname "$0")" && pwd)
 wb_apt_install \
   gcc make binutils libc6-dev python3 python3.11 dpkg-dev tcl xz-utils tzdata \
   clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 wabt binaryen \
-  libcmocka-dev libzstd-dev libseccomp-dev libcjson-dev libmicrohttpd-dev
+  python3-pip libcmocka-dev libzstd-dev libseccomp-dev libcjson-dev libmicrohttpd-dev

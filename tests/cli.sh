@@ -293,7 +293,7 @@ check "  ... while .5 and 100 are taken" [ "$rc" = 0 ] && [ "$out" = 1 ]
 ran=$(missing_value run | wc -l)
 check "run: all 13 options with a value refuse a missing one (exit 2, named)" [ "$ran" = 13 ]
 ran=$(missing_value session new | wc -l)
-check "session new: all 5 options with a value refuse a missing one" [ "$ran" = 5 ]
+check "session new: all 7 options with a value refuse a missing one" [ "$ran" = 7 ]
 
 # --packages: the operator's pure-Python packages on sys.path
 mkdir -p "$tmp/pk1/hello" "$tmp/pk2"
@@ -311,6 +311,24 @@ WASMBOX_HOME="$tmp/home" run session new --packages "$tmp/pk1"
 sid=$out
 WASMBOX_HOME="$tmp/home" run run --session "$sid" -c 'import hello; print(hello.greet("session"))'
 check "session new --packages: its calls import them" [ "$rc" = 0 ] && [ "$out" = "hello session" ]
+mkdir -p "$tmp/wh"
+python3 - "$tmp/wh" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1] + '/cli_pkg-1.0-py3-none-any.whl', 'w') as z:
+    z.writestr('cli_pkg.py', 'X = 5\n')
+    z.writestr('cli_pkg-1.0.dist-info/METADATA', 'Metadata-Version: 2.1\nName: cli-pkg\nVersion: 1.0\nRequires-Dist: six\n')
+    z.writestr('cli_pkg-1.0.dist-info/WHEEL', 'Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n')
+    z.writestr('cli_pkg-1.0.dist-info/RECORD', '')
+PY
+WASMBOX_HOME="$tmp/home" run session install "$sid" cli-pkg --wheelhouse "$tmp/wh"
+check "session install: prints what it installed and what was built in" [ "$rc" = 0 ] && [ "$out" = "cli_pkg 1.0
+six 1.16.0 (built in)" ]
+WASMBOX_HOME="$tmp/home" run run --session "$sid" -c 'import cli_pkg; print(cli_pkg.X)'
+check "session install: the session imports it" [ "$out" = 5 ]
+WASMBOX_HOME="$tmp/home" run session install "$sid" cli-pkg
+check "session install without an index is bad usage saying so" [ "$rc" = 2 ] && grep -q "no package index" <<<"$err"
+WASMBOX_HOME="$tmp/home" run session install "$sid" --wheelhouse "$tmp/wh"
+check "session install without a requirement is bad usage" [ "$rc" = 2 ]
 
 run doctor
 check "doctor: every jail layer is active here" [ "$rc" = 0 ]

@@ -278,7 +278,7 @@ static void test_core(void **state) {
                   "\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
   const cJSON *res = cJSON_GetObjectItemCaseSensitive(r, "result");
   assert_string_equal(cJSON_GetObjectItemCaseSensitive(res, "resultType")->valuestring, "complete");
-  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "tools")), 13);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "tools")), 14);
   assert_int_equal(m2.http_status, 0);
   cJSON_Delete(r);
   /* initialize over HTTP makes a session */

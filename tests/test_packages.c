@@ -354,12 +354,89 @@ static void test_operator_packages_refused(void **s) {
   free(dir);
 }
 
+/* A wheelhouse: two pure wheels (tinypkg needs tinydep and the built-in
+ * six) and one with compiled code, made by the sandbox itself. */
+static char *wheelhouse(void) {
+  char *dir = make_dir();
+  expect_output("import zipfile\n"
+                "def wheel(fn, name, ver, tag, files, requires=()):\n"
+                "    with zipfile.ZipFile(fn, 'w') as z:\n"
+                "        for p, c in files.items(): z.writestr(p, c)\n"
+                "        di = f'{name}-{ver}.dist-info'\n"
+                "        z.writestr(f'{di}/METADATA', f'Metadata-Version: 2.1\\nName: {name}\\nVersion: {ver}\\n'\n"
+                "                   + ''.join(f'Requires-Dist: {r}\\n' for r in requires))\n"
+                "        z.writestr(f'{di}/WHEEL', f'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: {tag}\\n')\n"
+                "        z.writestr(f'{di}/RECORD', '')\n"
+                "wheel('tinypkg-1.0-py3-none-any.whl', 'tinypkg', '1.0', 'py3-none-any',\n"
+                "      {'tinypkg/__init__.py': 'from tinydep import D\\nVALUE = D * 2\\n'}, ['tinydep>=2', 'six'])\n"
+                "wheel('tinydep-2.0-py3-none-any.whl', 'tinydep', '2.0', 'py3-none-any', {'tinydep.py': 'D = 21\\n'})\n"
+                "wheel('binpkg-1.0-cp311-cp311-manylinux_2_17_x86_64.whl', 'binpkg', '1.0',\n"
+                "      'cp311-cp311-manylinux_2_17_x86_64', {'binpkg/__init__.py': ''})\n"
+                "print('made')\n",
+                dir, "made\n");
+  return dir;
+}
+
+static void install_fails(const char *id, const char *req, const char *index, const char *wh, int want,
+                          const char *words) {
+  char *out = NULL, err[1024] = "";
+  assert_int_equal(wasmbox_session_install(test_wb, id, req, index, wh, &out, err, sizeof err), want);
+  assert_null(out);
+  if (!strstr(err, words)) fail_msg("install %s: '%s' does not say '%s'", req, err, words);
+}
+
+static void test_install_package(void **s) {
+  (void)s;
+  char *wh = wheelhouse(), id[WASMBOX_ID_MAX], fork[WASMBOX_ID_MAX], err[1024], *out = NULL;
+  assert_int_equal(wasmbox_session_create(test_wb, NULL, id, err, sizeof err), WASMBOX_OK);
+  int rc = wasmbox_session_install(test_wb, id, "tinypkg", NULL, wh, &out, err, sizeof err);
+  if (rc) fail_msg("install: %s", err);
+  assert_string_equal(out, "{\"installed\":[{\"name\":\"tinydep\",\"version\":\"2.0\"},{\"name\":\"tinypkg\","
+                           "\"version\":\"1.0\"}],\"built_in\":[{\"name\":\"six\",\"version\":\"1.16.0\"}]}");
+  free(out);
+  /* the session's next calls import it; a fork has it; stateless calls do not */
+  wasmbox_request req = {.session_id = id, .code = "import tinypkg\nprint(tinypkg.VALUE, tinypkg.__file__)"};
+  wasmbox_result *r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, "42 /app/.site-packages/tinypkg/__init__.py\n");
+  wasmbox_result_free(r);
+  assert_int_equal(wasmbox_session_fork(test_wb, id, fork, err, sizeof err), WASMBOX_OK);
+  req.session_id = fork;
+  r = run_req(&req);
+  assert_string_equal(r->stdout_data, "42 /app/.site-packages/tinypkg/__init__.py\n");
+  wasmbox_result_free(r);
+  r = expect_exception("import tinypkg", NULL, "ModuleNotFoundError");
+  wasmbox_result_free(r);
+  /* refusals, each saying why */
+  install_fails(id, "binpkg", NULL, wh, WASMBOX_EUSAGE,
+                "binpkg has compiled code (binpkg-1.0-cp311-cp311-manylinux_2_17_x86_64.whl)");
+  install_fails(id, "nosuchpkg", NULL, wh, WASMBOX_EUSAGE, "No matching distribution found for nosuchpkg");
+  install_fails(id, "tinypkg", NULL, NULL, WASMBOX_EUSAGE, "no package index is configured");
+  install_fails(id, "tinypkg", "http://127.0.0.1:9/simple", wh, WASMBOX_EUSAGE, "not both");
+  install_fails(id, "pyyaml", NULL, wh, WASMBOX_EUSAGE, "PyYAML is built in (version 6.0, import yaml)");
+  install_fails(id, "six>=1.17", NULL, wh, WASMBOX_EUSAGE, "six is built in");
+  static const char *const odd[] = {"../etc", "-r /etc/passwd", "/etc/passwd", "http://x/y.whl", "pkg @ file:///x",
+                                    "git+https://x", ""};
+  for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+    install_fails(id, odd[i], NULL, wh, WASMBOX_EUSAGE, "paths, URLs and options are refused");
+  char js[WASMBOX_ID_MAX];
+  wasmbox_session_options o = {.language = "javascript"};
+  assert_int_equal(wasmbox_session_create(test_wb, &o, js, err, sizeof err), WASMBOX_OK);
+  install_fails(js, "tinypkg", NULL, wh, WASMBOX_EUSAGE, "packages are Python's");
+  install_fails("nosuchsession", "tinypkg", NULL, wh, WASMBOX_EUSAGE, "nosuchsession");
+  assert_int_equal(wasmbox_session_destroy(test_wb, js, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_destroy(test_wb, fork, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
+  rm_tree(wh);
+  free(wh);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_each_package_works),      cmocka_unit_test(test_manifest),
       cmocka_unit_test(test_tree_is_read_only),       cmocka_unit_test(test_stateless_calls_share_nothing),
       cmocka_unit_test(test_objects_live_in_sessions), cmocka_unit_test(test_operator_packages),
-      cmocka_unit_test(test_operator_packages_refused),
+      cmocka_unit_test(test_operator_packages_refused), cmocka_unit_test(test_install_package),
   };
   /* sessions here live in a state directory of their own */
   char *home = make_dir();

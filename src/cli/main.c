@@ -473,6 +473,10 @@ static const char session_usage[] =
     "  checkpoint ID         remember its current state; prints a checkpoint id\n"
     "  restore ID CHECKPOINT go back to a checkpoint (memory and files)\n"
     "  info ID               what a session holds\n"
+    "  install ID REQUIREMENT (--package-index URL | --wheelhouse DIR)\n"
+    "                        install a pure-Python package and its dependencies\n"
+    "                        into a Python session (pip resolves them on this\n"
+    "                        host; they are unpacked inside the sandbox)\n"
     "  list                  all sessions\n"
     "  rm ID                 remove a session\n"
     "  prune                 remove sessions idle for longer than their TTL\n"
@@ -504,6 +508,23 @@ static void print_info(const wasmbox_session_info *s, bool json, bool first) {
   }
 }
 
+/* What session install put in, a line each: "name version" (and what was
+ * built in already). The library's JSON has only names, versions and these
+ * two lists, so a small scan reads it. */
+static void print_installed(const char *json) {
+  const char *built = strstr(json, "\"built_in\"");
+  for (const char *p = json; (p = strstr(p, "{\"name\":\""));) {
+    p += 9;
+    const char *ne = strchr(p, '"'), *v = ne ? strstr(ne, "\"version\":\"") : NULL;
+    if (!ne || !v) break;
+    v += 11;
+    const char *ve = strchr(v, '"');
+    if (!ve) break;
+    printf("%.*s %.*s%s\n", (int)(ne - p), p, (int)(ve - v), v, built && p > built ? " (built in)" : "");
+    p = ve;
+  }
+}
+
 /* Print an id as the command's answer. */
 static int print_id(const char *key, const char *id, bool json) {
   if (json) {
@@ -529,6 +550,7 @@ static int cmd_session(int argc, char **argv) {
   char *specs[WASMBOX_MAX_MOUNTS];
   size_t nspecs = 0;
   const char *packages[WASMBOX_MAX_PACKAGES];
+  const char *index_url = NULL, *wheelhouse = NULL;
   char msg[512], err[512];
   int rc = EXIT_OK;
   for (int i = 1; i < argc; i++)
@@ -538,7 +560,8 @@ static int cmd_session(int argc, char **argv) {
   unsigned given = 0; /* options seen, by index in with_value */
   for (int i = 1; i < argc && rc == EXIT_OK; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    static const char *const with_value[] = {"--lang", "--ttl", "--env", "--mount", "--packages", NULL};
+    static const char *const with_value[] = {"--lang",     "--ttl",           "--env",       "--mount",
+                                             "--packages", "--package-index", "--wheelhouse", NULL};
     static const char *const repeatable[] = {"--env", "--mount", "--packages", NULL};
     int k = option_index(with_value, a);
     if (k >= 0 && !v) {
@@ -567,6 +590,10 @@ static int cmd_session(int argc, char **argv) {
         env[o.env_len++] = v;
       }
       i++;
+    } else if (!strcmp(a, "--package-index")) {
+      index_url = v, i++;
+    } else if (!strcmp(a, "--wheelhouse")) {
+      wheelhouse = v, i++;
     } else if (!strcmp(a, "--packages")) {
       if (o.packages_len == WASMBOX_MAX_PACKAGES) {
         snprintf(msg, sizeof msg, "--packages is given more than %d times", WASMBOX_MAX_PACKAGES);
@@ -605,11 +632,12 @@ static int cmd_session(int argc, char **argv) {
   o.packages = packages;
   const char *cmd = pos[0] ? pos[0] : "";
   size_t want = !strcmp(cmd, "new") || !strcmp(cmd, "list") || !strcmp(cmd, "prune") ? 1
-                : !strcmp(cmd, "restore")                                              ? 3
+                : !strcmp(cmd, "restore") || !strcmp(cmd, "install")                   ? 3
                 : !strcmp(cmd, "fork") || !strcmp(cmd, "checkpoint") || !strcmp(cmd, "info") || !strcmp(cmd, "rm")
                     ? 2
                     : 0;
-  if (!want || npos != want || (strcmp(cmd, "new") && (o.language || o.ttl_seconds || o.env_len || nspecs || o.packages_len))) {
+  if (!want || npos != want || (strcmp(cmd, "new") && (o.language || o.ttl_seconds || o.env_len || nspecs || o.packages_len)) ||
+      (strcmp(cmd, "install") && (index_url || wheelhouse))) {
     rc = fail_usage(&m, !want ? "unknown or missing session command (see wasmbox session --help)"
                               : "wrong arguments for this session command (see wasmbox session --help)");
     goto out;
@@ -631,6 +659,13 @@ static int cmd_session(int argc, char **argv) {
     if (!(r = wasmbox_session_restore(wb, pos[1], pos[2], err, sizeof err))) rc = print_id("session_id", pos[1], m.json);
   } else if (!strcmp(cmd, "rm")) {
     if (!(r = wasmbox_session_destroy(wb, pos[1], err, sizeof err))) rc = print_id("removed", pos[1], m.json);
+  } else if (!strcmp(cmd, "install")) {
+    char *res = NULL;
+    if (!(r = wasmbox_session_install(wb, pos[1], pos[2], index_url, wheelhouse, &res, err, sizeof err))) {
+      if (m.json) printf("%s\n", res);
+      else print_installed(res);
+      free(res);
+    }
   } else if (!strcmp(cmd, "info")) {
     wasmbox_session_info info;
     if (!(r = wasmbox_session_info_get(wb, pos[1], &info, err, sizeof err))) {

@@ -73,6 +73,10 @@ static const option options[] = {
      "call and session (repeatable, at most 4)"},
     {"external-max-bytes", K_U64, OFF(external_max_bytes), 0, 0, 1ull << 40, 0, "BYTES",
      "total size allowed for --external-files (default 268435456)"},
+    {"package-index", K_STR, OFF(package_index), sizeof(((mcp_config *)0)->package_index), 0, 0, 0, "URL",
+     "install_package resolves and downloads pure-Python wheels from this index (pip's --index-url)"},
+    {"wheelhouse", K_STR, OFF(wheelhouse), sizeof(((mcp_config *)0)->wheelhouse), 0, 0, 0, "DIR",
+     "install_package takes pure-Python wheels from this directory instead of an index"},
     {"home", K_STR, OFF(home), sizeof(((mcp_config *)0)->home), 0, 0, 0, "DIR",
      "state directory for sessions (default $WASMBOX_HOME or ~/.local/share/wasmbox)"},
     {"log-level", K_STR, OFF(log_level), sizeof(((mcp_config *)0)->log_level), 0, 0, 0, "LEVEL",
@@ -346,6 +350,7 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
     while (o->k == K_LIST && !strcmp(o->name, "external-files") && i + 1 < argc && strncmp(argv[i + 1], "--", 2))
       if (set_text(c, o, argv[++i], src, err, errlen)) return -1;
   }
+  if (c->package_index[0] && c->wheelhouse[0]) return fail(err, errlen, "give package-index or wheelhouse, not both");
   if (c->n_packages > WASMBOX_MAX_PACKAGES)
     return fail(err, errlen, "packages: at most %d directories, not %zu", WASMBOX_MAX_PACKAGES, c->n_packages);
   for (size_t i = 0; i < c->n_packages; i++) {

@@ -40,6 +40,8 @@ typedef struct {
   uint64_t max_file_bytes;    /* read_file / write_file / inline images */
   uint64_t max_image_bytes;   /* an image returned inline as image content */
   double session_ttl;         /* default create_session ttl */
+  char package_index[1024];   /* install_package: pip's --index-url, or */
+  char wheelhouse[1024];      /* a directory of wheels; "" = none */
   char home[1024];            /* state directory; "" = the library's default */
   char log_level[16];         /* stderr: error, warning, info, debug */
   char *owned[2 * MCP_MAX_LIST];

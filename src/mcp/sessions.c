@@ -105,6 +105,27 @@ cJSON *tool_restore_session(mcp_msg *m, const cJSON *args) {
   return r ? tool_result(r, false) : NULL;
 }
 
+cJSON *tool_install_package(mcp_msg *m, const cJSON *args) {
+  static const char *const allowed[] = {"session_id", "requirement", NULL};
+  mcp_args a;
+  args_init(&a, args, allowed);
+  const char *sid = args_str(&a, "session_id", true, WASMBOX_ID_MAX - 1, NULL);
+  const char *req = args_str(&a, "requirement", true, 200, NULL);
+  if (a.bad) return tool_error("install_package: %s", a.msg);
+  const mcp_config *c = m->srv->cfg;
+  char err[1024], *out = NULL;
+  int rc = wasmbox_session_install(m->srv->wb, sid, req, c->package_index[0] ? c->package_index : NULL,
+                                   c->wheelhouse[0] ? c->wheelhouse : NULL, &out, err, sizeof err);
+  if (rc) return lib_error("install_package", rc, err);
+  cJSON *r = cJSON_Parse(out);
+  free(out);
+  if (!r) return NULL;
+  cJSON_AddStringToObject(r, "session_id", sid);
+  cJSON_AddStringToObject(r, "requirement", req);
+  mcp_note(m, MCP_LOG_INFO, "install_package %s in %s", req, sid);
+  return tool_result(r, false);
+}
+
 cJSON *tool_list_sessions(mcp_msg *m, const cJSON *args) {
   static const char *const none[] = {NULL};
   mcp_args a;

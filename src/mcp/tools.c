@@ -113,6 +113,16 @@ static const char write_in[] =
 static const char write_out[] =
     "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
     "\"size\":{\"type\":\"integer\"}},\"required\":[\"session_id\",\"path\",\"size\"]}";
+static const char install_in[] =
+    "{\"type\":\"object\",\"properties\":{" SID_IN ",\"requirement\":{\"type\":\"string\",\"minLength\":1,"
+    "\"maxLength\":200,\"description\":\"A package name with an optional version, as pip takes it: 'tabulate', "
+    "'attrs>=22,<24'.\"}},\"required\":[\"session_id\",\"requirement\"],\"additionalProperties\":false}";
+static const char install_out[] =
+    "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"requirement\":{\"type\":\"string\"},"
+    "\"installed\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"
+    "\"version\":{\"type\":\"string\"}},\"required\":[\"name\",\"version\"]}},\"built_in\":{\"type\":\"array\","
+    "\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"version\":{\"type\":\"string\"}},"
+    "\"required\":[\"name\",\"version\"]}}},\"required\":[\"session_id\",\"requirement\",\"installed\",\"built_in\"]}";
 static const char reset_out[] =
     "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"reset\":{\"type\":\"boolean\"}},"
     "\"required\":[\"session_id\",\"reset\"]}";
@@ -186,6 +196,11 @@ static const mcp_tool tools[] = {
     {"reset_workspace", "Empty a session's files",
      "Delete every file in a session's workspace (/app). Variables in memory stay.",
      sid_in, reset_out, false, true, true, tool_reset_workspace},
+    {"install_package", "Install a Python package into a session",
+     "Install a pure-Python package and its dependencies into a Python session, from the package index this "
+     "server is configured with; the session's later execute_code calls import it. Check list_runtimes first: "
+     "many packages are built in already. Packages with compiled code cannot be installed.",
+     install_in, install_out, false, false, true, tool_install_package},
     {"list_runtimes", "Languages, versions and limits",
      "What this sandbox runs: languages and versions, the modules and packages available (Python: the standard "
      "library and built-in pure-Python packages with their versions and import names), the default and maximum "

@@ -36,6 +36,7 @@ cJSON *tool_fork_session(mcp_msg *m, const cJSON *args);
 cJSON *tool_checkpoint_session(mcp_msg *m, const cJSON *args);
 cJSON *tool_restore_session(mcp_msg *m, const cJSON *args);
 cJSON *tool_list_sessions(mcp_msg *m, const cJSON *args);
+cJSON *tool_install_package(mcp_msg *m, const cJSON *args);
 cJSON *tool_list_files(mcp_msg *m, const cJSON *args);           /* files.c */
 cJSON *tool_read_file(mcp_msg *m, const cJSON *args);
 cJSON *tool_write_file(mcp_msg *m, const cJSON *args);

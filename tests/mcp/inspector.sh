@@ -43,8 +43,8 @@ for target in stdio http-legacy http-modern; do
     http-modern) era=modern; set -- "$url" ;;
   esac
   inspect $era "$@" --method tools/list
-  check "$target: tools/list has 13 tools with schemas" \
-    [ "$(py "len([t for t in r['result']['tools'] if t['inputSchema']['type'] == 'object' and t['outputSchema']])")" = 13 ]
+  check "$target: tools/list has 14 tools with schemas" \
+    [ "$(py "len([t for t in r['result']['tools'] if t['inputSchema']['type'] == 'object' and t['outputSchema']])")" = 14 ]
   inspect $era "$@" --method tools/call --tool-name execute_code --tool-arg 'code=print(6*7)'
   check "$target: execute_code prints 42" [ "$(py "r['result']['structuredContent']['stdout']")" = 42 ]
   check "$target: execute_code exit 0, isError false" [ "$rc" = 0 ] && [ "$(py "r['result']['isError']")" = False ]

@@ -109,7 +109,7 @@ for (const kind of ['stdio', 'http']) {
     const { client, close } = await connect(kind);
     try {
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 13);
+      assert.equal(tools.length, 14);
       for (const t of tools) {
         assert.equal(t.inputSchema.type, 'object');
         assert.equal(t.outputSchema.type, 'object');

@@ -17,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+import zipfile
 
 W = os.path.abspath(sys.argv[1])
 TMP = tempfile.mkdtemp(prefix='wasmbox-mcp-test-')
@@ -167,7 +168,7 @@ def http_protocol(s):
     tools = {t['name']: t for t in js['result']['tools']}
     want = {'execute_code', 'create_session', 'destroy_session', 'fork_session', 'checkpoint_session',
             'restore_session', 'list_sessions', 'list_files', 'read_file', 'write_file', 'reset_workspace',
-            'list_runtimes', 'get_metrics'}
+            'install_package', 'list_runtimes', 'get_metrics'}
     check('tools/list has every tool', set(tools) == want)
     check('every tool has inputSchema, outputSchema and annotations',
           all(t['inputSchema']['type'] == 'object' and t['outputSchema']['type'] == 'object' and 'annotations' in t
@@ -402,7 +403,7 @@ def http_stateless(s):
           and res['resultType'] == 'complete')
     st, _, js = s.stateless('tools/list')
     check('2026: tools/list carries resultType, ttlMs and cacheScope',
-          len(js['result']['tools']) == 13 and js['result']['cacheScope'] == 'public' and 'ttlMs' in js['result'])
+          len(js['result']['tools']) == 14 and js['result']['cacheScope'] == 'public' and 'ttlMs' in js['result'])
     st, _, js = s.stateless('tools/call', {'name': 'execute_code', 'arguments': {'code': 'print(2**10)'}})
     check('2026: a stateless execute_code', js['result']['structuredContent']['stdout'] == '1024\n')
     st, _, js = s.stateless('tools/list', meta={})
@@ -562,6 +563,11 @@ def http_sessions_files(s):
     check('list_runtimes lists the built-in packages with versions and import names',
           pk['openpyxl']['version'] == '3.0.9' and pk['PyYAML']['import'] == ['yaml'] and
           pk['beautifulsoup4']['from'] == 'built-in' and len(pk) >= 30)
+    box = s.tool(sid, 'create_session', {})['structuredContent']['session_id']
+    ins = s.tool(sid, 'install_package', {'session_id': box, 'requirement': 'tabulate'})
+    check('install_package without an index configured says so',
+          ins['isError'] and 'no package index is configured' in ins['content'][0]['text'])
+    s.tool(sid, 'destroy_session', {'session_id': box})
     ex = s.tool(sid, 'execute_code', {'code': 'import yaml, tabulate\nprint(tabulate.tabulate(yaml.safe_load("[[1, 2]]")))'})
     check('execute_code imports built-in packages', ex['structuredContent']['stdout'] == '-  -\n1  2\n-  -\n')
     check('list_runtimes gives max_fuel exactly (2^53, not a double rounded to 15 digits)',
@@ -612,6 +618,26 @@ def external_and_config():
         rt = {x['language']: x for x in s.tool(sid, 'list_runtimes', {})['structuredContent']['runtimes']}
         check('--packages: list_runtimes lists them',
               {'name': 'mypkg', 'version': '', 'import': ['mypkg'], 'from': '/packages/0'} in rt['python']['packages'])
+    finally:
+        s.stop()
+    wh = os.path.join(TMP, 'wheelhouse')
+    os.makedirs(wh, exist_ok=True)
+    with zipfile.ZipFile(os.path.join(wh, 'hello_wheel-0.1-py3-none-any.whl'), 'w') as z:
+        z.writestr('hello_wheel.py', 'GREETING = "hi"\n')
+        z.writestr('hello_wheel-0.1.dist-info/METADATA', 'Metadata-Version: 2.1\nName: hello-wheel\nVersion: 0.1\n')
+        z.writestr('hello_wheel-0.1.dist-info/WHEEL', 'Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n')
+        z.writestr('hello_wheel-0.1.dist-info/RECORD', '')
+    s = Server('--wheelhouse', wh)
+    try:
+        sid, _ = s.initialize()
+        box = s.tool(sid, 'create_session', {})['structuredContent']['session_id']
+        r = s.tool(sid, 'install_package', {'session_id': box, 'requirement': 'hello-wheel'})
+        check('install_package installs from the wheelhouse',
+              not r['isError'] and r['structuredContent']['installed'] == [{'name': 'hello_wheel', 'version': '0.1'}])
+        r = s.tool(sid, 'execute_code', {'code': 'import hello_wheel; print(hello_wheel.GREETING)', 'session_id': box})
+        check('install_package: the session imports it', r['structuredContent']['stdout'] == 'hi\n')
+        r = s.tool(sid, 'install_package', {'session_id': box, 'requirement': 'file:///etc/passwd'})
+        check('install_package refuses a path or URL', r['isError'] and 'refused' in r['content'][0]['text'])
     finally:
         s.stop()
     p = subprocess.run([W, 'serve', '--packages', os.path.join(TMP, 'nonexistent')], capture_output=True, env=ENV,

@@ -1,6 +1,9 @@
-"""Operator packages: directories of pure-Python packages or py3-none-any
-wheels that the host shows read-only at /packages/0, /packages/1, ... for a
-call (wasmbox run --packages DIR, the request's `packages`, MCP --packages).
+"""Package directories besides the built-in site-packages:
+- /app/.site-packages, where wasmbox_session_install (MCP install_package,
+  wasmbox session install) unpacks what a session installs;
+- the operator's directories of pure-Python packages or py3-none-any wheels
+  that the host shows read-only at /packages/0, /packages/1, ... for a call
+  (wasmbox run --packages DIR, the request's `packages`, MCP --packages).
 
 The base snapshot is taken without them and each call may have others, so
 their sys.path entries get a finder that looks at the directory again at
@@ -16,6 +19,7 @@ from importlib.machinery import FileFinder, SourceFileLoader, SourcelessFileLoad
 
 ROOT = '/packages'
 COUNT = 4  # WASMBOX_MAX_PACKAGES in include/wasmbox.h
+SESSION = '/app/.site-packages'
 _LOADERS = ((SourceFileLoader, SOURCE_SUFFIXES), (SourcelessFileLoader, BYTECODE_SUFFIXES))
 
 
@@ -62,14 +66,14 @@ class PackagesFinder:
 
 
 def _hook(path):
-    if os.path.dirname(path) == ROOT and path[len(ROOT) + 1:].isdigit():
+    if path == SESSION or (os.path.dirname(path) == ROOT and path[len(ROOT) + 1:].isdigit()):
         return PackagesFinder(path)
     raise ImportError('not an operator package directory')
 
 
 def install():
     sys.path_hooks.insert(0, _hook)
-    entries = [f'{ROOT}/{i}' for i in range(COUNT)]
+    entries = [SESSION] + [f'{ROOT}/{i}' for i in range(COUNT)]
     site = [i for i, p in enumerate(sys.path) if p.endswith('site-packages')]
     at = site[0] if site else len(sys.path)
     sys.path[at:at] = entries

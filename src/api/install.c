@@ -1,0 +1,409 @@
+/* wasmbox_session_install (include/wasmbox.h): pip on this host resolves and
+ * downloads pure-Python wheels; a call in the session itself unpacks them
+ * into its /app/.site-packages, so nothing of a package is ever opened on
+ * the host but by pip's resolver, and the unpacking is bounded by the
+ * sandbox (its quota, its paths). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/internal.h"
+#include "python_packages.h" /* generated: the built-in packages */
+#include "util/json.h"
+
+#define PIP "/usr/bin/python3"
+#define PIP_TIMEOUT_S 300
+#define PIP_OUTPUT_MAX (64u << 10)
+#define REQUIREMENT_MAX 200
+#define WHEELS_DIR "/app/.wasmbox-wheels"
+
+extern char **environ;
+
+/* A name with an optional version specifier and extras, and nothing pip
+ * would read as a path, a URL or an option: "pkg", "pkg[x]>=1.2,<2". */
+static bool plain_requirement(const char *r) {
+  size_t n = strlen(r);
+  if (n == 0 || n > REQUIREMENT_MAX) return false;
+  if (!((r[0] >= 'a' && r[0] <= 'z') || (r[0] >= 'A' && r[0] <= 'Z') || (r[0] >= '0' && r[0] <= '9'))) return false;
+  for (const char *p = r; *p; p++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-[],<>=!~* +", *p)) return false;
+  return true;
+}
+
+/* PEP 503 normalisation: lower case, runs of -_. as one '-'. */
+static void normalise(const char *s, size_t n, char *out, size_t cap) {
+  size_t k = 0;
+  for (size_t i = 0; i < n && k + 1 < cap; i++) {
+    char c = s[i];
+    if (c == '-' || c == '_' || c == '.') {
+      if (k && out[k - 1] != '-') out[k++] = '-';
+    } else {
+      out[k++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+  }
+  out[k] = 0;
+}
+
+static int built_in(const char *name, size_t n) {
+  char want[128], have[128];
+  normalise(name, n, want, sizeof want);
+  for (size_t i = 0; i < sizeof wb_python_packages / sizeof wb_python_packages[0]; i++) {
+    if (wb_python_packages[i].module[0] == '_') continue; /* PyYAML's _yaml shim: name it by yaml */
+    normalise(wb_python_packages[i].distribution, strlen(wb_python_packages[i].distribution), have, sizeof have);
+    if (!strcmp(want, have)) return (int)i;
+  }
+  return -1;
+}
+
+/* NAME-VERSION(-BUILD)?-PY-ABI-PLATFORM.whl: pure Python when ABI is none
+ * and PLATFORM any. */
+static bool pure_wheel(const char *file) {
+  size_t n = strlen(file);
+  if (n < 5 || strcmp(file + n - 4, ".whl")) return false;
+  const char *plat = NULL, *abi = NULL;
+  for (const char *p = file + n - 4; p > file; p--)
+    if (p[-1] == '-') {
+      if (!plat) plat = p;
+      else if (!abi) {
+        abi = p;
+        break;
+      }
+    }
+  return plat && abi && !strncmp(plat, "any.whl", 7) && !strncmp(abi, "none-", 5);
+}
+
+/* Run pip with argv; its output (stdout and stderr, bounded) in *out. */
+static int run_pip(char *const argv[], const char *home, wb_buf *out, char *err, size_t errlen) {
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    snprintf(err, errlen, "pipe: %s", strerror(errno));
+    return -1;
+  }
+  char env_home[4200];
+  snprintf(env_home, sizeof env_home, "HOME=%s", home);
+  char *const env[] = {"PATH=/usr/bin:/bin", env_home, "PIP_CONFIG_FILE=/dev/null", "PIP_NO_INPUT=1",
+                       "PIP_DISABLE_PIP_VERSION_CHECK=1", "LANG=C.UTF-8", NULL};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+  pid_t pid;
+  int rc = posix_spawn(&pid, PIP, &fa, NULL, argv, env);
+  posix_spawn_file_actions_destroy(&fa);
+  close(pipefd[1]);
+  if (rc != 0) {
+    close(pipefd[0]);
+    snprintf(err, errlen, "cannot start %s -m pip: %s", PIP, strerror(rc));
+    return -1;
+  }
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  char chunk[4096];
+  bool timed_out = false;
+  for (;;) {
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double left = PIP_TIMEOUT_S - ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9);
+    if (left <= 0) {
+      timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    struct pollfd p = {.fd = pipefd[0], .events = POLLIN};
+    int r = poll(&p, 1, (int)(left * 1000) + 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) continue;
+    ssize_t k = read(pipefd[0], chunk, sizeof chunk);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    if (out->len < PIP_OUTPUT_MAX) wb_buf_append(out, chunk, (size_t)k);
+  }
+  close(pipefd[0]);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    snprintf(err, errlen, "pip did not finish within %d s", PIP_TIMEOUT_S);
+    return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The last line of pip's output that says ERROR, for the caller. */
+static const char *pip_error(wb_buf *out) {
+  wb_buf_append(out, "", 1);
+  char *last = NULL;
+  for (char *l = out->data; l && *l;) {
+    char *nl = strchr(l, '\n');
+    if (nl) *nl = 0;
+    if (!strncmp(l, "ERROR: ", 7)) last = l + 7;
+    l = nl ? nl + 1 : NULL;
+  }
+  return last ? last : "pip failed";
+}
+
+/* The built-in packages as pip must see them: a wheel of metadata only for
+ * each (so a dependency on one resolves without downloading it) and a
+ * constraints file pinning each to the built-in version (so nothing asks for
+ * another). Made by our own few lines of Python on the host's interpreter. */
+static const char stubs_code[] =
+    "import sys, zipfile\n"
+    "d = sys.argv[1]\n"
+    "with open(d + '/constraints.txt', 'w') as c:\n"
+    "    for spec in sys.argv[2:]:\n"
+    "        name, ver = spec.split('==')\n"
+    "        c.write(spec + '\\n')\n"
+    "        w = name.replace('-', '_')\n"
+    "        with zipfile.ZipFile('%s/stubs/%s-%s-py3-none-any.whl' % (d, w, ver), 'w') as z:\n"
+    "            di = '%s-%s.dist-info/' % (w, ver)\n"
+    "            z.writestr(di + 'METADATA', 'Metadata-Version: 2.1\\nName: %s\\nVersion: %s\\n' % (name, ver))\n"
+    "            z.writestr(di + 'WHEEL', 'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n"
+    "            z.writestr(di + 'RECORD', '')\n";
+
+static int make_stubs(const char *tmp, char *err, size_t errlen) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/stubs", tmp);
+  if (mkdir(dir, 0700) != 0) {
+    snprintf(err, errlen, "cannot make %s: %s", dir, strerror(errno));
+    return -1;
+  }
+  size_t n = sizeof wb_python_packages / sizeof wb_python_packages[0];
+  char **argv = calloc(n + 6, sizeof *argv), **specs = calloc(n, sizeof *specs);
+  int k = 0, rc = -1;
+  if (argv && specs) {
+    argv[k++] = PIP, argv[k++] = "-I", argv[k++] = "-c", argv[k++] = (char *)stubs_code, argv[k++] = (char *)tmp;
+    for (size_t i = 0; i < n; i++) {
+      bool seen = false; /* a distribution has a row per import name */
+      for (size_t j = 0; j < i; j++) seen = seen || !strcmp(wb_python_packages[j].distribution, wb_python_packages[i].distribution);
+      if (seen || asprintf(&specs[i], "%s==%s", wb_python_packages[i].distribution, wb_python_packages[i].version) < 0)
+        continue;
+      argv[k++] = specs[i];
+    }
+    wb_buf out = {0};
+    rc = run_pip(argv, tmp, &out, err, errlen);
+    if (rc > 0) snprintf(err, errlen, "making the built-in packages' metadata for pip failed: %.200s", out.data ? out.data : "");
+    wb_buf_free(&out);
+    for (size_t i = 0; i < n; i++) free(specs[i]);
+  } else {
+    snprintf(err, errlen, "out of memory");
+  }
+  free(argv);
+  free(specs);
+  return rc;
+}
+
+static int pip_download(const char *req, const char *index_url, const char *wheelhouse, const char *dest,
+                        const char *home, bool pure_only, wb_buf *out, char *err, size_t errlen) {
+  char *argv[40], stubs[4200], constraints[4200];
+  snprintf(stubs, sizeof stubs, "%s/stubs", home);
+  snprintf(constraints, sizeof constraints, "%s/constraints.txt", home);
+  int n = 0;
+  argv[n++] = PIP, argv[n++] = "-m", argv[n++] = "pip", argv[n++] = "download", argv[n++] = "--quiet";
+  argv[n++] = "--no-cache-dir", argv[n++] = "--only-binary=:all:", argv[n++] = "--dest", argv[n++] = (char *)dest;
+  if (pure_only) {
+    argv[n++] = "--platform", argv[n++] = "any", argv[n++] = "--implementation", argv[n++] = "py";
+    argv[n++] = "--python-version", argv[n++] = "3.11";
+    argv[n++] = "--find-links", argv[n++] = stubs, argv[n++] = "--constraint", argv[n++] = constraints;
+  } else {
+    argv[n++] = "--no-deps";
+  }
+  if (index_url) argv[n++] = "--index-url", argv[n++] = (char *)index_url;
+  else argv[n++] = "--no-index", argv[n++] = "--find-links", argv[n++] = (char *)wheelhouse;
+  argv[n++] = "--", argv[n++] = (char *)req, argv[n] = NULL;
+  return run_pip(argv, home, out, err, errlen);
+}
+
+/* A wheel with compiled code among what pip finds for `req` without the
+ * pure-Python restriction: its file name, to say why nothing matched. */
+static char *binary_wheel(const char *req, const char *index_url, const char *wheelhouse, const char *tmp) {
+  char dir[4200], err[256];
+  snprintf(dir, sizeof dir, "%s/any", tmp);
+  if (mkdir(dir, 0700) != 0) return NULL;
+  wb_buf out = {0};
+  int rc = pip_download(req, index_url, wheelhouse, dir, tmp, false, &out, err, sizeof err);
+  wb_buf_free(&out);
+  DIR *d = rc == 0 ? opendir(dir) : NULL;
+  char *found = NULL;
+  for (struct dirent *e; d && (e = readdir(d));)
+    if (!found && strstr(e->d_name, ".whl") && !pure_wheel(e->d_name)) found = strdup(e->d_name);
+  if (d) closedir(d);
+  return found;
+}
+
+static int read_all(const char *path, char **data, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  wb_buf b = {0};
+  char chunk[65536];
+  size_t k;
+  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= WASMBOX_FILE_MAX) wb_buf_append(&b, chunk, k);
+  fclose(f);
+  if (b.len > WASMBOX_FILE_MAX) {
+    wb_buf_free(&b);
+    return -2;
+  }
+  *len = b.len;
+  *data = wb_buf_take(&b);
+  return *data ? 0 : -1;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The call that unpacks the wheels inside the sandbox: names of its own in
+ * a function, so the session's variables stay as they were. */
+static const char unpack_code[] =
+    "def _wasmbox_unpack():\n"
+    "    import importlib, os, zipfile\n"
+    "    src, dst = '" WHEELS_DIR "', '/app/.site-packages'\n"
+    "    for w in sorted(os.listdir(src)):\n"
+    "        with zipfile.ZipFile(os.path.join(src, w)) as z:\n"
+    "            z.extractall(dst)\n"
+    "        os.remove(os.path.join(src, w))\n"
+    "    os.rmdir(src)\n"
+    "    importlib.invalidate_caches()\n"
+    "_wasmbox_unpack()\n"
+    "del _wasmbox_unpack\n";
+
+int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement, const char *index_url,
+                            const char *wheelhouse, char **out, char *err, size_t errlen) {
+  *out = NULL;
+  err[0] = 0;
+  if (!index_url && !wheelhouse)
+    return wb_usage(err, errlen, "no package index is configured: packages can be installed only from one "
+                                 "(--package-index URL) or a directory of wheels (--wheelhouse DIR)");
+  if (index_url && wheelhouse) return wb_usage(err, errlen, "give a package index or a wheelhouse, not both");
+  if (!requirement || !plain_requirement(requirement))
+    return wb_usage(err, errlen, "requirement '%s' is not a package name with an optional version (e.g. "
+                                 "'tabulate' or 'attrs>=22,<24'); paths, URLs and options are refused",
+                    requirement ? requirement : "");
+  size_t name_len = strspn(requirement, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+  int bi = built_in(requirement, name_len);
+  if (bi >= 0)
+    return wb_usage(err, errlen, "%s is built in (version %s, import %s): it is there in every call and cannot "
+                                 "be replaced in a session",
+                    wb_python_packages[bi].distribution, wb_python_packages[bi].version, wb_python_packages[bi].module);
+  wasmbox_session_info info;
+  int rc = wasmbox_session_info_get(wb, id, &info, err, errlen);
+  if (rc) return rc;
+  if (strcmp(info.language, "python")) return wb_usage(err, errlen, "session %s runs %s: packages are Python's", id, info.language);
+  char tmp[] = "/tmp/wasmbox-install-XXXXXX";
+  if (!mkdtemp(tmp)) {
+    snprintf(err, errlen, "cannot make a download directory: %s", strerror(errno));
+    return WASMBOX_EINTERNAL;
+  }
+  char dest[4200];
+  snprintf(dest, sizeof dest, "%s/wheels", tmp);
+  wb_buf log = {0};
+  int pip = mkdir(dest, 0700) == 0 ? make_stubs(tmp, err, errlen) : -1;
+  if (pip == 0) pip = pip_download(requirement, index_url, wheelhouse, dest, tmp, true, &log, err, errlen);
+  else if (!err[0]) snprintf(err, errlen, "cannot make %s: %s", dest, strerror(errno));
+  char **wheels = NULL;
+  size_t nw = 0;
+  wb_buf res = {0};
+  if (pip < 0) {
+    rc = WASMBOX_EINTERNAL;
+  } else if (pip != 0) {
+    char *bin = binary_wheel(requirement, index_url, wheelhouse, tmp);
+    if (bin) rc = wb_usage(err, errlen, "%s has compiled code (%s): only pure-Python wheels (py3-none-any) can be "
+                                       "installed", requirement, bin);
+    else rc = wb_usage(err, errlen, "pip: %s", pip_error(&log));
+    free(bin);
+  } else {
+    DIR *d = opendir(dest);
+    for (struct dirent *e; d && (e = readdir(d));) {
+      if (e->d_name[0] == '.') continue;
+      char **w = realloc(wheels, (nw + 1) * sizeof *wheels);
+      if (!w || !(w[nw] = strdup(e->d_name))) {
+        wheels = w ? w : wheels;
+        rc = WASMBOX_EINTERNAL;
+        snprintf(err, errlen, "out of memory");
+        break;
+      }
+      wheels = w, nw++;
+    }
+    if (d) closedir(d);
+    if (nw) qsort(wheels, nw, sizeof *wheels, by_name);
+    for (size_t i = 0; i < nw && !rc; i++)
+      if (!pure_wheel(wheels[i]))
+        rc = wb_usage(err, errlen, "%s has compiled code: only pure-Python wheels (py3-none-any) can be installed",
+                      wheels[i]);
+  }
+  /* hand the wheels in (dependencies that are built in stay out), unpack
+   * them in the session, report what came in */
+  wb_buf_puts(&res, "{\"installed\":[");
+  bool first = true, any = false;
+  wb_buf skipped = {0};
+  for (size_t i = 0; i < nw && !rc; i++) {
+    const char *dash = strchr(wheels[i], '-');
+    size_t nl = dash ? (size_t)(dash - wheels[i]) : strlen(wheels[i]);
+    int b = built_in(wheels[i], nl);
+    const char *ver = dash ? dash + 1 : "";
+    size_t vl = strcspn(ver, "-");
+    if (b >= 0) {
+      wb_buf_puts(&skipped, skipped.len ? "," : "");
+      wb_buf_puts(&skipped, "{\"name\":");
+      wb_json_cstr(&skipped, wb_python_packages[b].distribution);
+      wb_buf_puts(&skipped, ",\"version\":");
+      wb_json_cstr(&skipped, wb_python_packages[b].version);
+      wb_buf_puts(&skipped, "}");
+      continue;
+    }
+    char path[4400], guest[4400], *data = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%s", dest, wheels[i]);
+    snprintf(guest, sizeof guest, WHEELS_DIR "/%s", wheels[i]);
+    int r = read_all(path, &data, &len);
+    if (r == -2) rc = wb_usage(err, errlen, "%s is larger than %llu MB", wheels[i], WASMBOX_FILE_MAX >> 20);
+    else if (r) {
+      snprintf(err, errlen, "reading %s: %s", wheels[i], strerror(errno));
+      rc = WASMBOX_EINTERNAL;
+    } else {
+      rc = wasmbox_session_write_file(wb, id, guest, data, len, err, errlen);
+    }
+    free(data);
+    wb_buf_puts(&res, first ? "{\"name\":" : ",{\"name\":");
+    wb_json_str(&res, wheels[i], nl);
+    wb_buf_puts(&res, ",\"version\":");
+    wb_json_str(&res, ver, vl);
+    wb_buf_puts(&res, "}");
+    first = false;
+    any = true;
+  }
+  if (!rc && any) {
+    wasmbox_request req = {.session_id = id, .code = unpack_code, .timeout_seconds = 120};
+    wasmbox_result *r = NULL;
+    rc = wasmbox_run(wb, &req, &r, err, errlen);
+    if (!rc && r->status != WASMBOX_STATUS_OK)
+      rc = wb_usage(err, errlen, "unpacking in the session failed (%s): %s", wasmbox_status_name(r->status),
+                    r->error_message ? r->error_message : "");
+    wasmbox_result_free(r);
+  }
+  wb_buf_puts(&res, "],\"built_in\":[");
+  if (skipped.len) wb_buf_append(&res, skipped.data, skipped.len);
+  wb_buf_puts(&res, "]}");
+  wb_buf_free(&skipped);
+  wb_buf_free(&log);
+  for (size_t i = 0; i < nw; i++) free(wheels[i]);
+  free(wheels);
+  wb_remove_tree(tmp);
+  if (rc) {
+    wb_buf_free(&res);
+    return rc;
+  }
+  *out = wb_buf_take(&res);
+  if (!*out) {
+    snprintf(err, errlen, "out of memory");
+    return WASMBOX_EINTERNAL;
+  }
+  return WASMBOX_OK;
+}
