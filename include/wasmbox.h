@@ -99,6 +99,19 @@ typedef struct {
   size_t mounts_len;
   const char *const *packages; /* Python: package directories (above) */
   size_t packages_len;
+  /* Python import policy, for eval harnesses that must restrict code (a
+   * policy, not the security boundary): only the top-level modules in
+   * allow_imports (NULL: any; non-NULL with length 0: none), never those in
+   * deny_imports, and none of the builtins in deny_builtins (e.g. "eval",
+   * "exec", "compile"). The code is checked before it runs (every violation
+   * with its line, as one error of type ImportPolicyError) and again while
+   * it runs; imports made inside the libraries it uses are theirs. */
+  const char *const *allow_imports;
+  size_t allow_imports_len;
+  const char *const *deny_imports;
+  size_t deny_imports_len;
+  const char *const *deny_builtins;
+  size_t deny_builtins_len;
   wasmbox_cancel *cancel;   /* NULL, or a token that may stop the call */
   const char *session_id;   /* run in this session: its workspace is /app,
                                its environment, mounts and packages are the

@@ -291,7 +291,7 @@ run run --timeout .5 --max-output 100 -c 'print(1)'
 check "  ... while .5 and 100 are taken" [ "$rc" = 0 ] && [ "$out" = 1 ]
 
 ran=$(missing_value run | wc -l)
-check "run: all 13 options with a value refuse a missing one (exit 2, named)" [ "$ran" = 13 ]
+check "run: all 16 options with a value refuse a missing one (exit 2, named)" [ "$ran" = 16 ]
 ran=$(missing_value session new | wc -l)
 check "session new: all 7 options with a value refuse a missing one" [ "$ran" = 7 ]
 
@@ -327,6 +327,16 @@ WASMBOX_HOME="$tmp/home" run run --session "$sid" -c 'import cli_pkg; print(cli_
 check "session install: the session imports it" [ "$out" = 5 ]
 WASMBOX_HOME="$tmp/home" run session install "$sid" cli-pkg
 check "session install without an index is bad usage saying so" [ "$rc" = 2 ] && grep -q "no package index" <<<"$err"
+run run --deny-imports socket,subprocess --deny-builtins eval,exec --json -c $'print(1)\nimport socket\neval("1")'
+check "--deny-imports/--deny-builtins: every violation with its line, before anything runs" \
+  [ "$(json "(r['error']['type'], r['error']['message'], r['stdout'])")" = \
+    "('ImportPolicyError', \"line 2: import of 'socket' is not allowed; line 3: eval is not allowed\", '')" ]
+run run --allow-imports json,math -c 'import json, math; print(json.dumps(math.pi > 3))'
+check "--allow-imports: the allowed ones import" [ "$rc" = 0 ] && [ "$out" = true ]
+run run --allow-imports '' -c 'import json'
+check "--allow-imports '': nothing may be imported" [ "$rc" = 1 ] && grep -q "ImportPolicyError" <<<"$err"
+run run --lang js --deny-imports fs -c 'console.log(1)'
+check "an import policy with JavaScript is bad usage" [ "$rc" = 2 ] && grep -q "Python's" <<<"$err"
 WASMBOX_HOME="$tmp/home" run session install "$sid" --wheelhouse "$tmp/wh"
 check "session install without a requirement is bad usage" [ "$rc" = 2 ]
 

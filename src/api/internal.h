@@ -54,6 +54,10 @@ int wb_usage(char *err, size_t errlen, const char *fmt, ...) __attribute__((form
 /* Request checks (checks.c): WASMBOX_OK or WASMBOX_EUSAGE with a message. */
 int wb_check_env(const char *const *env, size_t n, char *err, size_t errlen);
 int wb_check_mounts(const wasmbox_mount *m, size_t n, char *err, size_t errlen);
+/* The request's Python import policy (policy.c): wanted at all, and the
+ * code wrapped to enforce it (*owned holds the new code; free it after). */
+bool wb_policy_wanted(const wasmbox_request *req);
+int wb_policy_wrap(wasmbox_request *req, char **owned, char *err, size_t errlen);
 /* `m` then the package directories as mounts at /packages/N in `out`
  * (*nout = 0 when there are none: use `m` as it is). */
 int wb_add_packages(const char *language, const wasmbox_mount *m, size_t n, const char *const *pkgs, size_t npkgs,

@@ -368,8 +368,24 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
     with.packages = NULL;
     with.packages_len = 0;
   }
-  if (wb->workers) return wb_workers_run(wb, &with, out, err, errlen);
-  return wb_run_here(wb, &with, out, err, errlen);
+  char *wrapped = NULL;
+  if (wb_policy_wanted(req)) {
+    const char *lang = req->language;
+    wasmbox_session_info info;
+    if (!lang && req->session_id) {
+      int rc = wasmbox_session_info_get(wb, req->session_id, &info, err, errlen);
+      if (rc) return rc;
+      lang = info.language;
+    }
+    const wb_runtime *rt = wb_runtime_find(lang ? lang : "python");
+    if (rt && strcmp(rt->language, "python"))
+      return wb_usage(err, errlen, "import policies are Python's; this call runs %s", rt->language);
+    int rc = wb_policy_wrap(&with, &wrapped, err, errlen);
+    if (rc) return rc;
+  }
+  int rc = wb->workers ? wb_workers_run(wb, &with, out, err, errlen) : wb_run_here(wb, &with, out, err, errlen);
+  free(wrapped);
+  return rc;
 }
 
 int wb_run_here(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {

@@ -55,6 +55,13 @@ static const char run_usage[] =
     "  --packages DIR       Python: a directory of pure-Python packages or\n"
     "                       py3-none-any wheels, read-only on sys.path\n"
     "                       (repeatable, at most 4)\n"
+    "  --allow-imports M,M  Python: the code may import only these top-level\n"
+    "                       modules ('' for none); checked before it runs and\n"
+    "                       while it runs. A policy for eval harnesses, not the\n"
+    "                       sandbox's security boundary\n"
+    "  --deny-imports M,M   Python: the code may not import these\n"
+    "  --deny-builtins B,B  Python: the code may not call these builtins\n"
+    "                       (e.g. eval,exec,compile)\n"
     "  --session ID         run in a session (wasmbox session new): variables,\n"
     "                       imports and files of its earlier calls are there\n"
     "  --json               print the result as one JSON object\n"
@@ -228,6 +235,28 @@ static int print_result(const wasmbox_result *r, const output_mode *m, size_t ma
   return code;
 }
 
+/* A comma-separated list of names ("a,b,c"; "" is the empty list). */
+typedef struct {
+  char *text;
+  char **names;
+  size_t n;
+} name_list;
+
+static bool split_names(const char *v, name_list *l) {
+  free(l->text), free(l->names);
+  l->n = 0;
+  l->text = strdup(v);
+  l->names = calloc(strlen(v) / 2 + 2, sizeof *l->names);
+  if (!l->text || !l->names) return false;
+  for (char *save = NULL, *t = strtok_r(l->text, ",", &save); t; t = strtok_r(NULL, ",", &save)) l->names[l->n++] = t;
+  return true;
+}
+
+static void name_list_free(name_list *l) {
+  free(l->text);
+  free(l->names);
+}
+
 static int cmd_run(int argc, char **argv) {
   output_mode m = {0};
   for (int i = 1; i < argc; i++)
@@ -242,6 +271,7 @@ static int cmd_run(int argc, char **argv) {
   size_t nmounts = 0;
   const char *packages[WASMBOX_MAX_PACKAGES];
   size_t npackages = 0;
+  name_list allow = {0}, deny = {0}, deny_builtins = {0};
   char msg[512];
   if (!env) return fail_internal(&m, "out of memory");
   int rc = EXIT_OK;
@@ -261,7 +291,8 @@ static int cmd_run(int argc, char **argv) {
      * all but --env, --mount and --packages once at most */
     static const char *const with_value[] = {"-c",      "--lang",  "--workspace", "--timeout", "--memory",
                                              "--fuel",  "--max-output", "--quota", "--stdin", "--session",
-                                             "--env",   "--mount", "--packages", NULL};
+                                             "--env",   "--mount", "--packages", "--allow-imports",
+                                             "--deny-imports", "--deny-builtins", NULL};
     static const char *const repeatable[] = {"--env", "--mount", "--packages", NULL};
     int k = option_index(with_value, a);
     if (k >= 0 && !v) {
@@ -348,6 +379,13 @@ static int cmd_run(int argc, char **argv) {
       mount_specs[nmounts] = spec;
       mounts[nmounts++] = (wasmbox_mount){.host_dir = spec, .guest_path = colon + 1};
       i++;
+    } else if (!strcmp(a, "--allow-imports") || !strcmp(a, "--deny-imports") || !strcmp(a, "--deny-builtins")) {
+      name_list *l = a[2] == 'a' ? &allow : a[7] == 'i' ? &deny : &deny_builtins;
+      if (!split_names(v, l)) {
+        rc = fail_internal(&m, "out of memory");
+        goto out;
+      }
+      i++;
     } else if (!strcmp(a, "--packages")) {
       if (npackages == WASMBOX_MAX_PACKAGES) {
         snprintf(msg, sizeof msg, "--packages is given more than %d times", WASMBOX_MAX_PACKAGES);
@@ -433,6 +471,9 @@ static int cmd_run(int argc, char **argv) {
   req.mounts_len = nmounts;
   req.packages = packages;
   req.packages_len = npackages;
+  if (allow.text) req.allow_imports = (const char *const *)allow.names, req.allow_imports_len = allow.n;
+  req.deny_imports = (const char *const *)deny.names, req.deny_imports_len = deny.n;
+  req.deny_builtins = (const char *const *)deny_builtins.names, req.deny_builtins_len = deny_builtins.n;
 
   /* one call, then exit: no cgroup placement (see wasmbox_options) */
   wasmbox_options opts = {.one_shot = true};
@@ -456,6 +497,7 @@ out:
   wb_buf_free(&stdin_buf);
   for (size_t i = 0; i < nowned; i++) free(env_owned[i]);
   for (size_t i = 0; i < nmounts; i++) free(mount_specs[i]);
+  name_list_free(&allow), name_list_free(&deny), name_list_free(&deny_builtins);
   free(env_owned);
   free(env);
   return rc;

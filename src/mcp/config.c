@@ -71,6 +71,13 @@ static const option options[] = {
     {"packages", K_LIST, OFF(packages), OFF(n_packages), 0, 0, 0, "DIR",
      "Python: a directory of pure-Python packages or py3-none-any wheels, read-only on sys.path in every Python "
      "call and session (repeatable, at most 4)"},
+    {"allow-imports", K_LIST, OFF(allow_imports), OFF(n_allow_imports), 0, 0, 0, "MODULE",
+     "Python calls may import only these top-level modules (repeatable); checked before and while the code runs. "
+     "A policy for eval harnesses, not the sandbox's security boundary"},
+    {"deny-imports", K_LIST, OFF(deny_imports), OFF(n_deny_imports), 0, 0, 0, "MODULE",
+     "Python calls may not import these top-level modules (repeatable)"},
+    {"deny-builtins", K_LIST, OFF(deny_builtins), OFF(n_deny_builtins), 0, 0, 0, "NAME",
+     "Python calls may not call these builtins, e.g. eval, exec, compile (repeatable)"},
     {"external-max-bytes", K_U64, OFF(external_max_bytes), 0, 0, 1ull << 40, 0, "BYTES",
      "total size allowed for --external-files (default 268435456)"},
     {"package-index", K_STR, OFF(package_index), sizeof(((mcp_config *)0)->package_index), 0, 0, 0, "URL",

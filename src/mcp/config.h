@@ -23,6 +23,12 @@ typedef struct {
   size_t n_external;
   char *packages[MCP_MAX_LIST]; /* Python package directories (/packages/N) */
   size_t n_packages;
+  char *allow_imports[MCP_MAX_LIST]; /* Python import policy of every call */
+  size_t n_allow_imports;
+  char *deny_imports[MCP_MAX_LIST];
+  size_t n_deny_imports;
+  char *deny_builtins[MCP_MAX_LIST];
+  size_t n_deny_builtins;
   uint64_t external_max_bytes;
   uint64_t max_request_bytes; /* one HTTP body or stdio line */
   double idle_timeout;        /* HTTP: seconds a connection may stay silent */

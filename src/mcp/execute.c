@@ -158,6 +158,17 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
                          .stdin_len = stdin_len,
                          .cancel = m->cancel,
                          .session_id = sid};
+  char err[512];
+  const mcp_config *c = s->cfg;
+  wasmbox_session_info info;
+  const char *runs = lang ? lang : "python";
+  if (!lang && sid && wasmbox_session_info_get(s->wb, sid, &info, err, sizeof err) == WASMBOX_OK) runs = info.language;
+  if (!strcmp(runs, "python")) { /* the import policy is Python's */
+    if (c->n_allow_imports) req.allow_imports = (const char *const *)c->allow_imports;
+    req.allow_imports_len = c->n_allow_imports;
+    req.deny_imports = (const char *const *)c->deny_imports, req.deny_imports_len = c->n_deny_imports;
+    req.deny_builtins = (const char *const *)c->deny_builtins, req.deny_builtins_len = c->n_deny_builtins;
+  }
   char *workspace = NULL;
   if (!sid) {
     /* our own workspace, so images the code writes can be returned */
@@ -172,7 +183,6 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
     }
   }
   wasmbox_result *r = NULL;
-  char err[512];
   double t0 = now_ms();
   int rc = wasmbox_run(s->wb, &req, &r, err, sizeof err);
   double ms = now_ms() - t0;

@@ -640,6 +640,21 @@ def external_and_config():
         check('install_package refuses a path or URL', r['isError'] and 'refused' in r['content'][0]['text'])
     finally:
         s.stop()
+    s = Server('--deny-imports', 'socket', '--deny-builtins', 'eval')
+    try:
+        sid, _ = s.initialize()
+        r = s.tool(sid, 'execute_code', {'code': 'print(1)\nimport socket'})
+        check('--deny-imports: refused before the code runs, as ImportPolicyError',
+              r['isError'] and r['structuredContent']['error']['type'] == 'ImportPolicyError' and
+              r['structuredContent']['stdout'] == '')
+        r = s.tool(sid, 'execute_code', {'code': 'print(eval("1"))'})
+        check('--deny-builtins: eval refused', r['isError'] and 'eval is not allowed' in
+              r['structuredContent']['error']['message'])
+        js = s.tool(sid, 'create_session', {'language': 'javascript'})['structuredContent']['session_id']
+        r = s.tool(sid, 'execute_code', {'code': 'console.log(eval("2"))', 'session_id': js})
+        check('the import policy leaves JavaScript sessions alone', r['structuredContent']['stdout'] == '2\n')
+    finally:
+        s.stop()
     p = subprocess.run([W, 'serve', '--packages', os.path.join(TMP, 'nonexistent')], capture_output=True, env=ENV,
                        timeout=30)
     check('--packages with a missing directory -> exit 2', p.returncode == 2 and b'not a directory' in p.stderr)
