@@ -129,6 +129,31 @@ static void add_images(mcp_msg *m, cJSON *content, const wasmbox_result *r, cons
   }
 }
 
+/* A module that is not there, on a server that can install packages: say
+ * how (the library's own hint has named a built-in package if one was
+ * meant, and then this one is not added). */
+static void install_hint(mcp_server *s, cJSON *structured, const wasmbox_result *r, const char *sid) {
+  const char *p = r->error_message ? strstr(r->error_message, "No module named '") : NULL;
+  if (!p || !r->error_type || strcmp(r->error_type, "ModuleNotFoundError") ||
+      !(s->cfg->package_index[0] || s->cfg->wheelhouse[0]))
+    return;
+  p += strlen("No module named '");
+  int n = (int)strcspn(p, "'.");
+  cJSON *g = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(structured, "error"), "guidance");
+  const cJSON *h;
+  cJSON_ArrayForEach(h, g) if (cJSON_IsString(h) && strstr(h->valuestring, "is imported as")) return;
+  char text[512];
+  if (sid)
+    snprintf(text, sizeof text, "If '%.*s' is a pure-Python package, install_package(session_id=\"%s\", "
+             "requirement=\"%.*s\") installs it into this session (its pip name may differ from the module name).",
+             n, p, sid, n, p);
+  else
+    snprintf(text, sizeof text, "If '%.*s' is a pure-Python package, create_session, then install_package("
+             "session_id, requirement=\"%.*s\") installs it there (its pip name may differ from the module name).",
+             n, p, n, p);
+  if (cJSON_IsArray(g)) cJSON_AddItemToArray(g, cJSON_CreateString(text));
+}
+
 cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
   static const char *const allowed[] = {"code", "language", "session_id", "timeout_seconds", "memory_mb", "fuel",
                                         "stdin", NULL};
@@ -198,6 +223,7 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
     char *json = wasmbox_result_json(r);
     cJSON *structured = json ? cJSON_Parse(json) : NULL;
     free(json);
+    if (structured) install_hint(s, structured, r, sid);
     out = structured ? tool_result(structured, r->status != WASMBOX_STATUS_OK) : NULL;
     cJSON *content = cJSON_GetObjectItemCaseSensitive(out, "content");
     if (content) add_images(m, content, r, workspace);

@@ -636,6 +636,13 @@ def external_and_config():
               not r['isError'] and r['structuredContent']['installed'] == [{'name': 'hello_wheel', 'version': '0.1'}])
         r = s.tool(sid, 'execute_code', {'code': 'import hello_wheel; print(hello_wheel.GREETING)', 'session_id': box})
         check('install_package: the session imports it', r['structuredContent']['stdout'] == 'hi\n')
+        r = s.tool(sid, 'execute_code', {'code': 'import not_here_yet', 'session_id': box})
+        check('a missing module, with an index configured: guidance says how to install it',
+              any('install_package(session_id="%s", requirement="not_here_yet")' % box in g
+                  for g in r['structuredContent']['error']['guidance']))
+        r = s.tool(sid, 'execute_code', {'code': 'import pyyaml'})
+        check('... but not for a wrong name of a built-in package',
+              not any('install_package' in g for g in r['structuredContent']['error']['guidance']))
         r = s.tool(sid, 'install_package', {'session_id': box, 'requirement': 'file:///etc/passwd'})
         check('install_package refuses a path or URL', r['isError'] and 'refused' in r['content'][0]['text'])
     finally:
