@@ -112,6 +112,10 @@ typedef struct {
   size_t deny_imports_len;
   const char *const *deny_builtins;
   size_t deny_builtins_len;
+  bool no_files;            /* no files: /app is empty and read-only, so
+                               the code can neither find nor write one
+                               (read-only mounts stay); not in a session,
+                               whose /app is its state */
   wasmbox_cancel *cancel;   /* NULL, or a token that may stop the call */
   const char *session_id;   /* run in this session: its workspace is /app,
                                its environment, mounts and packages are the

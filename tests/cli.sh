@@ -335,6 +335,8 @@ run run --allow-imports json,math -c 'import json, math; print(json.dumps(math.p
 check "--allow-imports: the allowed ones import" [ "$rc" = 0 ] && [ "$out" = true ]
 run run --allow-imports '' -c 'import json'
 check "--allow-imports '': nothing may be imported" [ "$rc" = 1 ] && grep -q "ImportPolicyError" <<<"$err"
+run run --no-files -c 'open("x", "w")'
+check "--no-files: writing a file fails with EROFS" [ "$rc" = 1 ] && grep -q "Read-only file system" <<<"$err"
 run run --lang js --deny-imports fs -c 'console.log(1)'
 check "an import policy with JavaScript is bad usage" [ "$rc" = 2 ] && grep -q "Python's" <<<"$err"
 WASMBOX_HOME="$tmp/home" run session install "$sid" --wheelhouse "$tmp/wh"

@@ -1,7 +1,8 @@
-/* The Python import policy (request allow_imports / deny_imports /
- * deny_builtins): refused statically with every violation and its line
- * before anything runs, refused again at run time however the code reaches
- * a module or builtin, lifted when the call ends; libraries keep working. */
+/* What eval harnesses restrict. The Python import policy (request
+ * allow_imports / deny_imports / deny_builtins): refused statically with
+ * every violation and its line before anything runs, refused again at run
+ * time however the code reaches a module or builtin, lifted when the call
+ * ends; libraries keep working. And no_files. */
 #include "harness.h"
 
 static const char *const deny_socket[] = {"socket", "subprocess"};
@@ -135,12 +136,48 @@ static void test_bad_policies_refused(void **s) {
   assert_non_null(strstr(err, "import policies are Python's"));
 }
 
+/* no_files: the code finds no file and can write none, in either language;
+ * the standard library still imports. */
+static void test_no_files(void **s) {
+  (void)s;
+  wasmbox_request req = {.no_files = true,
+                         .code = "import os, json\n"
+                                 "print(os.listdir('/app'), json.dumps(1))\n"
+                                 "for f in (lambda: open('x', 'w'), lambda: os.mkdir('d'),\n"
+                                 "          lambda: __import__('sqlite3').connect('db').execute('create table t(x)')):\n"
+                                 "    try:\n"
+                                 "        f(); print('written')\n"
+                                 "    except Exception as e:\n"
+                                 "        print(type(e).__name__)\n"};
+  wasmbox_result *r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, "[] 1\nOSError\nOSError\nOperationalError\n");
+  assert_int_equal(r->files_changed_len, 0);
+  wasmbox_result_free(r);
+  wasmbox_request js = {.language = "javascript", .no_files = true,
+                        .code = "try { writeText('a', 'b') } catch (e) { console.log(e.code) }\n"
+                                "console.log(listDir('/app').length)\n"};
+  r = run_req(&js);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, "EROFS\n0\n");
+  wasmbox_result_free(r);
+  char err[512], id[WASMBOX_ID_MAX];
+  wasmbox_request both = {.no_files = true, .workspace = "/tmp", .code = "pass"};
+  assert_int_equal(wasmbox_run(test_wb, &both, &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(err, "contradict"));
+  assert_int_equal(wasmbox_session_create(test_wb, NULL, id, err, sizeof err), WASMBOX_OK);
+  wasmbox_request ses = {.no_files = true, .session_id = id, .code = "pass"};
+  assert_int_equal(wasmbox_run(test_wb, &ses, &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(err, "no_files is for stateless calls"));
+  assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_static_check_reports_every_line), cmocka_unit_test(test_run_time_check),
       cmocka_unit_test(test_allow_list),                      cmocka_unit_test(test_libraries_are_theirs),
       cmocka_unit_test(test_tracebacks_are_the_codes),        cmocka_unit_test(test_policy_is_per_call),
-      cmocka_unit_test(test_bad_policies_refused),
+      cmocka_unit_test(test_bad_policies_refused),            cmocka_unit_test(test_no_files),
   };
   char *home = make_dir();
   setenv("WASMBOX_HOME", home, 1);

@@ -28,6 +28,7 @@ void wb_encode_request(wb_buf *b, const wasmbox_request *q) {
     wb_put_str(b, q->mounts[i].guest_path);
   }
   wb_put_str(b, q->session_id);
+  wb_put_u8(b, q->no_files);
 }
 
 bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s) {
@@ -57,6 +58,7 @@ bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s) 
   q->mounts = s->mounts;
   q->mounts_len = nm;
   q->session_id = wb_get_str(r);
+  q->no_files = wb_get_u8(r) != 0;
   return !r->bad && q->code;
 }
 

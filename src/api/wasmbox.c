@@ -242,6 +242,9 @@ static int execute(const place *pl, const work *w, const wasmbox_request *req, w
   wb_mount mounts[WB_SANDBOX_MOUNTS_MAX];
   size_t nmounts = wb_sandbox_mounts(pl->rt, pl->workspace, pl->mounts, pl->mounts_len, mounts);
   mounts[0].cow_links = pl->cow_links;
+  /* no files: /app is the call's empty scratch, read-only (it stays a
+   * preopen: the guest's libc numbers preopens as the snapshot saw them) */
+  if (req->no_files) mounts[0].writable = false;
   const char *args[] = {pl->rt->language};
   wb_wasi_config wc = {.args = args, .nargs = 1, .env = pl->env, .nenv = pl->env_len, .mounts = mounts,
                        .nmounts = nmounts, .stdin_data = (const uint8_t *)req->stdin_data,
@@ -278,6 +281,8 @@ static int run_stateless(wasmbox *wb, const wasmbox_request *req, const work *w,
   int rc = wb_check_env(req->env, req->env_len, err, errlen);
   if (!rc) rc = wb_check_mounts(req->mounts, req->mounts_len, err, errlen);
   if (rc) return rc;
+  if (req->no_files && req->workspace)
+    return wb_usage(err, errlen, "a workspace and no_files contradict each other: give one");
   if (req->workspace) {
     struct stat st;
     if (stat(req->workspace, &st) != 0) return wb_usage(err, errlen, "workspace %s: %s", req->workspace, strerror(errno));
@@ -311,6 +316,7 @@ static int run_in_session(wasmbox *wb, const wasmbox_request *req, work *w, wasm
   if (req->workspace || req->env_len || req->mounts_len)
     return wb_usage(err, errlen, "a session call uses the session's workspace, environment and mounts; "
                                  "set them when creating the session");
+  if (req->no_files) return wb_usage(err, errlen, "no_files is for stateless calls: a session's /app is its state");
   wb_store *st = wb_store_of(wb, err, errlen);
   if (!st) return WASMBOX_EINTERNAL;
   wb_session *s;

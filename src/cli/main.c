@@ -62,6 +62,8 @@ static const char run_usage[] =
     "  --deny-imports M,M   Python: the code may not import these\n"
     "  --deny-builtins B,B  Python: the code may not call these builtins\n"
     "                       (e.g. eval,exec,compile)\n"
+    "  --no-files           no files: /app is empty and read-only, so the code\n"
+    "                       can neither find nor write one (mounts stay)\n"
     "  --session ID         run in a session (wasmbox session new): variables,\n"
     "                       imports and files of its earlier calls are there\n"
     "  --json               print the result as one JSON object\n"
@@ -310,6 +312,8 @@ static int cmd_run(int argc, char **argv) {
       fputs(run_usage, stdout);
       goto out;
     } else if (!strcmp(a, "--json")) {
+    } else if (!strcmp(a, "--no-files")) {
+      req.no_files = true;
     } else if (!strcmp(a, "-c")) {
       code = v, i++;
     } else if (!strcmp(a, "--lang")) {
