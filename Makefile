@@ -53,8 +53,12 @@ PGO_RUNTIMES := $(patsubst runtimes/%/train.sh,%,$(wildcard runtimes/*/train.sh)
 PGO_SRC := tools/pgo_train.c
 # $(1): runtime name. NAME.dir: the recipe's output directory (NAME.wasm and
 # its files); NAME-native.dir: the directory with NAME.o and NAME.h.
+# Files beside a recipe that are not part of it (they have rules of their
+# own below): changing them must not send make through the recipe again.
+NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/stdlib.sh runtimes/python/packages.sh \
+  runtimes/python/packages.txt
 define runtime
-$(BUILD)/$(1).dir: runtimes/lib.sh $(wildcard runtimes/$(1)/*) $(wildcard runtimes/common/*) | deps
+$(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/*) | deps
 	@mkdir -p $(BUILD)
 	bash runtimes/$(1)/build.sh > $$@.tmp && mv $$@.tmp $$@
 

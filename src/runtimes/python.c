@@ -73,7 +73,7 @@ const wb_runtime wb_runtime_python = {
                "          'dataclasses', 'pathlib', 'string', 'textwrap', 'hashlib', 'base64', 'copy',\n"
                "          'openpyxl', 'xlsxwriter', 'tabulate', 'jinja2', 'markdown', 'yaml', 'bs4',\n"
                "          'dateutil.parser', 'dateutil.relativedelta', 'dateutil.tz', 'dateutil.rrule', 'pytz',\n"
-               "          'pydantic', 'attrs', 'six'):\n"
+               "          'pydantic', 'attrs', 'six', 'asyncio', 'concurrent.futures'):\n"
                "    __import__(m)\n"
                "del m\n"
                "import gc\n"

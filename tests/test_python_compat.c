@@ -1,0 +1,230 @@
+/* Python as models write it: asyncio without sockets (its loop needs no
+ * self-pipe here), and threads, which WebAssembly lacks: a thread runs to
+ * its end when started, a thread pool runs each task when it is submitted,
+ * and a program that waits for another thread gets an error saying so
+ * instead of hanging. Each program is one a model would write. */
+#include "harness.h"
+
+static const struct {
+  const char *what, *code, *out;
+} programs[] = {
+    {"asyncio.gather of sleeps runs them together",
+     "import asyncio, time\n"
+     "async def fetch(i):\n"
+     "    await asyncio.sleep(0.1)\n"
+     "    return i * 10\n"
+     "async def main():\n"
+     "    t = time.monotonic()\n"
+     "    r = await asyncio.gather(*(fetch(i) for i in range(5)))\n"
+     "    return r, time.monotonic() - t < 0.3\n"
+     "print(asyncio.run(main()))\n",
+     "([0, 10, 20, 30, 40], True)\n"},
+    {"asyncio queue, producer and consumers",
+     "import asyncio\n"
+     "async def producer(q):\n"
+     "    for i in range(6):\n"
+     "        await q.put(i)\n"
+     "        await asyncio.sleep(0.001)\n"
+     "    for _ in range(2):\n"
+     "        await q.put(None)\n"
+     "async def consumer(q, out):\n"
+     "    while (item := await q.get()) is not None:\n"
+     "        out.append(item * item)\n"
+     "async def main():\n"
+     "    q, out = asyncio.Queue(maxsize=2), []\n"
+     "    await asyncio.gather(producer(q), consumer(q, out), consumer(q, out))\n"
+     "    return sorted(out)\n"
+     "print(asyncio.run(main()))\n",
+     "[0, 1, 4, 9, 16, 25]\n"},
+    {"asyncio.wait_for times out, tasks are cancelled",
+     "import asyncio\n"
+     "async def slow():\n"
+     "    await asyncio.sleep(10)\n"
+     "async def main():\n"
+     "    try:\n"
+     "        await asyncio.wait_for(slow(), timeout=0.05)\n"
+     "    except asyncio.TimeoutError:\n"
+     "        print('timed out')\n"
+     "    t = asyncio.create_task(slow())\n"
+     "    await asyncio.sleep(0)\n"
+     "    t.cancel()\n"
+     "    try:\n"
+     "        await t\n"
+     "    except asyncio.CancelledError:\n"
+     "        print('cancelled')\n"
+     "asyncio.run(main())\n",
+     "timed out\ncancelled\n"},
+    {"async generators, async with, asyncio.run twice",
+     "import asyncio, contextlib\n"
+     "@contextlib.asynccontextmanager\n"
+     "async def opened(log):\n"
+     "    log.append('open'); yield 'r'; log.append('close')\n"
+     "async def ticks(n):\n"
+     "    for i in range(n):\n"
+     "        await asyncio.sleep(0)\n"
+     "        yield i\n"
+     "async def main():\n"
+     "    log = []\n"
+     "    async with opened(log) as r:\n"
+     "        log += [x async for x in ticks(3)]\n"
+     "    return log\n"
+     "print(asyncio.run(main()))\n"
+     "print(asyncio.run(main()))\n",
+     "['open', 0, 1, 2, 'close']\n['open', 0, 1, 2, 'close']\n"},
+    {"asyncio.to_thread and run_in_executor",
+     "import asyncio\n"
+     "async def main():\n"
+     "    a = await asyncio.to_thread(sum, [1, 2, 3])\n"
+     "    b = await asyncio.get_running_loop().run_in_executor(None, max, 4, 5)\n"
+     "    return a, b\n"
+     "print(asyncio.run(main()))\n",
+     "(6, 5)\n"},
+    {"threading.Thread start, join, results through a list",
+     "import threading\n"
+     "results = []\n"
+     "def work(n):\n"
+     "    results.append((threading.current_thread().name, n * n))\n"
+     "ts = [threading.Thread(target=work, args=(i,), name=f'w{i}') for i in range(3)]\n"
+     "for t in ts: t.start()\n"
+     "for t in ts: t.join()\n"
+     "print(results, [t.is_alive() for t in ts], threading.current_thread().name)\n",
+     "[('w0', 0), ('w1', 1), ('w2', 4)] [False, False, False] MainThread\n"},
+    {"ThreadPoolExecutor map, submit, as_completed, wait, exceptions",
+     "from concurrent.futures import ThreadPoolExecutor, as_completed, wait\n"
+     "def square(x):\n"
+     "    if x == 3: raise ValueError('three')\n"
+     "    return x * x\n"
+     "with ThreadPoolExecutor(max_workers=8) as ex:\n"
+     "    print(list(ex.map(square, [1, 2])))\n"
+     "    fs = {ex.submit(square, i): i for i in range(5)}\n"
+     "    done, pending = wait(fs)\n"
+     "    ok = sorted(f.result() for f in as_completed(fs) if not f.exception())\n"
+     "    bad = [repr(f.exception()) for f in fs if f.exception()]\n"
+     "print(ok, bad, len(done), len(pending))\n",
+     "[1, 4]\n[0, 1, 4, 16] [\"ValueError('three')\"] 5 0\n"},
+    {"a pool task that submits another, and an initializer",
+     "from concurrent.futures import ThreadPoolExecutor\n"
+     "seen = []\n"
+     "with ThreadPoolExecutor(initializer=seen.append, initargs=('init',)) as ex:\n"
+     "    outer = ex.submit(lambda: ex.submit(lambda: 41).result() + 1)\n"
+     "    print(outer.result(), seen)\n",
+     "42 ['init']\n"},
+    {"locks, semaphores, conditions and a queue handed between threads",
+     "import threading, queue\n"
+     "lock, rlock, sem = threading.Lock(), threading.RLock(), threading.Semaphore(2)\n"
+     "q, total = queue.Queue(), 0\n"
+     "def produce():\n"
+     "    for i in range(5):\n"
+     "        with lock, sem:\n"
+     "            q.put(i)\n"
+     "threading.Thread(target=produce).start()\n"
+     "with rlock:\n"
+     "    with rlock:\n"
+     "        while not q.empty(): total += q.get()\n"
+     "cond = threading.Condition()\n"
+     "with cond:\n"
+     "    print(total, cond.wait(timeout=0.01), lock.locked())\n",
+     "10 False False\n"},
+    {"an exception in a thread is reported and the program goes on",
+     "import threading\n"
+     "def boom(): raise KeyError('k')\n"
+     "t = threading.Thread(target=boom); t.start(); t.join()\n"
+     "print('after')\n",
+     "after\n"},
+};
+
+static void test_model_programs(void **s) {
+  (void)s;
+  for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
+    wasmbox_result *r = run_py(programs[i].code);
+    if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, programs[i].out)) {
+      fprintf(stderr, "program: %s\n", programs[i].what);
+      dump(r);
+    }
+    expect_status(r, WASMBOX_STATUS_OK);
+    assert_string_equal(r->stdout_data, programs[i].out);
+    if (i == sizeof programs / sizeof programs[0] - 1) /* threading's excepthook wrote it */
+      assert_non_null(strstr(r->stderr_data, "Exception in thread Thread-1 (boom)"));
+    wasmbox_result_free(r);
+  }
+}
+
+/* Waiting for another thread cannot end: an error that says so, at once. */
+static void test_waiting_for_another_thread_is_an_error(void **s) {
+  (void)s;
+  static const char *const waits[] = {
+      "import queue\nqueue.Queue().get()\n",
+      "import threading\nthreading.Event().wait()\n",
+      "import threading\nl = threading.Lock()\nl.acquire()\nl.acquire()\n",
+      "import threading\nc = threading.Condition()\nwith c:\n    c.wait()\n",
+  };
+  for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++) {
+    wasmbox_request req = {.code = waits[i], .timeout_seconds = 20};
+    wasmbox_result *r = run_req(&req);
+    expect_status(r, WASMBOX_STATUS_ERROR);
+    assert_string_equal(r->error_type, "RuntimeError");
+    assert_non_null(strstr(r->error_message, "this program waits for another thread"));
+    assert_true(r->duration_ms < 5000);
+    wasmbox_result_free(r);
+  }
+  /* a consumer started before its producer: the error is the thread's,
+   * reported as threads report theirs, and the program goes on */
+  wasmbox_result *r = run_py("import threading, queue\nq = queue.Queue()\n"
+                             "t = threading.Thread(target=lambda: print(q.get()))\nt.start()\nq.put(1)\nprint('on')\n");
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, "on\n");
+  assert_non_null(strstr(r->stderr_data, "RuntimeError: this program waits for another thread"));
+  wasmbox_result_free(r);
+}
+
+/* The wall-clock limit still stops a loop that sleeps or spins in asyncio. */
+static void test_timeout_stops_event_loops(void **s) {
+  (void)s;
+  static const char *const loops[] = {
+      "import asyncio\nasyncio.run(asyncio.sleep(100))\n",
+      "import asyncio\nasync def spin():\n    while True:\n        await asyncio.sleep(0)\nasyncio.run(spin())\n",
+  };
+  for (size_t i = 0; i < 2; i++) {
+    wasmbox_request req = {.code = loops[i], .timeout_seconds = 0.5};
+    wasmbox_result *r = run_req(&req);
+    expect_status(r, WASMBOX_STATUS_TIMEOUT);
+    assert_true(r->duration_ms < 3000);
+    wasmbox_result_free(r);
+  }
+}
+
+/* A session keeps an event loop's results, and runs asyncio.run again. */
+static void test_asyncio_in_a_session(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], err[256];
+  assert_int_equal(wasmbox_session_create(test_wb, NULL, id, err, sizeof err), WASMBOX_OK);
+  static const char *const calls[][2] = {
+      {"import asyncio\nasync def twice(x):\n    await asyncio.sleep(0.01)\n    return 2 * x\n"
+       "acc = [asyncio.run(twice(1))]\n",
+       ""},
+      {"acc.append(asyncio.run(twice(acc[-1])))\nprint(acc)\n", "[2, 4]\n"},
+  };
+  for (size_t i = 0; i < 2; i++) {
+    wasmbox_request req = {.session_id = id, .code = calls[i][0]};
+    wasmbox_result *r = run_req(&req);
+    expect_status(r, WASMBOX_STATUS_OK);
+    assert_string_equal(r->stdout_data, calls[i][1]);
+    wasmbox_result_free(r);
+  }
+  assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_model_programs),
+      cmocka_unit_test(test_waiting_for_another_thread_is_an_error),
+      cmocka_unit_test(test_timeout_stops_event_loops),
+      cmocka_unit_test(test_asyncio_in_a_session),
+  };
+  char *home = make_dir();
+  setenv("WASMBOX_HOME", home, 1);
+  int rc = RUN("python_compat", tests);
+  rm_tree(home);
+  free(home);
+  return rc;
+}
