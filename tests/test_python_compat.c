@@ -214,12 +214,54 @@ static void test_asyncio_in_a_session(void **s) {
   assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
 }
 
+/* The POSIX pieces model code touches, with the sandbox's values. */
+static void test_posix_pieces(void **s) {
+  (void)s;
+  expect_output("import getpass, os, socket, pwd, grp\n"
+                "print(getpass.getuser(), os.path.expanduser('~/x'), socket.gethostname(), os.getuid(),\n"
+                "      pwd.getpwnam('sandbox').pw_dir, grp.getgrgid(os.getgid()).gr_name)\n"
+                "try:\n"
+                "    pwd.getpwuid(0)\n"
+                "except KeyError as e:\n"
+                "    print(e)\n",
+                NULL, "sandbox /app/x sandbox 1000 /app sandbox\n'getpwuid(): uid not found: 0'\n");
+  expect_output("import resource\n"
+                "print(resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_AS)[0],\n"
+                "      resource.getrusage(resource.RUSAGE_SELF).ru_utime >= 0)\n"
+                "try:\n"
+                "    resource.setrlimit(resource.RLIMIT_AS, (1 << 20, 1 << 20))\n"
+                "except ValueError as e:\n"
+                "    print('refused:', 'set by the host' in str(e))\n",
+                NULL, "(128, 128) -1 True\nrefused: True\n");
+  /* mmap: read, search, write back on close; read-only refuses writes */
+  expect_output("import mmap, re\n"
+                "open('f.bin', 'wb').write(b'hello world\\nsecond\\n')\n"
+                "with open('f.bin', 'r+b') as f, mmap.mmap(f.fileno(), 0) as mm:\n"
+                "    print(mm[:5], mm.find(b'world'), mm.readline(), len(mm), re.search(rb'sec\\w+', mm).group())\n"
+                "    mm[0:5] = b'HELLO'\n"
+                "    mm.seek(0, 2)\n"
+                "print(open('f.bin', 'rb').read())\n"
+                "with open('f.bin', 'rb') as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as ro:\n"
+                "    try:\n"
+                "        ro[0] = 1\n"
+                "    except TypeError as e:\n"
+                "        print(e)\n",
+                NULL,
+                "b'hello' 6 b'hello world\\n' 19 b'second'\nb'HELLO world\\nsecond\\n'\n"
+                "mmap can't modify a readonly memory map.\n");
+  expect_output("import locale\n"
+                "print(locale.setlocale(locale.LC_ALL, '').startswith('C.UTF-8'), locale.getpreferredencoding(),\n"
+                "      locale.localeconv()['decimal_point'])\n",
+                NULL, "True utf-8 .\n");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_model_programs),
       cmocka_unit_test(test_waiting_for_another_thread_is_an_error),
       cmocka_unit_test(test_timeout_stops_event_loops),
       cmocka_unit_test(test_asyncio_in_a_session),
+      cmocka_unit_test(test_posix_pieces),
   };
   char *home = make_dir();
   setenv("WASMBOX_HOME", home, 1);
