@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -447,10 +448,67 @@ static void clear_rejections(void) {
   nrejections = 0;
 }
 
+/* ---- memory ------------------------------------------------------------------ */
+
+/* QuickJS's own allocator (its default, which is static), but while the
+ * prelude is evaluated small blocks it frees are not given back to malloc.
+ * Given back, they sat scattered over the snapshot's heap in malloc's free
+ * lists, and every call from the snapshot took its small blocks from them
+ * (and relinked the lists), writing a page here and a page there, each a
+ * copy on write and a reset. Kept, they are never touched again and a
+ * call's blocks come from the unbroken end of the heap. Measured (pages a
+ * call writes): `1` 36 -> 25, `console.log(1)` 51 -> 40, for 2 MB more
+ * snapshot that no call reads. */
+#define SMALL_BLOCK 256
+#define BLOCK_OVERHEAD 8 /* what QuickJS counts per block besides its usable size */
+static bool keep_small_frees;
+
+static size_t wb_js_usable_size(const void *p) { return malloc_usable_size((void *)p); }
+
+static void *wb_js_malloc(JSMallocState *s, size_t size) {
+  if (s->malloc_size + size > s->malloc_limit) return NULL;
+  void *p = malloc(size);
+  if (!p) return NULL;
+  s->malloc_count++;
+  s->malloc_size += malloc_usable_size(p) + BLOCK_OVERHEAD;
+  return p;
+}
+
+static void wb_js_free(JSMallocState *s, void *p) {
+  if (!p) return;
+  size_t n = wb_js_usable_size(p);
+  s->malloc_count--;
+  s->malloc_size -= n + BLOCK_OVERHEAD;
+  if (!(keep_small_frees && n <= SMALL_BLOCK)) free(p);
+}
+
+static void *wb_js_realloc(JSMallocState *s, void *p, size_t size) {
+  if (!p) return size ? wb_js_malloc(s, size) : NULL;
+  if (size == 0) {
+    wb_js_free(s, p);
+    return NULL;
+  }
+  size_t old = malloc_usable_size(p);
+  if (s->malloc_size + size - old > s->malloc_limit) return NULL;
+  void *q;
+  if (keep_small_frees && old <= SMALL_BLOCK) { /* moved, the old block kept */
+    q = malloc(size);
+    if (q) memcpy(q, p, old < size ? old : size);
+  } else {
+    q = realloc(p, size);
+  }
+  if (!q) return NULL;
+  s->malloc_size += malloc_usable_size(q) - old;
+  return q;
+}
+
+static const JSMallocFunctions js_malloc_functions = {wb_js_malloc, wb_js_free, wb_js_realloc, wb_js_usable_size};
+
 /* ---- init --------------------------------------------------------------------- */
 
 WB_EXPORT(wasmbox_init) int wasmbox_init(void) {
-  rt = JS_NewRuntime();
+  keep_small_frees = true;
+  rt = JS_NewRuntime2(&js_malloc_functions, NULL);
   if (!rt) return -1;
   JS_SetMaxStackSize(rt, JS_STACK_LIMIT);
   JS_SetModuleLoaderFunc(rt, NULL, load_module, NULL);
@@ -479,6 +537,9 @@ WB_EXPORT(wasmbox_init) int wasmbox_init(void) {
     JS_SetPropertyFunctionList(ctx, nat, wb_bytes_natives, (int)wb_bytes_natives_len);
     JS_SetPropertyFunctionList(ctx, nat, wb_fs_natives, (int)wb_fs_natives_len);
   }
+  /* the prelude's functions keep no copy of their source text (toString shows
+   * them as native code, as node's built-ins): less heap in every snapshot */
+  JS_SetStripInfo(rt, JS_STRIP_SOURCE);
   for (size_t i = 0; i < sizeof preludes / sizeof preludes[0] && !JS_IsException(r); i++) {
     fn = JS_IsException(nat) || JS_IsException(shared) ? JS_EXCEPTION
          : JS_Eval(ctx, (const char *)preludes[i].text, preludes[i].len, PRELUDE_NAME, JS_EVAL_TYPE_GLOBAL);
@@ -487,6 +548,7 @@ WB_EXPORT(wasmbox_init) int wasmbox_init(void) {
     JS_FreeValue(ctx, fn);
     JS_FreeValue(ctx, r);
   }
+  JS_SetStripInfo(rt, 0);
   JS_FreeValue(ctx, nat);
   JSValue hooks = JS_IsException(r) || JS_IsException(shared) ? JS_EXCEPTION : JS_GetPropertyStr(ctx, shared, "hooks");
   JS_FreeValue(ctx, shared);
@@ -511,6 +573,13 @@ WB_EXPORT(wasmbox_init) int wasmbox_init(void) {
       !JS_IsFunction(ctx, hook_run_timer) || !JS_IsFunction(ctx, hook_exit_code) || !JS_IsFunction(ctx, hook_fresh) ||
       !JS_IsFunction(ctx, hook_builtin))
     return -1;
+  /* The next collection where QuickJS sets it after one, so that a snapshot
+   * never sits just below it (every call from it would then collect,
+   * walking and writing the whole heap). */
+  JSMemoryUsage mem;
+  JS_ComputeMemoryUsage(rt, &mem);
+  JS_SetGCThreshold(rt, (size_t)mem.malloc_size + (size_t)mem.malloc_size / 2);
+  keep_small_frees = false;
 #ifdef __wasi__
   wb_guest_note_preopens();
   /* The workspace is the working directory (relative paths land in it). */
