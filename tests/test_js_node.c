@@ -360,6 +360,12 @@ static void test_unavailable_modules(void **s) {
     if (strncmp(r->error_message, want, strlen(want)) != 0) fail_msg("%s: %s", mods[i], r->error_message);
     wasmbox_result_free(r);
   }
+  /* fs's streams say what to use instead, with no talk of network or processes */
+  wasmbox_result *r = expect_js_error("require('fs').createReadStream('x')", NULL, "Error");
+  assert_string_equal(r->error_message, "fs.createReadStream() is not available in the wasmbox sandbox: there are no "
+                                        "streams; use fs.readFileSync");
+  assert_int_equal(r->guidance_len, 0);
+  wasmbox_result_free(r);
 }
 
 /* every fs entry point, every way out of /app (absolute, .., a planted

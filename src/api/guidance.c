@@ -136,7 +136,7 @@ static void javascript_rules(const wb_guidance_input *in, char **out, size_t *n)
       add(out, n, fmt("Only files in /app (or a mount) can be required or imported. Check the path '%.*s'.",
                       (int)len, name));
   }
-  if (has(m, "is not available in the wasmbox sandbox"))
+  if (m && !strncmp(m, "The module '", 12) && has(m, "is not available in the wasmbox sandbox"))
     add(out, n, fmt("There is no network and there are no processes in the sandbox: pass data in with the code, "
                     "on stdin or as a file in /app, and do the work in JavaScript itself."));
   if (has(m, "EACCES") && !has(m, "'/app")) {
