@@ -240,8 +240,8 @@ check "js: --json out_of_fuel status and fuel_used" \
 run run --lang js --json -c 'null.x'
 check "js: --json error object" [ "$(json "r['error']['type']")" = TypeError ]
 check "js: --json error exit 1" [ "$rc" = 1 ]
-run run --lang js --json -c 'const fs = require("fs")'
-check "js: require() gets guidance" [ "$(json "len(r['error']['guidance'])")" = 1 ]
+run run --lang js --json -c 'require("left-pad")'
+check "js: require() of a package gets guidance" [ "$(json "r['error']['guidance'][0][:22]")" = "No npm package is inst" ]
 run run --lang js --json --workspace "$tmp/jsws" -c 'writeJson("out.json", { ok: true })'
 check "js: files_changed lists what writeJson wrote" [ "$(json "r['files_changed']")" = "['/app/out.json']" ]
 check "js: the file lands on the host" [ "$(cat "$tmp/jsws/out.json")" = '{

@@ -15,7 +15,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 wb_apt_install clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 wabt gcc xz-utils python3
 
-recipe=("$here/../lib.sh" "$here/build.sh" "$here/wasmbox_main.c" "$here/prelude.js" "$here/native_main.c"
+# the prelude's files, evaluated in this order (each may use what the ones
+# before it put in `shared`)
+PRELUDE=(prelude.js node_globals.js node_url.js node_fs.js node_modules.js)
+GLUE=(wasmbox_main.c node_bytes.c node_fs.c)
+recipe=("$here/../lib.sh" "$here/build.sh" "${PRELUDE[@]/#/$here/}" "${GLUE[@]/#/$here/}" "$here/glue.h"
+        "$here/native_main.c"
         "$here/bigint_asuintn.h" "$here/../common/guest_libc.c" "$here/../common/guest_libc.h")
 key=$(wb_recipe_hash "${recipe[@]}")
 out="$WB_CACHE/runtimes/javascript-$key"
@@ -53,15 +58,20 @@ grep -q '^#include "bigint_asuintn.h"$' quickjs.c && grep -q 'res = wb_bigint_as
   || die "patch: BigInt.asUintN"
 cp "$here/bigint_asuintn.h" .
 
-# The prelude (console, timers, file helpers in JS) as a C array, with the
-# NUL that JS_Eval expects after the text.
-python3 - "$here/prelude.js" "$work/prelude.h" <<'PY'
+# The prelude (console, timers, files, node's globals and modules in JS) as
+# C arrays, each with the NUL that JS_Eval expects after the text.
+python3 - "$work/prelude.h" "${PRELUDE[@]/#/$here/}" <<'PY'
 import sys
-data = open(sys.argv[1], 'rb').read() + b'\0'
-with open(sys.argv[2], 'w') as f:
-    f.write('static const unsigned char prelude_js[] = {\n')
-    for i in range(0, len(data), 16):
-        f.write(''.join('%d,' % b for b in data[i:i + 16]) + '\n')
+with open(sys.argv[1], 'w') as f:
+    for n, path in enumerate(sys.argv[2:]):
+        data = open(path, 'rb').read() + b'\0'
+        f.write('static const unsigned char prelude_%d[] = {\n' % n)
+        for i in range(0, len(data), 16):
+            f.write(''.join('%d,' % b for b in data[i:i + 16]) + '\n')
+        f.write('};\n')
+    f.write('static const struct { const unsigned char *text; size_t len; } preludes[] = {\n')
+    for n in range(len(sys.argv) - 2):
+        f.write('  {prelude_%d, sizeof prelude_%d - 1},\n' % (n, n))
     f.write('};\n')
 PY
 
@@ -79,8 +89,10 @@ for f in $SRCS; do
 done
 # our glue: strict warnings; QuickJS's header is third-party (-isystem)
 GLUE_FLAGS="-O2 -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -isystem $qdir -I$work"
-"$CC" $GLUE_FLAGS -mbulk-memory -I"$here/../common" \
-  -c "$here/wasmbox_main.c" -o "$work/wasmbox_main.wasm.o" || die "compiling wasmbox_main.c failed"
+for f in "${GLUE[@]}"; do
+  "$CC" $GLUE_FLAGS -mbulk-memory -I"$here/../common" \
+    -c "$here/$f" -o "$work/${f%.c}.wasm.o" || die "compiling $f failed"
+done
 "$CC" $GLUE_FLAGS -mbulk-memory -c "$here/../common/guest_libc.c" -o "$work/guest_libc.wasm.o" \
   || die "compiling guest_libc.c failed"
 "$CC" -mexec-model=reactor "$work"/*.wasm.o -o "$work/javascript.wasm" -lm \
@@ -95,7 +107,9 @@ log "compiling QuickJS natively (baseline)"
 for f in $SRCS; do
   gcc $QFLAGS -c "$f" -o "$work/${f%.c}.native.o" || die "compiling $f natively failed"
 done
-gcc $GLUE_FLAGS -c "$here/wasmbox_main.c" -o "$work/wasmbox_main.native.o" || die "compiling wasmbox_main.c natively failed"
+for f in "${GLUE[@]}"; do
+  gcc $GLUE_FLAGS -c "$here/$f" -o "$work/${f%.c}.native.o" || die "compiling $f natively failed"
+done
 gcc -O2 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -c "$here/native_main.c" -o "$work/native_main.native.o" \
   || die "compiling native_main.c failed"
 gcc "$work"/*.native.o -o "$work/jsnative" -lm || die "linking jsnative failed"

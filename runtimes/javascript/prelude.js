@@ -1,19 +1,29 @@
 // Guest-side JavaScript of the wasmbox JavaScript runtime, evaluated once in
-// wasmbox_init (wasmbox_main.c embeds this file). It is one function
-// expression: the C glue calls it with `native`, its own small functions
-// (write, files, clock, exit), which therefore never become globals. It
-// defines the sandbox's globals (console, file helpers, timers, performance,
-// process) and returns the hooks the C event loop calls.
+// wasmbox_init (wasmbox_main.c embeds this file and the node_*.js after it).
+// Each file is one function expression: the C glue calls it with `native`,
+// its own small functions (write, files, clock, exit, bytes), which
+// therefore never become globals, and `shared`, what the files hand each
+// other. This one defines the sandbox's own globals (console, file helpers,
+// timers, performance, process) and the hooks the C event loop calls
+// (shared.hooks).
 //
 // console formats values the way node's util.inspect does for plain data
 // (depth 2, 128-column lines, arrays of short items in columns, circular
 // references, Map/Set/typed arrays/errors), so output looks like node's.
-(function (native) {
+(function (native, shared) {
   'use strict';
 
   const PRELUDE = '<wasmbox>';
   const define = (obj, name, value) =>
     Object.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
+  // own data properties, defined: assigning would run setters the guest put
+  // on Object.prototype
+  const own = (obj, props) => {
+    for (const k of Object.keys(props)) {
+      Object.defineProperty(obj, k, { value: props[k], writable: true, enumerable: true, configurable: true });
+    }
+    return obj;
+  };
   const tryCall = (fn, v) => { try { fn.call(v); return true; } catch { return false; } };
   const getter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
   const isMap = (v) => tryCall(Map.prototype.has, v);
@@ -26,7 +36,8 @@
   const BOXED = [[Number, 'Number'], [String, 'String'], [Boolean, 'Boolean'], [BigInt, 'BigInt'], [Symbol, 'Symbol']];
 
   // ---- inspect ----------------------------------------------------------
-  const BREAK = 128, DEPTH = 2, COMPACT = 3, MAX_ITEMS = 100, MAX_STRING = 10000, MIN_LINE = 16;
+  const BREAK = 128, COMPACT = 3, MAX_ITEMS = 100, MAX_STRING = 10000, MIN_LINE = 16;
+  const CUSTOM = Symbol.for('nodejs.util.inspect.custom');
   const IDENT = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
   const ESCAPES = { 8: '\\b', 9: '\\t', 10: '\\n', 12: '\\f', 13: '\\r', 39: "\\'", 92: '\\\\' };
   const plural = (n, word) => `${n} ${word}${n > 1 ? 's' : ''}`;
@@ -144,6 +155,16 @@
       if (!ctx.circular.has(v)) ctx.circular.set(v, ctx.circular.size + 1);
       return `[Circular *${ctx.circular.get(v)}]`;
     }
+    let custom, buffer;
+    try { custom = v[CUSTOM]; buffer = shared.isBuffer(v); } catch { /* a revoked Proxy: formatRaw says what it can */ }
+    if (typeof custom === 'function' && custom !== inspect) {
+      const r = custom.call(v, ctx.depth - depth, { depth: ctx.depth - depth }, inspect);
+      if (r !== v) return typeof r === 'string' ? r : formatValue(ctx, r, depth);
+    }
+    if (buffer) {
+      const hex = native.hexEncode(v.subarray(0, 50)).replace(/(..)(?!$)/g, '$1 ');
+      return `<Buffer ${hex}${v.length > 50 ? ` ... ${v.length - 50} more byte${v.length > 51 ? 's' : ''}` : ''}>`;
+    }
     return formatRaw(ctx, v, depth);
   }
 
@@ -257,8 +278,8 @@
 
   function reduce(ctx, out, base, braces, isArray, depth, value) {
     const entries = out.length;
-    if (isArray && entries > 6) out = groupItems(ctx, out, value);
-    if (ctx.currentDepth - depth < COMPACT && entries === out.length) {
+    if (isArray && entries > 6 && ctx.compact) out = groupItems(ctx, out, value);
+    if (ctx.compact && ctx.currentDepth - depth < COMPACT && entries === out.length) {
       const start = out.length + ctx.indent + braces[0].length + base.length + 10;
       if (fitsOnLine(ctx, out, start, base)) {
         const joined = out.join(', ');
@@ -341,7 +362,7 @@
         const p = prefix(ctor, tag, 'RegExp');
         if (p !== 'RegExp ') base = p + base;
         keys = keys.filter((k) => k !== 'lastIndex');
-        if (keys.length === 0 || depth > DEPTH) return base;
+        if (keys.length === 0 || depth > ctx.depth) return base;
       } else if (isDate(v)) {
         base = Number.isNaN(v.getTime()) ? 'Invalid Date' : v.toISOString();
         const p = prefix(ctor, tag, 'Date');
@@ -388,7 +409,7 @@
         }
       }
     }
-    if (depth > DEPTH) {
+    if (depth > ctx.depth) {
       const name = ctor === null ? prefix(null, tag, 'Object').slice(0, -1) : prefix(ctor, tag, '').slice(0, -1);
       return ctor === null ? name : `[${name}]`;
     }
@@ -404,8 +425,15 @@
     return reduce(ctx, out, base, braces, isArray, depth + 1, v);
   }
 
-  function inspect(v) {
-    return formatValue({ seen: [], circular: new Map(), indent: 0, currentDepth: 0 }, v, 0);
+  // util.inspect's options that change the text here: depth (null or
+  // Infinity: all the way down) and compact: false (one entry a line)
+  function inspect(v, options) {
+    let depth = 2, compact = true;
+    if (options !== null && typeof options === 'object') {
+      if ('depth' in options) depth = options.depth === null ? Infinity : Number(options.depth);
+      compact = options.compact !== false;
+    }
+    return formatValue({ seen: [], circular: new Map(), indent: 0, currentDepth: 0, depth, compact }, v, 0);
   }
 
   // console.log's arguments: printf-style placeholders in a first string
@@ -491,15 +519,29 @@
   // ---- timers: the C loop runs them when no Promise job is left ------------
   const timers = new Map();
   let nextId = 1, seq = 0;
+  // setTimeout's handle, as node's: unref() lets the program end before it
+  // fires; it converts to its numeric id
+  const handles = new WeakMap();
+  const timerOf = (h) => timers.get(handles.get(h));
+  class Timeout {
+    ref() { const t = timerOf(this); if (t) t.ref = true; return this; }
+    unref() { const t = timerOf(this); if (t) t.ref = false; return this; }
+    hasRef() { const t = timerOf(this); return t ? t.ref : false; }
+    refresh() { const t = timerOf(this); if (t) t.at = native.now() + t.ms; return this; }
+    close() { clear(this); return this; }
+    [Symbol.toPrimitive]() { return handles.get(this); }
+  }
   function addTimer(fn, ms, args, repeat) {
     if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function');
     ms = Number(ms);
     if (!(ms >= 1 && ms <= 2147483647)) ms = 1; // node's rule: out of range means 1 ms
     const id = nextId++;
-    timers.set(id, { fn, args, ms, at: native.now() + ms, seq: seq++, repeat });
-    return id;
+    timers.set(id, { fn, args, ms, at: native.now() + ms, seq: seq++, repeat, ref: true });
+    const h = new Timeout();
+    handles.set(h, id);
+    return h;
   }
-  const clear = (id) => { timers.delete(typeof id === 'object' && id !== null ? id.id : id); };
+  const clear = (h) => { timers.delete(typeof h === 'object' && h !== null ? handles.get(h) : Number(h)); };
   function nextTimer() {
     let best = null;
     for (const [id, t] of timers) {
@@ -507,9 +549,12 @@
     }
     return best;
   }
-  // ms until the next timer is due (0: now), or -1 when there is none
+  // ms until the next timer is due (0: now), or -1 when none keeps the
+  // program alive (there is none, or all are unref()'d)
   function timerDelay() {
-    const b = nextTimer();
+    let alive = false;
+    for (const t of timers.values()) if (t.ref) { alive = true; break; }
+    const b = alive && nextTimer();
     return b ? Math.max(0, b[1].at - native.now()) : -1;
   }
   // run the earliest timer if it is due
@@ -578,5 +623,7 @@
     Object.assign(env, native.env());
   }
 
-  return { describe, timerDelay, runTimer, exitCode: () => process.exitCode | 0, fresh };
+  shared.hooks = { describe, timerDelay, runTimer, exitCode: () => process.exitCode | 0, fresh };
+  Object.assign(shared, { define, own, inspect, format, checkPath, process, isMap, isSet, isDate, isArrayBuffer,
+    isTypedArray, addTimer, clear });
 })

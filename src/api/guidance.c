@@ -159,8 +159,11 @@ static void python_rules(const wb_guidance_input *in, char **out, size_t *n) {
 
 /* Names a program may expect from node or a browser, and what they need. */
 static const char *const js_network[] = {"fetch", "XMLHttpRequest", "WebSocket", "EventSource", NULL};
-static const char *const node_modules[] = {"fs", "path", "os", "child_process", "http", "https", "net", "crypto",
-                                           "util", "events", "stream", "buffer", "url", "zlib", NULL};
+/* node core modules the sandbox does not have (README, JavaScript) */
+static const char *const node_missing[] = {"stream", "zlib", "vm", "v8", "module", "inspector", "tty", "async_hooks",
+                                           "diagnostics_channel", "repl", "trace_events", "wasi", NULL};
+#define JS_CORE_MODULES "fs, fs/promises, path, util, events, buffer, crypto, os, url, querystring, " \
+                        "string_decoder, assert, timers, timers/promises, readline"
 
 /* "'fetch' is not defined" -> fetch; "could not load module 'fs'" -> fs */
 static bool quoted_name(const char *msg, const char *after, const char **name, size_t *len) {
@@ -184,19 +187,21 @@ static void javascript_rules(const wb_guidance_input *in, char **out, size_t *n)
     if (in_list(js_network, name, len))
       add(out, n, fmt("There is no network access in the sandbox ('%.*s' does not exist). Pass the data in with "
                       "the code, on stdin (readStdin()) or as a file in /app.", (int)len, name));
-    else if ((len == 7 && !strncmp(name, "require", 7)) || (len == 6 && !strncmp(name, "module", 6)))
-      add(out, n, fmt("This is not node: there is no require() and no npm package. Use the JavaScript built-ins, "
-                      "readText/writeText/readJson/writeJson/listDir for files in /app, and `import` for your "
-                      "own ES modules in /app."));
   }
-  if (quoted_name(m, "could not load module '", &name, &len)) {
-    if (in_list(node_modules, name, len))
-      add(out, n, fmt("Node's '%.*s' module does not exist here. Files: readText, writeText, readJson, writeJson, "
-                      "listDir (inside /app); no network, no processes.", (int)len, name));
+  if (quoted_name(m, "could not load module '", &name, &len) || quoted_name(m, "Cannot find module '", &name, &len)) {
+    if (in_list(node_missing, name, len))
+      add(out, n, fmt("Node's '%.*s' module does not exist here. The core modules are " JS_CORE_MODULES ".",
+                      (int)len, name));
+    else if (name[0] != '.' && name[0] != '/')
+      add(out, n, fmt("No npm package is installed, and packages cannot be installed. The core modules are "
+                      JS_CORE_MODULES "; require() and import also load your own files from /app."));
     else
-      add(out, n, fmt("Only ES modules that are files in /app (or a mount) can be imported; there are no npm "
-                      "packages. Check the path '%.*s'.", (int)len, name));
+      add(out, n, fmt("Only files in /app (or a mount) can be required or imported. Check the path '%.*s'.",
+                      (int)len, name));
   }
+  if (m && !strncmp(m, "The module '", 12) && has(m, "is not available in the wasmbox sandbox"))
+    add(out, n, fmt("There is no network and there are no processes in the sandbox: pass data in with the code, "
+                    "on stdin or as a file in /app, and do the work in JavaScript itself."));
   if (has(m, "EACCES") && !has(m, "'/app")) {
     add(out, n, fmt("Only /app (the workspace, also the current directory) can be read and written; other host "
                     "paths do not exist in the sandbox. Use paths like /app/data.json."));
