@@ -97,10 +97,12 @@ cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args) {
   add_copy(js, "modules", cJSON_GetObjectItemCaseSensitive(probed[1], "globals"));
   cJSON_AddItemToObject(js, "packages", cJSON_CreateArray());
   cJSON_AddStringToObject(js, "notes",
-                          "no npm packages, no require, no fetch; ES modules may import files in /app. "
-                          "console.*, readText/writeText/readJson/writeJson/listDir (paths under /app and "
-                          "/external), readStdin, setTimeout/setInterval, process.env, process.exit; top-level "
-                          "await; dates are UTC");
+                          "node's globals (Buffer, URL, TextEncoder/Decoder, atob/btoa, structuredClone, crypto, "
+                          "AbortController, process) and, through require() or import (with or without node:), "
+                          "fs, fs/promises, path, util, events, buffer, crypto, os, url, querystring, "
+                          "string_decoder, assert, timers, readline; child_process, net, http and worker_threads "
+                          "throw 'not available'. Files under /app and /external only; no npm registry, no fetch, "
+                          "no Intl; top-level await; dates are UTC");
   pthread_mutex_unlock(&probe_lock);
   cJSON_AddItemToArray(rts, py);
   cJSON_AddItemToArray(rts, js);
