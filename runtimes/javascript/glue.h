@@ -26,6 +26,8 @@ uint8_t *wb_bytes(JSContext *c, JSValueConst v, size_t *len);
  * 'x'") with errno, code, syscall, path (and dest) as node sets them; a
  * NULL path is left out, as node does for some calls. */
 JSValue wb_throw_errno(JSContext *c, int e, const char *syscall, const char *path, const char *dest);
+/* Write `len` bytes to `path` opened with `flags` (0644), errors thrown as node's. */
+JSValue wb_write_file(JSContext *c, const char *path, int flags, const void *data, size_t len);
 
 /* errno as a program sees it (WASI's "outside every preopen" is EACCES) and
  * node's text for it ("no such file or directory") */

@@ -56,6 +56,23 @@ int wb_visible_errno(int e) {
 
 const char *wb_errno_text(int e) { return errnos[errno_index(wb_visible_errno(e))].text; }
 
+JSValue wb_write_file(JSContext *c, const char *path, int flags, const void *data, size_t len) {
+  JSValue r = JS_UNDEFINED;
+  int fd = open(path, flags, 0644);
+  if (fd < 0) return wb_throw_errno(c, errno, "open", path, NULL);
+  for (size_t off = 0; off < len;) {
+    ssize_t w = write(fd, (const char *)data + off, len - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      r = wb_throw_errno(c, w < 0 ? errno : EIO, "write", path, NULL);
+      break;
+    }
+    off += (size_t)w;
+  }
+  if (close(fd) != 0 && JS_IsUndefined(r)) r = wb_throw_errno(c, errno, "close", path, NULL);
+  return r;
+}
+
 JSValue wb_throw_errno(JSContext *c, int e, const char *syscall, const char *path, const char *dest) {
   size_t i = errno_index(wb_visible_errno(e));
   JSValue err = JS_NewError(c);
@@ -157,23 +174,7 @@ static JSValue n_write_bytes(JSContext *c, JSValueConst this_val, int argc, JSVa
     JS_FreeCString(c, path);
     return JS_EXCEPTION;
   }
-  JSValue r = JS_UNDEFINED;
-  int fd = open(path, flags, 0644);
-  if (fd < 0) {
-    r = wb_throw_errno(c, errno, "open", path, NULL);
-  } else {
-    size_t off = 0;
-    while (off < len) {
-      ssize_t w = write(fd, p + off, len - off);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        r = wb_throw_errno(c, w < 0 ? errno : EIO, "write", path, NULL);
-        break;
-      }
-      off += (size_t)w;
-    }
-    if (close(fd) != 0 && JS_IsUndefined(r)) r = wb_throw_errno(c, errno, "close", path, NULL);
-  }
+  JSValue r = wb_write_file(c, path, flags, p, len);
   JS_FreeCString(c, path);
   return r;
 }

@@ -148,23 +148,7 @@ static JSValue n_write_file(JSContext *c, JSValueConst this_val, int argc, JSVal
     JS_FreeCString(c, path);
     return JS_EXCEPTION;
   }
-  JSValue r = JS_UNDEFINED;
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) {
-    r = wb_throw_errno(c, errno, "open", path, NULL);
-  } else {
-    size_t off = 0;
-    while (off < len) {
-      ssize_t w = write(fd, s + off, len - off);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        r = wb_throw_errno(c, w < 0 ? errno : EIO, "write", path, NULL);
-        break;
-      }
-      off += (size_t)w;
-    }
-    if (close(fd) != 0 && JS_IsUndefined(r)) r = wb_throw_errno(c, errno, "close", path, NULL);
-  }
+  JSValue r = wb_write_file(c, path, O_WRONLY | O_CREAT | O_TRUNC, s, len);
   JS_FreeCString(c, s);
   JS_FreeCString(c, path);
   return r;
