@@ -279,7 +279,8 @@ bench-mcp: $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm
 	@python3 bench/mcp.py $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm
 
 conformance: $(BUILD)/wasmbox
-	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)"
+	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)" \
+	  "$$(cat $(BUILD)/python-packages.dir)"
 
 clean:
 	rm -rf $(BUILD)

@@ -221,10 +221,10 @@ static void test_posix_pieces(void **s) {
                 "print(getpass.getuser(), os.path.expanduser('~/x'), socket.gethostname(), os.getuid(),\n"
                 "      pwd.getpwnam('sandbox').pw_dir, grp.getgrgid(os.getgid()).gr_name)\n"
                 "try:\n"
-                "    pwd.getpwuid(0)\n"
+                "    pwd.getpwuid(1000)\n"
                 "except KeyError as e:\n"
                 "    print(e)\n",
-                NULL, "sandbox /app/x sandbox 1000 /app sandbox\n'getpwuid(): uid not found: 0'\n");
+                NULL, "sandbox /app/x sandbox 0 /app sandbox\n'getpwuid(): uid not found: 1000'\n");
   expect_output("import resource\n"
                 "print(resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_AS)[0],\n"
                 "      resource.getrusage(resource.RUSAGE_SELF).ru_utime >= 0)\n"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build the built-in pure-Python packages: the Debian bookworm binary packages
-# listed in packages.txt, fetched with `apt-get download` through a private apt
+# packages.sh [LIST]: build the built-in pure-Python packages: the Debian
+# bookworm binary packages listed in packages.txt (or LIST: make conformance
+# gets pytest this way), fetched with `apt-get download` through a private apt
 # configuration (the machine's /etc is never touched), their trees under
 # usr/lib/python3/dist-packages merged, compiled C speed-ups removed (each
 # listed package falls back to its Python code), compiled to unchecked-hash
@@ -20,7 +21,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 wb_apt_install python3.11 dpkg
 
-key=$(wb_recipe_hash "$here/packages.sh" "$here/packages.txt")
+list=${1:-$here/packages.txt}
+[ -f "$list" ] || die "no package list $list"
+key=$(wb_recipe_hash "$here/packages.sh" "$list")
 out="$WB_CACHE/runtimes/python-packages-$key"
 if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 wb_lock "python-packages-$key"
@@ -28,8 +31,8 @@ if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 
 work="$WB_CACHE/build/python-packages-$key"
 rm -rf "$work"; mkdir -p "$work/debs" "$work/unpacked"
-mapfile -t pkgs < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$here/packages.txt" | grep -v '^$')
-[ ${#pkgs[@]} -gt 0 ] || die "packages.txt lists no package"
+mapfile -t pkgs < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$list" | grep -v '^$')
+[ ${#pkgs[@]} -gt 0 ] || die "$list lists no package"
 
 # Binary packages of bookworm main from the machine's own mirror.
 root="$WB_CACHE/apt/bookworm-binary"

@@ -3,12 +3,15 @@
 # source) inside wasmbox next to native python3.11, then QuickJS's own tests
 # (tests/*.js of the same tarball) inside wasmbox next to the same QuickJS
 # built natively.
-#   run.sh WASMBOX PYTHON_TESTDIR JAVASCRIPT_RUNTIME_DIR
+#   run.sh WASMBOX PYTHON_TESTDIR JAVASCRIPT_RUNTIME_DIR PYTHON_PACKAGES_DIR
+# (between the two: the built-in Python packages' own suites, packages.sh)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../runtimes/lib.sh"
 wb_apt_install python3.11 python3
 set +e  # lib.sh sets -e: run both suites, then fail if either did
 python3 "$here/conformance.py" "$1" "$2"; py=$?
 echo
+bash "$here/packages.sh" "$1" "$4"; pk=$?
+echo
 python3 "$here/js_conformance.py" "$1" "$3"; js=$?
-[ "$py" -eq 0 ] && [ "$js" -eq 0 ]
+[ "$py" -eq 0 ] && [ "$pk" -eq 0 ] && [ "$js" -eq 0 ]

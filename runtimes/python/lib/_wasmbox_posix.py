@@ -1,11 +1,13 @@
 """What WASI leaves out of os and socket that ordinary programs call, with
-the sandbox's values: its one user and group (uid/gid 1000, pwd and grp),
-and its host name. Installed by sitecustomize before the base snapshot: os
-is a frozen module, so a patch to Lib/os.py would not take effect."""
+the sandbox's values: its one user and group (pwd and grp), id 0 because
+WASI reports every file as owned by 0 and programs compare the two
+(pytest's and tempfile's ownership checks), and its host name. Installed by
+sitecustomize before the base snapshot: os is a frozen module, so a patch
+to Lib/os.py would not take effect."""
 import os
 import socket
 
-USER, UID, GID, HOSTNAME = 'sandbox', 1000, 1000, 'sandbox'
+USER, UID, GID, HOSTNAME = 'sandbox', 0, 0, 'sandbox'
 
 
 def install():

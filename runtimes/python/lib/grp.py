@@ -1,5 +1,5 @@
-"""The group database, as the sandbox has it: one group, `sandbox`
-(gid 1000), the sandbox user's (pwd). WASI has no groups of its own."""
+"""The group database, as the sandbox has it: one group, `sandbox`, gid 0
+like the user (pwd). WASI has no groups of its own."""
 
 from collections import namedtuple as _namedtuple
 
@@ -13,7 +13,7 @@ class struct_group(_namedtuple('struct_group', _fields)):
     n_unnamed_fields = 0
 
 
-_SANDBOX = struct_group('sandbox', 'x', 1000, ['sandbox'])
+_SANDBOX = struct_group('sandbox', 'x', 0, ['sandbox'])
 
 
 def getgrgid(gid):

@@ -1,6 +1,7 @@
-"""The password database, as the sandbox has it: one user, `sandbox`
-(uid 1000), whose home is the workspace /app, so that getpass.getuser()
-and os.path.expanduser('~') work. WASI has no users of its own."""
+"""The password database, as the sandbox has it: one user, `sandbox`, whose
+home is the workspace /app, so that getpass.getuser() and
+os.path.expanduser('~') work. WASI has no users of its own and reports every
+file as owned by 0, so the user is 0 too (os.getuid(), _wasmbox_posix)."""
 
 from collections import namedtuple as _namedtuple
 
@@ -14,7 +15,7 @@ class struct_passwd(_namedtuple('struct_passwd', _fields)):
     n_unnamed_fields = 0
 
 
-_SANDBOX = struct_passwd('sandbox', 'x', 1000, 1000, 'wasmbox sandbox', '/app', '/bin/sh')
+_SANDBOX = struct_passwd('sandbox', 'x', 0, 0, 'wasmbox sandbox', '/app', '/bin/sh')
 
 
 def getpwuid(uid):

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""The built-in packages' own test suites, from their Debian source packages,
+run with pytest inside wasmbox and natively (python3.11 over the same
+package trees), test by test, compared with packages_expected_failures.txt
+(test id, then `#` and why it cannot pass in the sandbox).
+
+usage: packages.py WASMBOX BUILTIN_SITE PYTEST_SITE SOURCES
+BUILTIN_SITE: the image's tree (build/python-packages.dir's site-packages);
+PYTEST_SITE: pytest and its dependencies, Debian's, given to wasmbox with
+--packages; SOURCES: a directory holding each suite's unpacked source tree.
+Fails when a test fails in wasmbox that is not listed, a listed one passes,
+or a suite does not run.
+
+Only jinja2 runs: the mirror this project builds from serves the source
+packages of tabulate, python-dateutil, pyyaml, python-markdown and openpyxl
+without their upstream tarballs (404), so their suites cannot be had here.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# suite: (source tree under SOURCES, pytest arguments)
+SUITES = {'jinja2': ('jinja2', ['tests'])}
+FLAGS = ['-q', '-p', 'no:cacheprovider', '-p', 'no:faulthandler', '-p', 'no:logging', '--capture=sys',
+         '--rootdir=.', '--junitxml=report.xml']
+# WASI has no directory above the preopens: stat('/') and of anything
+# outside them fails with ENOTCAPABLE, where pytest 7.2, which walks every
+# parent of its arguments up to '/' (conftest files, __init__.py, the
+# report's directory), expects '/' to be a directory and the rest not to
+# exist. The guest driver answers stat so.
+GUEST = '''import errno, os, sys, pytest
+_stat = os.stat
+def stat(path, *args, **kwargs):
+    if os.fspath(path) in ('/', b'/'):
+        return _stat('/app', *args, **kwargs)
+    try:
+        return _stat(path, *args, **kwargs)
+    except PermissionError as e:
+        if e.errno != errno.ENOTCAPABLE:
+            raise
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path) from None
+os.stat = stat
+sys.exit(pytest.main(%r))
+'''
+
+
+def expected_failures():
+    out = {}
+    for line in open(os.path.join(HERE, 'packages_expected_failures.txt')):
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        test, _, why = line.partition('#')
+        if not why.strip():
+            sys.exit(f'packages_expected_failures.txt: no reason given for {test.strip()}')
+        out[test.strip()] = why.strip()
+    return out
+
+
+def results(report):
+    """test id -> passed / failed / skipped, from pytest's JUnit XML."""
+    out = {}
+    for case in ET.parse(report).getroot().iter('testcase'):
+        tid = case.get('classname', '') + '::' + case.get('name', '')
+        kinds = {child.tag for child in case}
+        out[tid] = 'failed' if kinds & {'failure', 'error'} else 'skipped' if 'skipped' in kinds else 'passed'
+    return out
+
+
+def run_native(tree, builtin, pytest_site, args):
+    env = dict(os.environ, PYTHONPATH=pytest_site + ':' + builtin, PYTHONDONTWRITEBYTECODE='1')
+    subprocess.run(['/usr/bin/python3.11', '-m', 'pytest', *FLAGS, *args], cwd=tree,
+                   env=env, capture_output=True, text=True, timeout=1200)
+    return results(os.path.join(tree, 'report.xml'))
+
+
+def run_wasmbox(wasmbox, tree, pytest_site, args):
+    p = subprocess.run([wasmbox, 'run', '--timeout', '900', '--memory', '2048', '--max-output', str(16 << 20),
+                        '--packages', pytest_site, '--workspace', tree, '-c', GUEST % (FLAGS + args)],
+                       capture_output=True, text=True, timeout=1200)
+    report = os.path.join(tree, 'report.xml')
+    if not os.path.exists(report):
+        print('  did not finish in wasmbox (exit %d):\n  %s' % (p.returncode, p.stderr[-2000:].replace('\n', '\n  ')))
+        return None
+    return results(report)
+
+
+def main():
+    wasmbox, builtin, pytest_site, sources = (os.path.abspath(a) for a in sys.argv[1:5])
+    expected = expected_failures()
+    print(f'{"suite":<12}{"native pass/fail/skip":>24}{"wasmbox pass/fail/skip":>26}  unexpected')
+    bad, seen = 0, set()
+    for suite, (tree, args) in SUITES.items():
+        counts = {}
+        for where in ('native', 'wasmbox'):
+            work = tempfile.mkdtemp(prefix=f'wasmbox-{suite}-')
+            shutil.copytree(os.path.join(sources, tree), work, dirs_exist_ok=True)
+            r = (run_native(work, builtin, pytest_site, args) if where == 'native'
+                 else run_wasmbox(wasmbox, work, pytest_site, args))
+            shutil.rmtree(work)
+            counts[where] = r
+        nat, box = counts['native'], counts['wasmbox']
+        if box is None or not nat:
+            print(f'{suite:<12} did not run')
+            bad += 1
+            continue
+        failed = sorted(t for t, v in box.items() if v == 'failed' and nat.get(t) != 'failed')
+        unexpected = [t for t in failed if t not in expected]
+        seen.update(t for t in failed if t in expected)
+        tally = lambda r: '/'.join(str(sum(v == k for v in r.values())) for k in ('passed', 'failed', 'skipped'))
+        print(f'{suite:<12}{tally(nat):>24}{tally(box):>26}  {len(unexpected)}')
+        for t in unexpected:
+            print(f'    unexpected failure: {t}')
+        bad += len(unexpected)
+    for t in sorted(set(expected) - seen):
+        print(f'listed as expected to fail but passed (remove it): {t}')
+        bad += 1
+    print(f'expected failures: {len(seen)} (each with its reason in tests/conformance/packages_expected_failures.txt)')
+    if bad:
+        print(f'packages conformance: {bad} problem(s)')
+        sys.exit(1)
+    print('packages conformance: ok')
+
+
+if __name__ == '__main__':
+    main()
