@@ -57,12 +57,6 @@ static const cJSON *get(mcp_args *a, const char *name) {
   return v && !cJSON_IsNull(v) ? v : NULL;
 }
 
-bool args_has(const mcp_args *a, const char *name) {
-  if (!a->obj) return false;
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(a->obj, name);
-  return v && !cJSON_IsNull(v);
-}
-
 const char *args_str(mcp_args *a, const char *name, bool required, size_t max, size_t *len) {
   const cJSON *v = get(a, name);
   char s[64];

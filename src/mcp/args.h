@@ -29,6 +29,5 @@ double args_num(mcp_args *a, const char *name, double min, double max, double df
 /* A whole number in [min, max]; absent: dflt. */
 uint64_t args_int(mcp_args *a, const char *name, uint64_t min, uint64_t max, uint64_t dflt);
 bool args_bool(mcp_args *a, const char *name, bool dflt);
-bool args_has(const mcp_args *a, const char *name);
 
 #endif
