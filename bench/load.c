@@ -12,7 +12,7 @@
  * State goes to a temporary $WASMBOX_HOME that is removed afterwards.
  *
  * Memory: guest code runs in jailed worker processes, children of this one
- * (src/api/workers.c); a session's interpreter stays live in its worker
+ * (src/api/worker_parent.c); a session's interpreter stays live in its worker
  * between calls, so what an idle session keeps is that process (plus its
  * files on disk). We find workers as our child processes and read their
  * /proc/PID/smaps_rollup: Pss (shared pages split between the processes

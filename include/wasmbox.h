@@ -152,7 +152,12 @@ typedef struct {
   /* Guest code runs in jailed worker processes (namespaces, Landlock,
    * seccomp, rlimits, cgroups; see `wasmbox doctor`), never in the calling
    * process. in_process runs it here instead, behind WebAssembly alone: for
-   * embedders that isolate the whole process themselves. */
+   * embedders that isolate the whole process themselves.
+   * A worker is this same program started again (/proc/self/exe) with
+   * WASMBOX_WORKER_FD in its environment: a constructor in the library
+   * sees that variable before main() runs and becomes the worker, so the
+   * program's own main() never runs in a worker. Without the variable the
+   * constructor does nothing; a program must not set it itself. */
   bool in_process;
   unsigned warm_workers;    /* stateless workers started by wasmbox_open()
                                so that the first calls wait for none */

@@ -6,7 +6,7 @@
 #include "harness.h"
 #include "api/sandbox.h"
 #include "engine/engine.h"
-#include "engine/guest.h"
+#include "wasm_rt/guest.h"
 
 static const wb_runtime *py;
 static char *ws;

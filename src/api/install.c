@@ -17,9 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/internal.h"
+#include "api/library.h"
 #include "python_packages.h" /* generated: the built-in packages */
 #include "util/json.h"
+#include "util/os.h"
 
 #define PIP "/usr/bin/python3"
 #define PIP_TIMEOUT_S 300
@@ -107,13 +108,11 @@ static int run_pip(char *const argv[], const char *home, wb_buf *out, char *err,
     snprintf(err, errlen, "cannot start %s -m pip: %s", PIP, strerror(rc));
     return -1;
   }
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  uint64_t t0 = wb_monotonic_ns();
   char chunk[4096];
   bool timed_out = false;
   for (;;) {
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    double left = PIP_TIMEOUT_S - ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9);
+    double left = PIP_TIMEOUT_S - (double)(wb_monotonic_ns() - t0) / 1e9;
     if (left <= 0) {
       timed_out = true;
       kill(pid, SIGKILL);
@@ -296,11 +295,8 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
   int rc = wasmbox_session_info_get(wb, id, &info, err, errlen);
   if (rc) return rc;
   if (strcmp(info.language, "python")) return wb_usage(err, errlen, "session %s runs %s: packages are Python's", id, info.language);
-  char tmp[] = "/tmp/wasmbox-install-XXXXXX";
-  if (!mkdtemp(tmp)) {
-    snprintf(err, errlen, "cannot make a download directory: %s", strerror(errno));
-    return WASMBOX_EINTERNAL;
-  }
+  char *tmp = wb_scratch_dir("wasmbox-install", err, errlen);
+  if (!tmp) return WASMBOX_EINTERNAL;
   char dest[4200];
   snprintf(dest, sizeof dest, "%s/wheels", tmp);
   wb_buf log = {0};
@@ -396,6 +392,7 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
   for (size_t i = 0; i < nw; i++) free(wheels[i]);
   free(wheels);
   wb_remove_tree(tmp);
+  free(tmp);
   if (rc) {
     wb_buf_free(&res);
     return rc;

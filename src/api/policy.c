@@ -3,12 +3,15 @@
  * _wasmbox_policy.run (runtimes/python/lib/_wasmbox_policy.py), which checks
  * it statically, then runs it with the policy in force. Done before the
  * worker boundary: the wire, the worker and the engine see ordinary code. */
+#include "api/policy.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/internal.h"
-#include "engine/runtime.h"
+#include "api/library.h"
+#include "api/resolve.h"
+#include "util/buf.h"
 
 #define POLICY_NAMES_MAX 256
 #define POLICY_NAME_MAX 100
@@ -50,10 +53,8 @@ bool wb_policy_wanted(const wasmbox_request *req) {
 
 int wb_policy_wrap(wasmbox_request *req, char **owned, char *err, size_t errlen) {
   *owned = NULL;
-  if (!req->code) return wb_usage(err, errlen, "no code given");
   const char *name = req->filename ? req->filename : "<string>";
   size_t len = req->code_len ? req->code_len : strlen(req->code);
-  if (strlen(name) > 1024) return wb_usage(err, errlen, "file name is longer than 1024 bytes");
   wb_buf b = {0};
   wb_buf_puts(&b, "import _wasmbox_policy\n_wasmbox_policy.run(b'");
   for (size_t i = 0; i < len; i++) {
@@ -75,6 +76,10 @@ int wb_policy_wrap(wasmbox_request *req, char **owned, char *err, size_t errlen)
   if (rc) {
     wb_buf_free(&b);
     return rc;
+  }
+  if (!b.failed && b.len > WB_CODE_MAX) {
+    wb_buf_free(&b);
+    return wb_usage(err, errlen, "code is larger than %u MB with the import policy's wrapper", WB_CODE_MAX >> 20);
   }
   req->code_len = b.len;
   *owned = wb_buf_take(&b);

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <wasm-rt.h>
 
-#include "api/internal.h"
-#include "engine/guest.h"
+#include "api/result.h"
+#include "wasm_rt/guest.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -102,7 +102,6 @@ static void classify(wb_result *r, const wb_limits_used *lim, const wb_outcome *
   if (p->status != WASMBOX_STATUS_OK && p->exit_code == 0) p->exit_code = 1;
 }
 
-
 wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_used *lim) {
   wb_result *r = calloc(1, sizeof *r);
   if (!r) return NULL;
@@ -139,6 +138,39 @@ wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_u
   p->guidance_len = wb_guidance(&gi, r->guidance);
   p->guidance = (const char *const *)r->guidance;
   return r;
+}
+
+wasmbox_result *wb_result_failure(wasmbox_status status, const char *type, const char *message,
+                                  const wasmbox_request *req, const wb_limits_used *lim, double ms, bool rolled_back) {
+  wb_result *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  wasmbox_result *p = &r->pub;
+  p->status = status;
+  p->exit_code = 1;
+  r->out = strdup("");
+  r->err = strdup("");
+  r->type = strdup(type);
+  r->message = strdup(message);
+  r->files = calloc(1, sizeof *r->files);
+  if (req->session_id) r->session = strdup(req->session_id);
+  if (!r->out || !r->err || !r->type || !r->message || !r->files || (req->session_id && !r->session)) {
+    wasmbox_result_free(p);
+    return NULL;
+  }
+  p->stdout_data = r->out;
+  p->stderr_data = r->err;
+  p->error_type = r->type;
+  p->error_message = r->message;
+  p->files_changed = (const char *const *)r->files;
+  p->duration_ms = ms;
+  p->session_id = r->session;
+  p->session_rolled_back = rolled_back;
+  wb_guidance_input gi = {.language = lim->rt ? lim->rt->language : "python", .status = status, .error_type = r->type,
+                          .error_message = r->message, .timeout_seconds = lim->timeout_s,
+                          .memory_bytes = lim->memory_limit};
+  p->guidance_len = wb_guidance(&gi, r->guidance);
+  p->guidance = (const char *const *)r->guidance;
+  return p;
 }
 
 void wasmbox_result_free(wasmbox_result *res) {

@@ -14,14 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/guest.h"
+#include "wasm_rt/guest.h"
 #include "engine/host_imports.h"
-#include "engine/wasm_rt_ext.h"
+#include "util/os.h"
+#include "wasm_rt/wasm_rt_ext.h"
 
 #define GUEST_STACK (32u << 20) /* native stack for generated code */
 #define GUEST_GUARD (1u << 20)  /* below it: a fault there is stack exhaustion */
 #define ALT_STACK (64u << 10)   /* where the fault handler runs */
-#define WASM_PAGE 65536u
 /* Runtimes put their stack first in linear memory (wasm-ld --stack-first):
  * overflowing it wraps the stack pointer below 0, so the access lands at the
  * top of the 4 GiB range. That is stack exhaustion, not a wild pointer. */
@@ -112,12 +112,6 @@ static bool cancel_leave(wb_cancel *c) {
   return fired;
 }
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A POSIX timer that signals this thread at the deadline and every 10 ms
  * after, so a deadline seen only by host code is still acted on. */
 static bool start_timer(timer_t *t, uint64_t timeout_ns) {
@@ -153,11 +147,11 @@ static uint32_t guest_copy(const wb_runtime *rt, void *inst, const char *s, size
 /* Lower the memory's maximum to the call's limit; false if the instance
  * already holds more than that. */
 static bool apply_limit(task *t, wasm_rt_memory_t *mem) {
-  uint64_t limit_pages = t->call->memory_limit / WASM_PAGE;
+  uint64_t limit_pages = t->call->memory_limit / WB_WASM_PAGE;
   if (mem->pages > limit_pages) {
     snprintf(t->err, t->errlen, "a memory limit of %llu MB is below the %llu MB the %s runtime needs",
              (unsigned long long)(t->call->memory_limit >> 20),
-             (unsigned long long)(((uint64_t)mem->pages * WASM_PAGE + (1 << 20) - 1) >> 20), t->in->rt->language);
+             (unsigned long long)(((uint64_t)mem->pages * WB_WASM_PAGE + (1 << 20) - 1) >> 20), t->in->rt->language);
     t->out->init_failed = true;
     return false;
   }
@@ -202,11 +196,13 @@ static void run_task(task *t, wb_guest_frame *frame) {
   const wb_call *c = t->call;
   const wb_job *job = t->job;
   wb_outcome *out = t->out;
-  in->host.out = out;
+  in->host.error_type = &out->error_type;
+  in->host.error_message = &out->error_message;
+  in->host.error_traceback = &out->error_traceback;
   volatile bool timer_on = false, metered = false;
   int64_t budget = c->fuel && c->fuel < (uint64_t)INT64_MAX ? (int64_t)c->fuel : INT64_MAX;
   timer_t timer;
-  uint64_t start_ns = now_ns();
+  uint64_t start_ns = wb_monotonic_ns();
   if (c->timeout_ns) wb_wasi_set_deadline(c->wasi, start_ns + c->timeout_ns);
 
   wb_guest_begin(frame);
@@ -270,8 +266,8 @@ static void run_task(task *t, wb_guest_frame *frame) {
   out->trap = trap == WB_TRAP_EXIT ? 0 : trap;
   if (trap == WB_TRAP_EXIT) out->exit_code = frame->exit_code;
   out->memory_grow_failed = frame->memory_grow_failed;
-  if (in->started) out->memory_peak = (uint64_t)rt->memory(in->inst)->pages * WASM_PAGE;
-  out->duration_ns = now_ns() - start_ns;
+  if (in->started) out->memory_peak = (uint64_t)rt->memory(in->inst)->pages * WB_WASM_PAGE;
+  out->duration_ns = wb_monotonic_ns() - start_ns;
   wb_guest_end();
 }
 
@@ -388,15 +384,11 @@ bool wb_instance_capture(wb_instance *in, wb_snapshot *out, char *err, size_t er
     return false;
   }
   wasm_rt_memory_t *mem = rt->memory(in->inst);
-  size_t bytes = (size_t)mem->pages * WASM_PAGE;
+  size_t bytes = (size_t)mem->pages * WB_WASM_PAGE;
   int fd = memfd_create("wasmbox-snapshot", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   out->globals = malloc(rt->globals_size() ? rt->globals_size() : 1);
   if (fd < 0 || !out->globals || ftruncate(fd, (off_t)bytes) != 0) goto fail;
-  for (size_t done = 0; done < bytes;) {
-    ssize_t n = pwrite(fd, mem->data + done, bytes - done, (off_t)done);
-    if (n <= 0) goto fail;
-    done += (size_t)n;
-  }
+  if (!wb_pwrite_all(fd, mem->data, bytes, 0)) goto fail;
   /* nobody may change a snapshot under its copies */
   fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
   rt->globals_save(in->inst, out->globals);

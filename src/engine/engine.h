@@ -22,7 +22,7 @@
 #include <sys/types.h>
 
 #include "engine/runtime.h"
-#include "engine/wasm_rt_ext.h"
+#include "wasm_rt/wasm_rt_ext.h"
 #include "wasi/wasi.h"
 
 /* The state of an instance at one moment. */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <wasm-rt.h>
 
-#include "engine/guest.h"
+#include "wasm_rt/guest.h"
 
 #define TYPE_MAX 256
 #define MESSAGE_MAX (16u << 10)
@@ -29,10 +29,12 @@ static char *copy_guest(struct Z_wasmbox_instance_t *h, uint32_t ptr, uint32_t l
 void Z_wasmboxZ_report_error(struct Z_wasmbox_instance_t *h, uint32_t type, uint32_t type_len, uint32_t msg,
                              uint32_t msg_len, uint32_t tb, uint32_t tb_len) {
   wb_host_enter();
-  wb_outcome *o = h->out;
-  wb_outcome_clear(o);
-  o->error_type = copy_guest(h, type, type_len, TYPE_MAX);
-  o->error_message = copy_guest(h, msg, msg_len, MESSAGE_MAX);
-  o->error_traceback = copy_guest(h, tb, tb_len, TRACEBACK_MAX);
+  free(*h->error_type);
+  free(*h->error_message);
+  free(*h->error_traceback);
+  *h->error_type = *h->error_message = *h->error_traceback = NULL;
+  *h->error_type = copy_guest(h, type, type_len, TYPE_MAX);
+  *h->error_message = copy_guest(h, msg, msg_len, MESSAGE_MAX);
+  *h->error_traceback = copy_guest(h, tb, tb_len, TRACEBACK_MAX);
   wb_host_leave();
 }

@@ -10,11 +10,12 @@
 #include <stdint.h>
 #include <wasm-rt.h>
 
-#include "engine/engine.h"
 
+/* Where a report goes: the call's outcome's three strings (engine.h),
+ * each replaced (the old one freed) by the next report. */
 struct Z_wasmbox_instance_t {
   wasm_rt_memory_t *mem;
-  wb_outcome *out;
+  char **error_type, **error_message, **error_traceback;
 };
 
 void Z_wasmboxZ_report_error(struct Z_wasmbox_instance_t *h, uint32_t type, uint32_t type_len, uint32_t msg,

@@ -90,6 +90,7 @@ typedef struct wb_runtime {
 } wb_runtime;
 
 /* The runtimes linked into this binary, NULL-terminated. */
+#define WB_RUNTIMES_MAX 8
 extern const wb_runtime *const wb_runtimes[];
 
 /* By language name or alias ("python", "py", "javascript", "js"); NULL if none. */

@@ -10,20 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define WASM_PAGE 65536u
-
-static bool write_all(int fd, const void *p, size_t n, uint64_t off) {
-  const uint8_t *b = p;
-  while (n) {
-    ssize_t w = pwrite(fd, b, n, (off_t)off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    b += w;
-    n -= (size_t)w;
-    off += (uint64_t)w;
-  }
-  return true;
-}
+#include "util/os.h"
+#include "wasm_rt/wasm_rt_ext.h"
 
 bool wb_snapshot_write(const wb_snapshot *s, const char *build_id, int fd, char *err, size_t errlen) {
   wb_snapshot_header h;
@@ -34,11 +22,11 @@ bool wb_snapshot_write(const wb_snapshot *s, const char *build_id, int fd, char 
   h.pages = s->memory.pages;
   h.globals_size = s->runtime->globals_size();
   h.memory_offset = (sizeof h + h.globals_size + WB_SNAPSHOT_ALIGN - 1) / WB_SNAPSHOT_ALIGN * WB_SNAPSHOT_ALIGN;
-  size_t bytes = (size_t)h.pages * WASM_PAGE;
+  size_t bytes = (size_t)h.pages * WB_WASM_PAGE;
   uint8_t *mem = bytes ? mmap(NULL, bytes, PROT_READ, MAP_PRIVATE, s->memory.fd, (off_t)s->memory.offset) : NULL;
   bool ok = mem != MAP_FAILED && ftruncate(fd, (off_t)(h.memory_offset + bytes)) == 0 &&
-            write_all(fd, &h, sizeof h, 0) && write_all(fd, s->globals, h.globals_size, sizeof h) &&
-            write_all(fd, mem, bytes, h.memory_offset);
+            wb_pwrite_all(fd, &h, sizeof h, 0) && wb_pwrite_all(fd, s->globals, h.globals_size, sizeof h) &&
+            wb_pwrite_all(fd, mem, bytes, h.memory_offset);
   if (!ok) snprintf(err, errlen, "cannot write the snapshot: %s", strerror(errno));
   if (mem && mem != MAP_FAILED) munmap(mem, bytes);
   return ok;
@@ -85,7 +73,7 @@ static int map_from_executable(const uint8_t *mem, uint64_t *offset) {
 static int copy_to_memfd(const uint8_t *mem, size_t bytes) {
   int fd = memfd_create("wasmbox-snapshot", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return -1;
-  if (ftruncate(fd, (off_t)bytes) != 0 || !write_all(fd, mem, bytes, 0)) {
+  if (ftruncate(fd, (off_t)bytes) != 0 || !wb_pwrite_all(fd, mem, bytes, 0)) {
     close(fd);
     return -1;
   }
@@ -102,7 +90,7 @@ bool wb_snapshot_open_embedded(const wb_runtime *rt, const char *build_id, const
       strncmp(h->runtime, rt->language, sizeof h->runtime) != 0 ||
       strncmp(h->build_id, build_id, sizeof h->build_id) != 0 || h->globals_size != rt->globals_size() ||
       h->memory_offset % WB_SNAPSHOT_ALIGN || h->memory_offset < sizeof *h + h->globals_size ||
-      h->memory_offset > size || (uint64_t)h->pages * WASM_PAGE != size - h->memory_offset) {
+      h->memory_offset > size || (uint64_t)h->pages * WB_WASM_PAGE != size - h->memory_offset) {
     snprintf(err, errlen, "the built-in %s snapshot does not belong to this build", rt->language);
     return false;
   }
@@ -115,7 +103,7 @@ bool wb_snapshot_open_embedded(const wb_runtime *rt, const char *build_id, const
   const uint8_t *mem = bytes + h->memory_offset;
   uint64_t offset = 0;
   int fd = map_from_executable(mem, &offset);
-  if (fd < 0) fd = copy_to_memfd(mem, (size_t)h->pages * WASM_PAGE);
+  if (fd < 0) fd = copy_to_memfd(mem, (size_t)h->pages * WB_WASM_PAGE);
   if (fd < 0) {
     snprintf(err, errlen, "cannot set up the %s snapshot: %s", rt->language, strerror(errno));
     free(out->globals);

@@ -11,7 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "engine/tracker.h"
+#include "wasm_rt/tracker.h"
 #include "jail/jail.h"
 
 static const int allowed[] = {
@@ -62,7 +62,7 @@ void wb_jail_seccomp(wb_jail_report *rep) {
   if (rc == 0)
     rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
   /* isatty() on the standard streams; following the guest's writes to its
-   * own memory (engine/tracker.h, on descriptors opened before the jail) */
+   * own memory (wasm_rt/tracker.h, on descriptors opened before the jail) */
   if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, TCGETS));
   for (int i = 0; rc == 0 && i < WB_TRACK_IOCTLS; i++)
     rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, wb_track_ioctls[i]));

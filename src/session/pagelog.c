@@ -8,31 +8,11 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "util/os.h"
+
 #define MAGIC 0x47504257u /* "WBPG" */
 #define BATCH 1024         /* pages per record: 4 MiB uncompressed */
 #define LEVEL 1            /* fast: a save sits on the call's critical path */
-
-static bool pwrite_all(int fd, const void *p, size_t n, uint64_t off) {
-  const uint8_t *b = p;
-  while (n) {
-    ssize_t w = pwrite(fd, b, n, (off_t)off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    b += w, n -= (size_t)w, off += (uint64_t)w;
-  }
-  return true;
-}
-
-static bool pread_all(int fd, void *p, size_t n, uint64_t off) {
-  uint8_t *b = p;
-  while (n) {
-    ssize_t r = pread(fd, b, n, (off_t)off);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    b += r, n -= (size_t)r, off += (uint64_t)r;
-  }
-  return true;
-}
 
 bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *pages, size_t n, uint64_t *end,
                        char *err, size_t errlen) {
@@ -64,7 +44,7 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *
     head[2] = (uint32_t)c;
     memcpy(head + 3, pages + i, k * sizeof(uint32_t));
     size_t hlen = (3 + k) * sizeof(uint32_t);
-    ok = pwrite_all(fd, head, hlen, at) && pwrite_all(fd, comp, c, at + hlen);
+    ok = wb_pwrite_all(fd, head, hlen, at) && wb_pwrite_all(fd, comp, c, at + hlen);
     at += hlen + c;
   }
   if (!ok) snprintf(err, errlen, "cannot write the session's memory: %s", errno ? strerror(errno) : "compression failed");
@@ -85,15 +65,15 @@ bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, 
   bool ok = raw && comp && dctx;
   const char *why = "out of memory";
   while (ok && at < length) {
-    if (length - at < 12 || !pread_all(fd, head, 12, at) || head[0] != MAGIC || head[1] == 0 || head[1] > BATCH ||
+    if (length - at < 12 || !wb_pread_all(fd, head, 12, at) || head[0] != MAGIC || head[1] == 0 || head[1] > BATCH ||
         head[2] > cap) {
       ok = false, why = "a damaged record";
       break;
     }
     uint32_t k = head[1], c = head[2];
     size_t hlen = (3 + (size_t)k) * sizeof(uint32_t);
-    if (length - at < hlen + c || !pread_all(fd, head + 3, k * sizeof(uint32_t), at + 12) ||
-        !pread_all(fd, comp, c, at + hlen)) {
+    if (length - at < hlen + c || !wb_pread_all(fd, head + 3, k * sizeof(uint32_t), at + 12) ||
+        !wb_pread_all(fd, comp, c, at + hlen)) {
       ok = false, why = "a truncated record";
       break;
     }

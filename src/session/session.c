@@ -19,10 +19,11 @@
 #include "session/dirty.h"
 #include "session/pagelog.h"
 #include "session/tree.h"
+#include "util/os.h"
+#include "wasm_rt/wasm_rt_ext.h"
 
 #define HEAD_MAGIC "WBHEAD\0\1"
-#define WASM_PAGE 65536u
-#define PAGES_PER_WASM_PAGE (WASM_PAGE / WB_HOST_PAGE)
+#define PAGES_PER_WASM_PAGE (WB_WASM_PAGE / WB_HOST_PAGE)
 #define LIVE_MAX 8
 #define ENV_MAX 256
 
@@ -503,13 +504,13 @@ static live_t *live_slot(wb_store *st, const char *id, uint64_t gen, bool *reuse
 /* Rebuild the committed memory from disk into a new memfd: the base
  * snapshot's bytes, then the page log. */
 static bool load_memory(wb_session *s, const wb_snapshot *base, wb_snapshot *out, char *err, size_t n) {
-  uint64_t bytes = (uint64_t)s->head.pages * WASM_PAGE;
+  uint64_t bytes = (uint64_t)s->head.pages * WB_WASM_PAGE;
   int fd = memfd_create("wasmbox-session", MFD_CLOEXEC);
   uint8_t *mem = MAP_FAILED;
   bool ok = fd >= 0 && ftruncate(fd, (off_t)bytes) == 0;
   if (ok) mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ok = ok && mem != MAP_FAILED;
-  uint64_t from_base = (uint64_t)(base->memory.pages < s->head.pages ? base->memory.pages : s->head.pages) * WASM_PAGE;
+  uint64_t from_base = (uint64_t)(base->memory.pages < s->head.pages ? base->memory.pages : s->head.pages) * WB_WASM_PAGE;
   for (uint64_t at = 0; ok && at < from_base;) {
     ssize_t r = pread(base->memory.fd, mem + at, from_base - at, (off_t)(base->memory.offset + at));
     if (r < 0 && errno == EINTR) continue;
@@ -655,7 +656,7 @@ static ssize_t dirty_pages(const uint8_t *mem, size_t bytes, const wb_memory_ima
   ssize_t k = wb_dirty_pages(mem, bytes, out, max);
   if (k >= 0) return k;
   uint8_t page[WB_HOST_PAGE];
-  size_t ref_bytes = (size_t)ref->pages * WASM_PAGE, m = 0;
+  size_t ref_bytes = (size_t)ref->pages * WB_WASM_PAGE, m = 0;
   for (size_t i = 0; i < bytes / WB_HOST_PAGE && m < max; i++) {
     size_t at = i * WB_HOST_PAGE;
     bool same = at < ref_bytes && pread(ref->fd, page, WB_HOST_PAGE, (off_t)(ref->offset + at)) == WB_HOST_PAGE &&
@@ -665,16 +666,6 @@ static ssize_t dirty_pages(const uint8_t *mem, size_t bytes, const wb_memory_ima
   return (ssize_t)m;
 }
 
-static bool pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off) {
-  while (n) {
-    ssize_t w = pwrite(fd, p, n, (off_t)off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w, n -= (size_t)w, off += (uint64_t)w;
-  }
-  return true;
-}
-
 /* Save the call's memory: pages written since the committed image go into
  * the image (in memory) and the log (on disk); then HEAD names the new
  * state. Until that rename nothing committed has changed. */
@@ -682,7 +673,7 @@ static bool commit(wb_session *s, char *err, size_t n) {
   live_t *l = s->live;
   const wb_runtime *rt = s->rt;
   wasm_rt_memory_t *mem = wb_instance_memory(l->instance);
-  size_t bytes = (size_t)mem->pages * WASM_PAGE, npages = bytes / WB_HOST_PAGE;
+  size_t bytes = (size_t)mem->pages * WB_WASM_PAGE, npages = bytes / WB_HOST_PAGE;
   bool have_image = l->image.memory.fd >= 0;
   const wb_memory_image *ref = have_image ? &l->image.memory : &rt->base_snapshot()->memory;
   uint8_t *globals = malloc(rt->globals_size() ? rt->globals_size() : 1);
@@ -698,11 +689,11 @@ static bool commit(wb_session *s, char *err, size_t n) {
   int img = have_image ? l->image.memory.fd : memfd_create("wasmbox-session", MFD_CLOEXEC);
   bool ok = nd >= 0 && img >= 0 && ftruncate(img, (off_t)bytes) == 0;
   if (ok && !have_image) {
-    ok = pwrite_all(img, mem->data, bytes, 0); /* the first image here: all of it */
+    ok = wb_pwrite_all(img, mem->data, bytes, 0); /* the first image here: all of it */
   } else {
     for (ssize_t i = 0; ok && i < nd; i++) {
       size_t at = (size_t)dirty[i] * WB_HOST_PAGE;
-      ok = pwrite_all(img, mem->data + at, WB_HOST_PAGE, at);
+      ok = wb_pwrite_all(img, mem->data + at, WB_HOST_PAGE, at);
     }
   }
   char log[64];

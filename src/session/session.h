@@ -62,7 +62,7 @@ typedef struct {
 } wb_session_call;
 
 /* The workspace of session `id`, locked against calls and other changes
- * (session/files.c works on it): *ws is its directory fd, valid until
+ * (api/session_files.c works on it): *ws is its directory fd, valid until
  * wb_session_unlock_workspace(). */
 typedef struct wb_ws_lock wb_ws_lock;
 int wb_session_lock_workspace(wb_store *st, const char *id, int *ws, wb_ws_lock **lk, char *err, size_t n);

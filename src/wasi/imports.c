@@ -1,7 +1,7 @@
 /* WASI entry points called by generated code. Each marks its span as host
  * code, so a timeout waits for it to return instead of unwinding it, and
  * calls the implementation in wasi.c or fs.c. */
-#include "engine/guest.h"
+#include "wasm_rt/guest.h"
 #include "wasi/calls.h"
 #include "wasi/imports.h"
 #include "wasi/internal.h"

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/guest.h"
+#include "wasm_rt/guest.h"
 #include "wasi/calls.h"
 #include "wasi/internal.h"
 

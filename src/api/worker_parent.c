@@ -1,4 +1,5 @@
-/* Jailed worker processes, the parent's side (worker.c is the child's).
+/* Jailed worker processes, the parent's side (see worker_parent.h;
+ * worker_child.c is the child's).
  *
  * Guest code never runs in the process that holds the caller's sockets and
  * other sessions: each call goes to a worker, a copy of this executable
@@ -11,6 +12,8 @@
  * that dies or stops answering is replaced; the call gets a result that
  * says why, and a session call that died is rolled back on disk already
  * (its commit is atomic). */
+#include "api/worker_parent.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,10 +28,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "api/internal.h"
-#include "engine/runtime.h"
-
-extern const char wb_worker_fd_env[];
+#include "api/result.h"
+#include "api/worker_child.h"
+#include "api/worker_protocol.h"
+#include "util/os.h"
 
 #define WORKERS_MAX 32     /* processes at once, busy or idle */
 #define IDLE_MAX 12        /* idle ones kept */
@@ -105,8 +108,9 @@ static int add_path(placement *pl, const char *path, bool writable, bool is_file
   return WASMBOX_OK;
 }
 
-/* The placement of a call, and the request rewritten to the real paths the
- * worker's mount view has (symlinks in them would not resolve there). */
+/* The placement of a resolved call, and the request rewritten to the real
+ * paths the worker's mount view has (symlinks in them would not resolve
+ * there). */
 static int place(wasmbox *wb, const wasmbox_request *req, wasmbox_request *out, wasmbox_mount *mounts,
                  placement *pl, char *err, size_t errlen) {
   memset(pl, 0, sizeof *pl);
@@ -130,13 +134,8 @@ static int place(wasmbox *wb, const wasmbox_request *req, wasmbox_request *out, 
     if (!rc && !(pl->home = realpath(wb->home, NULL))) rc = wb_usage(err, errlen, "%s: %s", wb->home, strerror(errno));
     return rc;
   }
-  rc = wb_check_mounts(req->mounts, req->mounts_len, err, errlen);
-  if (rc) return rc;
   wb_buf_puts(&pl->key, "stateless\n");
   if (req->workspace) {
-    struct stat st;
-    if (stat(req->workspace, &st) != 0) return wb_usage(err, errlen, "workspace %s: %s", req->workspace, strerror(errno));
-    if (!S_ISDIR(st.st_mode)) return wb_usage(err, errlen, "workspace %s is not a directory", req->workspace);
     rc = add_path(pl, req->workspace, true, false, err, errlen);
     if (!rc) out->workspace = pl->spec.paths[pl->spec.npaths - 1].path;
   } else {
@@ -190,11 +189,10 @@ static void death_reason(worker *w, char *out, size_t n) {
   else snprintf(out, n, "the worker process exited with status %d", WEXITSTATUS(st));
 }
 
-static uint64_t memory_for(const wasmbox_request *req) {
-  uint64_t mem = req->memory_bytes ? req->memory_bytes : WASMBOX_DEFAULT_MEMORY;
-  uint64_t out = req->max_output_bytes ? req->max_output_bytes : WASMBOX_DEFAULT_MAX_OUTPUT;
-  /* a session keeps its committed image beside the running one */
-  return 2 * mem + 2 * out + req->code_len + req->stdin_len + WORKER_OVERHEAD;
+/* The memory cgroup limit a call needs: a session keeps its committed
+ * image beside the running one. */
+static uint64_t memory_for(const wb_resolved *rs, size_t stdin_len) {
+  return 2 * rs->memory + 2 * rs->max_output + rs->code_len + stdin_len + WORKER_OVERHEAD;
 }
 
 static char **worker_env(void) {
@@ -221,7 +219,7 @@ static char **worker_env(void) {
   return env;
 }
 
-static worker *spawn(wb_workers *ws, const placement *pl, const wasmbox_request *req, char *err, size_t errlen) {
+static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, char *err, size_t errlen) {
   worker *w = calloc(1, sizeof *w);
   if (!w || !(w->key = strdup(pl->key.data ? pl->key.data : ""))) {
     free(w);
@@ -232,10 +230,7 @@ static worker *spawn(wb_workers *ws, const placement *pl, const wasmbox_request 
   w->pid = -1;
   wb_jail_spec spec = pl->spec;
   if (pl->own_scratch) {
-    const char *t = getenv("TMPDIR");
-    if (asprintf(&w->scratch, "%s/wasmbox-XXXXXX", t && *t ? t : "/tmp") < 0) w->scratch = NULL;
-    if (!w->scratch || !mkdtemp(w->scratch)) {
-      snprintf(err, errlen, "cannot create a temporary workspace in %s: %s", t && *t ? t : "/tmp", strerror(errno));
+    if (!(w->scratch = wb_scratch_dir("wasmbox", err, errlen))) {
       worker_end(w);
       return NULL;
     }
@@ -295,7 +290,7 @@ static worker *spawn(wb_workers *ws, const placement *pl, const wasmbox_request 
   w->pid = pid;
   wb_jail_report rep;
   memset(&rep, 0, sizeof rep);
-  w->cg_memory = memory_for(req);
+  w->cg_memory = cg_memory;
   if (!ws->one_shot) {
     wb_cgroup_create(&w->cg, w->pid, WORKER_TASKS, w->cg_memory, &rep);
   } else {
@@ -303,35 +298,28 @@ static worker *spawn(wb_workers *ws, const placement *pl, const wasmbox_request 
     wb_report_set(&rep, WB_LAYER_CGROUP_MEMORY, false, "not for a one-shot process (placement costs ~10 ms)");
   }
 
+  spec.max_file_bytes = WORKER_FILE_MAX;
+  spec.max_fds = WORKER_FDS;
   wb_buf b = {0};
-  wb_put_str(&b, pl->home);
-  wb_put_str(&b, w->scratch);
-  wb_put_u32(&b, (uint32_t)spec.npaths);
-  for (size_t i = 0; i < spec.npaths; i++) {
-    wb_put_str(&b, spec.paths[i].path);
-    wb_put_u8(&b, spec.paths[i].writable);
-    wb_put_u8(&b, spec.paths[i].is_file);
-  }
-  wb_put_u64(&b, WORKER_FILE_MAX);
-  wb_put_u32(&b, WORKER_FDS);
+  wb_encode_setup(&b, &(wb_worker_setup){.home = pl->home, .scratch = w->scratch, .spec = spec});
   uint64_t deadline = wb_monotonic_ns() + READY_TIMEOUT_NS;
   bool ok = wb_frame_write(w->sock, WB_FRAME_SETUP, &b, deadline);
   wb_buf_free(&b);
   uint8_t type = 0, *msg = NULL;
   size_t len = 0;
-  ok = ok && wb_frame_read(w->sock, &type, &msg, &len, 1u << 20, deadline);
+  ok = ok && wb_frame_read(w->sock, &type, &msg, &len, WB_SMALL_FRAME_MAX, deadline);
   wb_reader rd = {.p = msg, .len = len};
+  wb_jail_report theirs;
   if (ok && type == WB_FRAME_READY) {
-    for (int l = 0; l < WB_LAYER_COUNT; l++) {
-      bool active = wb_get_u8(&rd);
-      const char *d = wb_get_str(&rd);
-      if (l == WB_LAYER_CGROUP_PIDS || l == WB_LAYER_CGROUP_MEMORY) continue; /* ours */
-      wb_report_set(&rep, (wb_layer)l, active, "%s", d ? d : "");
+    if (wb_decode_ready(&rd, &theirs)) {
+      for (int l = 0; l < WB_LAYER_COUNT; l++)
+        if (l != WB_LAYER_CGROUP_PIDS && l != WB_LAYER_CGROUP_MEMORY) /* those are ours */
+          wb_report_set(&rep, (wb_layer)l, theirs.active[l], "%s", theirs.detail[l]);
     }
   } else if (ok && type == WB_FRAME_ERROR) {
-    wb_get_u32(&rd);
-    const char *m = wb_get_str(&rd);
-    snprintf(err, errlen, "the worker could not start: %s", m ? m : "no reason given");
+    int code;
+    const char *m;
+    snprintf(err, errlen, "the worker could not start: %s", wb_decode_error(&rd, &code, &m) ? m : "no reason given");
     ok = false;
   } else {
     char why[160];
@@ -370,11 +358,12 @@ wb_workers *wb_workers_new(const char *home, unsigned warm, bool one_shot, char 
   ws->one_shot = one_shot;
   pthread_mutex_init(&ws->mu, NULL);
   pthread_cond_init(&ws->cv, NULL);
-  wasmbox_request req = {.code = ""};
   placement pl = {.own_scratch = true, .home = ws->home};
   wb_buf_puts(&pl.key, "stateless\n");
+  wb_resolved defaults;
+  wb_resolve(&(wasmbox_request){.code = ""}, &defaults, err, errlen);
   for (unsigned i = 0; i < warm && i < IDLE_MAX; i++) {
-    worker *w = spawn(ws, &pl, &req, err, errlen);
+    worker *w = spawn(ws, &pl, memory_for(&defaults, 0), err, errlen);
     if (!w) {
       wb_buf_free(&pl.key);
       wb_workers_free(ws);
@@ -411,8 +400,8 @@ static bool alive(const worker *w) {
 /* A worker for `pl`, busy for the caller: an idle one of the same placement,
  * else a new one. A session has one worker at most; its calls wait their
  * turn here. */
-static worker *take(wb_workers *ws, const placement *pl, const wasmbox_request *req, char *err, size_t errlen) {
-  bool is_session = req->session_id != NULL;
+static worker *take(wb_workers *ws, const placement *pl, bool is_session, uint64_t cg_memory, char *err,
+                    size_t errlen) {
   pthread_mutex_lock(&ws->mu);
   for (;;) {
     worker *same_busy = NULL, *lru_idle = NULL;
@@ -459,7 +448,7 @@ static worker *take(wb_workers *ws, const placement *pl, const wasmbox_request *
     }
     ws->starting++;
     pthread_mutex_unlock(&ws->mu);
-    worker *w = spawn(ws, pl, req, err, errlen);
+    worker *w = spawn(ws, pl, cg_memory, err, errlen);
     pthread_mutex_lock(&ws->mu);
     ws->starting--;
     if (w) {
@@ -521,48 +510,17 @@ void wb_workers_forget_sessions(wb_workers *ws, wb_store *st) {
 
 /* ---- a call ----------------------------------------------------------------------- */
 
-/* The result of a call whose worker died or was stopped. */
-static wasmbox_result *failure_result(wasmbox_status status, const char *type, const char *message,
-                                      const wasmbox_request *req, double ms, bool rolled_back) {
-  wb_result *r = calloc(1, sizeof *r);
-  if (!r) return NULL;
-  wasmbox_result *p = &r->pub;
-  p->status = status;
-  p->exit_code = 1;
-  r->out = strdup("");
-  r->err = strdup("");
-  r->type = strdup(type);
-  r->message = strdup(message);
-  r->files = calloc(1, sizeof *r->files);
-  if (req->session_id) r->session = strdup(req->session_id);
-  if (!r->out || !r->err || !r->type || !r->message || !r->files || (req->session_id && !r->session)) {
-    wasmbox_result_free(p);
-    return NULL;
-  }
-  p->stdout_data = r->out;
-  p->stderr_data = r->err;
-  p->error_type = r->type;
-  p->error_message = r->message;
-  p->files_changed = (const char *const *)r->files;
-  p->duration_ms = ms;
-  p->session_id = r->session;
-  p->session_rolled_back = rolled_back;
-  const wb_runtime *rt = wb_runtime_find(req->language ? req->language : "python");
-  wb_guidance_input gi = {.language = rt ? rt->language : "python", .status = status, .error_type = r->type,
-                          .error_message = r->message,
-                          .timeout_seconds = req->timeout_seconds ? req->timeout_seconds : WASMBOX_DEFAULT_TIMEOUT_S,
-                          .memory_bytes = req->memory_bytes ? req->memory_bytes : WASMBOX_DEFAULT_MEMORY};
-  p->guidance_len = wb_guidance(&gi, r->guidance);
-  p->guidance = (const char *const *)r->guidance;
-  return p;
+/* Is a decoded result one this call can have? (Its own session, within
+ * its output limit.) */
+static bool result_fits(const wasmbox_result *p, const wasmbox_request *req, const wb_resolved *rs) {
+  if (req->session_id ? !p->session_id || strcmp(p->session_id, req->session_id) : p->session_id != NULL) return false;
+  return p->stdout_len <= rs->max_output && p->stderr_len <= rs->max_output;
 }
 
-int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {
+int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, wasmbox_result **out, char *err,
+                   size_t errlen) {
   wb_workers *ws = wb->workers;
-  if (!req->code) return wb_usage(err, errlen, "no code given");
-  if (req->session_id && (req->workspace || req->env_len || req->mounts_len))
-    return wb_usage(err, errlen, "a session call uses the session's workspace, environment and mounts; "
-                                 "set them when creating the session");
+  wb_limits_used lim = {.rt = rs->rt, .timeout_s = rs->timeout_s, .memory_limit = rs->memory};
   wasmbox_request sent;
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
   placement pl;
@@ -571,15 +529,15 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
     placement_clear(&pl);
     return rc;
   }
-  sent.code_len = req->code_len ? req->code_len : strlen(req->code);
+  sent.code_len = rs->code_len;
   sent.cancel = NULL;
   uint64_t start = wb_monotonic_ns();
   int cfd = req->cancel ? wb_cancel_fd((const wb_cancel *)req->cancel) : -1;
   struct pollfd fired = {.fd = cfd, .events = POLLIN};
   if (cfd >= 0 && poll(&fired, 1, 0) == 1) {
     placement_clear(&pl);
-    *out = failure_result(WASMBOX_STATUS_CANCELLED, "Cancelled", "the call was cancelled before it started", req, 0,
-                          req->session_id != NULL);
+    *out = wb_result_failure(WASMBOX_STATUS_CANCELLED, "Cancelled", "the call was cancelled before it started", req,
+                             &lim, 0, req->session_id != NULL);
     if (*out) return WASMBOX_OK;
     snprintf(err, errlen, "out of memory");
     return WASMBOX_EINTERNAL;
@@ -587,26 +545,23 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
   /* The worker stops the guest at the timeout itself; this deadline is for
    * a worker that stops answering (a host bug, or a subverted worker), with
    * time to save a session's memory. */
-  double timeout = req->timeout_seconds > 0 && req->timeout_seconds < 1e6 ? req->timeout_seconds
-                                                                           : WASMBOX_DEFAULT_TIMEOUT_S;
-  uint64_t mem = sent.memory_bytes ? sent.memory_bytes : WASMBOX_DEFAULT_MEMORY;
-  uint64_t grace_ns = 2000000000ull + mem * 4; /* 2 s, and 4 ns a byte (256 MB/s) */
-  uint64_t deadline = start + (uint64_t)(timeout * 1e9) + grace_ns;
+  uint64_t grace_ns = 2000000000ull + rs->memory * 4; /* 2 s, and 4 ns a byte (256 MB/s) */
+  uint64_t deadline = start + (uint64_t)(rs->timeout_s * 1e9) + grace_ns;
 
   wb_buf b = {0};
   wb_encode_request(&b, &sent);
   worker *w = NULL;
   bool sent_ok = false;
+  uint64_t need = memory_for(rs, sent.stdin_data ? sent.stdin_len : 0);
   /* A worker that died idle after take() looked at it never got the call
    * (EPIPE): give the call to another one, once. */
   for (int attempt = 0; attempt < 2 && !sent_ok; attempt++) {
     if (w) give(ws, w, false);
-    if (!(w = take(ws, &pl, &sent, err, errlen))) {
+    if (!(w = take(ws, &pl, req->session_id != NULL, need, err, errlen))) {
       wb_buf_free(&b);
       placement_clear(&pl);
       return WASMBOX_EINTERNAL;
     }
-    uint64_t need = memory_for(&sent);
     if (need > w->cg_memory) {
       wb_cgroup_set_memory(&w->cg, need);
       w->cg_memory = need;
@@ -615,8 +570,7 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
     if (!sent_ok && errno != EPIPE) break;
   }
   wb_buf_free(&b);
-  uint64_t out_max = sent.max_output_bytes ? sent.max_output_bytes : WASMBOX_DEFAULT_MAX_OUTPUT;
-  uint64_t frame_max = 2 * out_max + (64ull << 20); /* outputs, tracebacks, file names */
+  uint64_t frame_max = 2 * (uint64_t)rs->max_output + (64ull << 20); /* outputs, tracebacks, file names */
   bool cancel_sent = false, timed_out = false;
   int read_errno = 0;
   uint8_t type = 0, *msg = NULL;
@@ -649,6 +603,10 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
     wb_result *res = wb_decode_result(&rd);
     free(msg);
     placement_clear(&pl);
+    if (res && !result_fits(&res->pub, req, rs)) {
+      wasmbox_result_free(&res->pub);
+      res = NULL;
+    }
     give(ws, w, res != NULL);
     if (!res) {
       snprintf(err, errlen, "the worker sent a malformed result");
@@ -658,13 +616,13 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
     return WASMBOX_OK;
   }
   if (got && type == WB_FRAME_ERROR) {
-    rc = (int)wb_get_u32(&rd);
-    const char *m = wb_get_str(&rd);
-    snprintf(err, errlen, "%s", m ? m : "the worker failed");
+    const char *m;
+    bool well_formed = wb_decode_error(&rd, &rc, &m);
+    snprintf(err, errlen, "%s", well_formed ? m : "the worker failed");
     free(msg);
     placement_clear(&pl);
-    give(ws, w, !rd.bad);
-    return rc == WASMBOX_EUSAGE && !rd.bad ? WASMBOX_EUSAGE : WASMBOX_EINTERNAL;
+    give(ws, w, well_formed);
+    return well_formed ? rc : WASMBOX_EINTERNAL;
   }
   free(msg);
   /* No answer: the worker died, hung or spoke nonsense. It is replaced;
@@ -672,7 +630,7 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
   char why[200];
   kill(w->pid, SIGKILL); /* whatever it was doing, it must not linger */
   if (timed_out)
-    snprintf(why, sizeof why, "the call did not end within its %g s timeout and its worker was stopped", timeout);
+    snprintf(why, sizeof why, "the call did not end within its %g s timeout and its worker was stopped", rs->timeout_s);
   else if (got)
     snprintf(why, sizeof why, "the worker sent an unexpected frame (%u) and was stopped", type);
   else if (read_errno == EMSGSIZE || read_errno == EPROTO)
@@ -687,8 +645,8 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
   }
   placement_clear(&pl);
   give(ws, w, false);
-  *out = timed_out ? failure_result(WASMBOX_STATUS_TIMEOUT, "Timeout", why, req, ms, rolled_back)
-                   : failure_result(WASMBOX_STATUS_CRASHED, "Crash", why, req, ms, rolled_back);
+  *out = timed_out ? wb_result_failure(WASMBOX_STATUS_TIMEOUT, "Timeout", why, req, &lim, ms, rolled_back)
+                   : wb_result_failure(WASMBOX_STATUS_CRASHED, "Crash", why, req, &lim, ms, rolled_back);
   if (!*out) {
     snprintf(err, errlen, "out of memory");
     return WASMBOX_EINTERNAL;
@@ -699,10 +657,11 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out
 /* ---- the jail's report ---------------------------------------------------------------- */
 
 bool wb_workers_report(wb_workers *ws, wb_jail_report *out, char *err, size_t errlen) {
-  wasmbox_request req = {.code = ""};
   placement pl = {.own_scratch = true, .home = ws->home};
   wb_buf_puts(&pl.key, "stateless\n");
-  worker *w = take(ws, &pl, &req, err, errlen);
+  wb_resolved defaults;
+  wb_resolve(&(wasmbox_request){.code = ""}, &defaults, err, errlen);
+  worker *w = take(ws, &pl, false, memory_for(&defaults, 0), err, errlen);
   wb_buf_free(&pl.key);
   if (!w) return false;
   *out = w->report;

@@ -1,10 +1,7 @@
-/* A worker process: the child side of workers.c.
- *
- * The library starts /proc/self/exe with WASMBOX_WORKER_FD in the
- * environment; a constructor here takes over before the host program's
- * main() ever runs: it reads its setup, jails itself (jail/jail.h), and
- * runs the calls its parent sends, one at a time, until the socket closes.
- * A second thread runs the call so that this one can still hear a cancel. */
+/* A worker process (see worker_child.h). A second thread runs the call so
+ * that this one can still hear a cancel. */
+#include "api/worker_child.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -16,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/internal.h"
-#include "engine/runtime.h"
-#include "engine/tracker.h"
+#include "api/inprocess.h"
+#include "api/worker_protocol.h"
 #include "session/dirty.h"
+#include "wasm_rt/tracker.h"
 
 const char wb_worker_fd_env[] = "WASMBOX_WORKER_FD";
 
@@ -28,6 +25,7 @@ typedef struct {
   pthread_cond_t cv;
   wasmbox *wb;
   const wasmbox_request *req; /* the call to run, or NULL */
+  const wb_resolved *rs;
   int rc;
   wasmbox_result *res;
   char err[1024];
@@ -40,10 +38,11 @@ static void *runner_main(void *arg) {
   for (;;) {
     while (!r->req) pthread_cond_wait(&r->cv, &r->mu);
     const wasmbox_request *req = r->req;
+    const wb_resolved *rs = r->rs;
     pthread_mutex_unlock(&r->mu);
     wasmbox_result *res = NULL;
     char err[sizeof r->err] = "";
-    int rc = wb_run_here(r->wb, req, &res, err, sizeof err);
+    int rc = wb_inprocess_run(r->wb, req, rs, &res, err, sizeof err);
     pthread_mutex_lock(&r->mu);
     r->rc = rc;
     r->res = res;
@@ -68,8 +67,7 @@ static void before_view(void *ctx) {
 
 static bool send_error(int sock, int rc, const char *msg) {
   wb_buf b = {0};
-  wb_put_u32(&b, (uint32_t)rc);
-  wb_put_str(&b, msg);
+  wb_encode_error(&b, rc, msg);
   bool ok = wb_frame_write(sock, WB_FRAME_ERROR, &b, 0);
   wb_buf_free(&b);
   return ok;
@@ -85,15 +83,19 @@ static bool serve_call(int sock, runner *rn, const uint8_t *payload, size_t len)
     wb_request_storage_free(&storage);
     return send_error(sock, WASMBOX_EUSAGE, "malformed request");
   }
-  wasmbox_cancel *cancel = wasmbox_cancel_new();
+  /* resolved again: what crossed the boundary is a new request */
+  wb_resolved rs;
+  char err[1024];
+  int rc = wb_resolve(&req, &rs, err, sizeof err);
+  wb_cancel *cancel = rc ? NULL : wb_cancel_new();
   if (!cancel) {
     wb_request_storage_free(&storage);
-    return send_error(sock, WASMBOX_EINTERNAL, "out of memory");
+    return send_error(sock, rc ? rc : WASMBOX_EINTERNAL, rc ? err : "out of memory");
   }
-  req.cancel = cancel;
-  wb_jail_cpu_budget((req.timeout_seconds > 0 && req.timeout_seconds < 1e6 ? req.timeout_seconds
-                                                                             : WASMBOX_DEFAULT_TIMEOUT_S) + 10);
+  req.cancel = (wasmbox_cancel *)cancel;
+  wb_jail_cpu_budget(rs.timeout_s + 10);
   pthread_mutex_lock(&rn->mu);
+  rn->rs = &rs;
   rn->req = &req;
   pthread_cond_signal(&rn->cv);
   pthread_mutex_unlock(&rn->mu);
@@ -107,12 +109,12 @@ static bool serve_call(int sock, runner *rn, const uint8_t *payload, size_t len)
     if (!wb_frame_read(sock, &type, &msg, &n, 0, 0) || type != WB_FRAME_CANCEL) alive = false;
     free(msg);
     /* a cancel; or the parent is gone or confused: stop the guest, then leave */
-    wasmbox_cancel_fire(cancel);
+    wb_cancel_fire(cancel);
   }
   uint64_t v;
   if (read(rn->done, &v, sizeof v) != sizeof v) abort();
   wb_request_storage_free(&storage);
-  wasmbox_cancel_free(cancel);
+  wb_cancel_free(cancel);
   if (!alive) _exit(0);
   bool ok;
   if (rn->rc != WASMBOX_OK) {
@@ -133,30 +135,22 @@ int wb_worker_main(int sock) {
   signal(SIGXFSZ, SIG_IGN); /* a file over RLIMIT_FSIZE is an error, not death */
   uint8_t type, *setup;
   size_t len;
-  if (!wb_frame_read(sock, &type, &setup, &len, 1u << 20, 0) || type != WB_FRAME_SETUP) return 1;
+  if (!wb_frame_read(sock, &type, &setup, &len, WB_SMALL_FRAME_MAX, 0) || type != WB_FRAME_SETUP) return 1;
   wb_reader rd = {.p = setup, .len = len};
-  const char *home = wb_get_str(&rd), *scratch = wb_get_str(&rd);
-  wb_jail_spec spec = {0};
-  spec.npaths = wb_get_u32(&rd);
-  if (spec.npaths > WB_JAIL_PATHS_MAX) rd.bad = true;
-  for (size_t i = 0; !rd.bad && i < spec.npaths; i++) {
-    spec.paths[i].path = (char *)wb_get_str(&rd);
-    spec.paths[i].writable = wb_get_u8(&rd);
-    spec.paths[i].is_file = wb_get_u8(&rd);
-    if (!spec.paths[i].path || spec.paths[i].path[0] != '/') rd.bad = true;
-  }
-  spec.max_file_bytes = wb_get_u64(&rd);
-  spec.max_fds = wb_get_u32(&rd);
-  if (rd.bad || !home) {
+  wb_worker_setup su;
+  if (!wb_decode_setup(&rd, &su)) {
     send_error(sock, WASMBOX_EINTERNAL, "malformed worker setup");
     return 1;
   }
+  wb_jail_spec spec = su.spec;
 
   wb_jail_report rep;
   memset(&rep, 0, sizeof rep);
   char err[1024] = "";
   wasmbox *wb = NULL;
-  if (wb_jail_enter(&spec, &rep, before_view, NULL, err, sizeof err)) wb = wb_open_here(home, scratch, err, sizeof err);
+  if (wb_jail_enter(&spec, &rep, before_view, NULL, err, sizeof err) && (wb = wb_library_new(su.home, err, sizeof err)) &&
+      !(wb->here = wb_inprocess_new(su.scratch, err, sizeof err)))
+    wb = NULL; /* the process ends: nothing to free */
   runner rn = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .wb = wb};
   rn.done = eventfd(0, EFD_CLOEXEC);
   pthread_t t;
@@ -172,10 +166,7 @@ int wb_worker_main(int sock) {
   free(setup);
 
   wb_buf b = {0};
-  for (int l = 0; l < WB_LAYER_COUNT; l++) {
-    wb_put_u8(&b, rep.active[l]);
-    wb_put_str(&b, rep.detail[l]);
-  }
+  wb_encode_ready(&b, &rep);
   bool ok = wb_frame_write(sock, WB_FRAME_READY, &b, 0);
   wb_buf_free(&b);
   while (ok) {

@@ -19,9 +19,10 @@
 #include <sys/mman.h>
 #include <wasm-rt.h>
 
-#include "engine/guest.h"
-#include "engine/tracker.h"
-#include "engine/wasm_rt_ext.h"
+#include "util/os.h"
+#include "wasm_rt/guest.h"
+#include "wasm_rt/tracker.h"
+#include "wasm_rt/wasm_rt_ext.h"
 #include <unistd.h>
 
 #define PAGE_SIZE 65536u
@@ -125,16 +126,6 @@ static void arm(uint8_t *base, size_t bytes) {
   if (on != is_tracked(base)) set_tracked(base, on);
 }
 
-static bool read_all(int fd, uint8_t *p, size_t n, uint64_t off) {
-  while (n) {
-    ssize_t r = pread(fd, p, n, (off_t)off);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r, n -= (size_t)r, off += (uint64_t)r;
-  }
-  return true;
-}
-
 /* Reset without unmapping: drop pages beyond the image, copy back what was
  * written (unless the memory already holds the image), protect it again. */
 static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool copy) {
@@ -150,7 +141,7 @@ static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool 
     ssize_t n = wb_track_written(m->data, keep, &spans);
     bool ok = n >= 0;
     for (ssize_t i = 0; ok && i < n; i++)
-      ok = read_all(img->fd, m->data + spans[i].start, spans[i].len, img->offset + spans[i].start);
+      ok = wb_pread_all(img->fd, m->data + spans[i].start, spans[i].len, img->offset + spans[i].start);
     free(spans);
     if (!ok) return false;
   }

@@ -8,8 +8,8 @@
  *
  * Contract: one userfaultfd per process, opened by wb_track_init() before
  * a sandbox forbids the system call; the functions are thread-safe. */
-#ifndef WASMBOX_ENGINE_TRACKER_H
-#define WASMBOX_ENGINE_TRACKER_H
+#ifndef WASMBOX_WASM_RT_TRACKER_H
+#define WASMBOX_WASM_RT_TRACKER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * interfaces (Linux 6.1): the constants and structures of
  * UFFD_FEATURE_WP_ASYNC and PAGEMAP_SCAN are defined here, and the running
  * kernel is asked whether it has them. */
-#include "engine/tracker.h"
+#include "wasm_rt/tracker.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,12 @@
-/* Request checks shared by calls and sessions. */
+/* A request resolved once (see resolve.h). */
+#include "api/resolve.h"
+
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "api/internal.h"
-#include "engine/runtime.h"
+#include "api/library.h"
 
 static int valid_env(const char *e) {
   const char *eq = strchr(e, '=');
@@ -74,5 +76,49 @@ int wb_add_packages(const char *language, const wasmbox_mount *m, size_t n, cons
     out[n + i] = (wasmbox_mount){.host_dir = pkgs[i], .guest_path = guest[i]};
   }
   *nout = n + npkgs;
+  return WASMBOX_OK;
+}
+
+int wb_resolve(const wasmbox_request *req, wb_resolved *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (!req->code) return wb_usage(err, errlen, "no code given");
+  out->code_len = req->code_len ? req->code_len : strlen(req->code);
+  if (out->code_len > WB_CODE_MAX) return wb_usage(err, errlen, "code is larger than %u MB", WB_CODE_MAX >> 20);
+  out->timeout_s = req->timeout_seconds == 0 ? WASMBOX_DEFAULT_TIMEOUT_S : req->timeout_seconds;
+  if (!(out->timeout_s > 0 && out->timeout_s <= WB_TIMEOUT_MAX_S))
+    return wb_usage(err, errlen, "timeout must be between 0 and %g seconds", WB_TIMEOUT_MAX_S);
+  out->memory = req->memory_bytes ? req->memory_bytes : WASMBOX_DEFAULT_MEMORY;
+  if (out->memory > WB_MEMORY_MAX)
+    return wb_usage(err, errlen, "memory limit must be at most %llu MB", WB_MEMORY_MAX >> 20);
+  out->fuel = req->fuel ? req->fuel : WASMBOX_DEFAULT_FUEL;
+  if (out->fuel > WASMBOX_MAX_FUEL)
+    return wb_usage(err, errlen, "fuel must be at most %llu", (unsigned long long)WASMBOX_MAX_FUEL);
+  out->max_output = req->max_output_bytes ? req->max_output_bytes : WASMBOX_DEFAULT_MAX_OUTPUT;
+  if (out->max_output > WB_OUTPUT_MAX)
+    return wb_usage(err, errlen, "output limit must be at most %llu MB", WB_OUTPUT_MAX >> 20);
+  out->quota = req->quota_bytes ? req->quota_bytes : WASMBOX_DEFAULT_QUOTA;
+  if (req->filename && strlen(req->filename) > WB_FILENAME_MAX)
+    return wb_usage(err, errlen, "file name is longer than %d bytes", WB_FILENAME_MAX);
+  if (req->language || !req->session_id) {
+    const char *lang = req->language ? req->language : "python";
+    if (!(out->rt = wb_runtime_find(lang))) return wb_usage(err, errlen, "unknown language '%s'", lang);
+  }
+  if (req->session_id) {
+    if (req->workspace || req->env_len || req->mounts_len)
+      return wb_usage(err, errlen, "a session call uses the session's workspace, environment and mounts; "
+                                   "set them when creating the session");
+    if (req->no_files) return wb_usage(err, errlen, "no_files is for stateless calls: a session's /app is its state");
+    return WASMBOX_OK;
+  }
+  int rc = wb_check_env(req->env, req->env_len, err, errlen);
+  if (!rc) rc = wb_check_mounts(req->mounts, req->mounts_len, err, errlen);
+  if (rc) return rc;
+  if (req->no_files && req->workspace)
+    return wb_usage(err, errlen, "a workspace and no_files contradict each other: give one");
+  if (req->workspace) {
+    struct stat st;
+    if (stat(req->workspace, &st) != 0) return wb_usage(err, errlen, "workspace %s: %s", req->workspace, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return wb_usage(err, errlen, "workspace %s is not a directory", req->workspace);
+  }
   return WASMBOX_OK;
 }

@@ -1,5 +1,5 @@
 /* Guest frames, traps and the signals that produce them (see guest.h). */
-#include "engine/guest.h"
+#include "wasm_rt/guest.h"
 
 #include <pthread.h>
 #include <stdlib.h>

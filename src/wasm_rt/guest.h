@@ -7,8 +7,8 @@
  * runs between wb_host_enter() and wb_host_leave() so the timeout signal
  * never unwinds host code: it only marks the deadline, and leave() traps.
  * One frame per thread; frames do not nest. */
-#ifndef WASMBOX_ENGINE_GUEST_H
-#define WASMBOX_ENGINE_GUEST_H
+#ifndef WASMBOX_WASM_RT_GUEST_H
+#define WASMBOX_WASM_RT_GUEST_H
 
 #include <setjmp.h>
 #include <signal.h>

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/internal.h"
+#include "api/library.h"
 #include "session/session.h"
 #include "session/tree.h"
 #include "wasi/resolve.h"
