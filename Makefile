@@ -25,7 +25,8 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # src/runtimes/NAME.c; everything below is generic over this list.
 RUNTIMES := python javascript
 
-SRC_LIB := $(wildcard src/util/*.c src/wasi/*.c src/engine/*.c src/session/*.c src/jail/*.c src/api/*.c) src/runtimes/registry.c
+SRC_LIB := $(wildcard src/util/*.c src/wasm_rt/*.c src/wasi/*.c src/engine/*.c src/session/*.c src/jail/*.c src/api/*.c) \
+  src/runtimes/registry.c
 SRC_RT  := $(RUNTIMES:%=src/runtimes/%.c)
 SRC_CLI := src/cli/main.c
 SRC_MCP := $(wildcard src/mcp/*.c)
@@ -35,7 +36,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-unit test-e2e test-cli test-asan test-mcp bench bench-mcp conformance clean
+.PHONY: all deps run test test-asan test-mcp check-layers bench bench-mcp conformance clean
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -121,13 +122,8 @@ $(BUILD)/zoneinfo.img: $(BUILD)/mkimage | deps
 # Read-only images linked into the binary: SYMBOL=FILE pairs.
 IMAGES := wb_python_stdlib=$(BUILD)/python-stdlib.img wb_python_packages=$(BUILD)/python-packages.img \
   wb_zoneinfo=$(BUILD)/zoneinfo.img
-$(BUILD)/images.o: $(BUILD)/python-stdlib.img $(BUILD)/python-packages.img $(BUILD)/zoneinfo.img
-	for i in $(IMAGES); do \
-	  printf '.section .rodata\n.balign 4096\n.global %s\n%s:\n.incbin "%s"\n.global %s_end\n%s_end:\n' \
-	    "$${i%%=*}" "$${i%%=*}" "$(abspath .)/$${i#*=}" "$${i%%=*}" "$${i%%=*}"; \
-	done > $(BUILD)/images.S
-	printf '.section .note.GNU-stack,"",@progbits\n' >> $(BUILD)/images.S
-	$(CC) -c $(BUILD)/images.S -o $@
+$(BUILD)/images.o: scripts/embed.sh $(BUILD)/python-stdlib.img $(BUILD)/python-packages.img $(BUILD)/zoneinfo.img
+	bash scripts/embed.sh "$(CC)" $@ 4096 $(IMAGES)
 
 # Which native modules this build holds (snapshots record and check them):
 # WB_BUILD_ID_<name> for each runtime.
@@ -138,20 +134,21 @@ $(BUILD)/gen/build_id.h: $(NATIVE_DIRS)
 	done > $@
 
 # ---- our C ----------------------------------------------------------------
-# $(1): object dir, $(2): extra flags
-# (src/mcp is a client of the library: its headers do not rebuild the library)
+# $(1): object dir, $(2): extra flags. Each object depends on the headers it
+# includes (-MMD: the compiler lists them in a .d file beside it); the
+# generated headers must exist before the first compile.
 define objects
-$(1)/%.o: src/%.c $(filter-out src/mcp/%,$(wildcard src/*/*.h)) include/wasmbox.h $(BUILD)/gen/build_id.h \
-    $(BUILD)/gen/python_packages.h | $(NATIVE_DIRS)
+$(1)/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(NATIVE_DIRS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -I$(BUILD)/gen $(foreach d,$(NATIVE_DIRS),-I"$$$$(cat $(d))") -c $$< -o $$@
+	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -MMD -MP -I$(BUILD)/gen $(foreach d,$(NATIVE_DIRS),-I"$$$$(cat $(d))") -c $$< -o $$@
 
-$(1)/mcp/%.o: src/mcp/%.c $(wildcard src/mcp/*.h) include/wasmbox.h
+$(1)/mcp/%.o: src/mcp/%.c
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -c $$< -o $$@
+	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -MMD -MP -c $$< -o $$@
 endef
 $(eval $(call objects,$(BUILD)/obj,))
 $(eval $(call objects,$(BUILD)/asan,$(SAN)))
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/asan/*/*.d)
 
 OBJ_LIB  = $(SRC_LIB:src/%.c=$(BUILD)/obj/%.o) $(SRC_RT:src/%.c=$(BUILD)/obj/%.o)
 ASAN_LIB = $(SRC_LIB:src/%.c=$(BUILD)/asan/%.o) $(SRC_RT:src/%.c=$(BUILD)/asan/%.o)
@@ -162,12 +159,9 @@ NATIVE_OBJ = $(foreach r,$(RUNTIMES),"$$(cat $(BUILD)/$(r)-native.dir)/$(r).o")
 # (an archive member is linked only to satisfy a reference, so both libraries
 # define the snapshot symbols wb_<name>_snapshot[_end]: empty here, the real
 # ones below)
-SNAPSHOT_SYMBOL = printf '.global wb_%s_snapshot\nwb_%s_snapshot:\n%b.global wb_%s_snapshot_end\nwb_%s_snapshot_end:\n'
-$(BUILD)/nosnapshots.o: Makefile
+$(BUILD)/nosnapshots.o: scripts/embed.sh Makefile
 	@mkdir -p $(BUILD)
-	{ printf '.section .rodata\n'; for r in $(RUNTIMES); do $(SNAPSHOT_SYMBOL) $$r $$r '' $$r $$r; done; \
-	  printf '.section .note.GNU-stack,"",@progbits\n'; } > $(BUILD)/nosnapshots.S
-	$(CC) -c $(BUILD)/nosnapshots.S -o $@
+	bash scripts/embed.sh "$(CC)" $@ 16 $(RUNTIMES:%=wb_%_snapshot=)
 
 $(BUILD)/libwasmbox-nosnap.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/nosnapshots.o $(NATIVE_DIRS)
 	rm -f $@
@@ -179,11 +173,8 @@ $(BUILD)/mksnapshot: tools/mksnapshot.c $(BUILD)/libwasmbox-nosnap.a
 $(BUILD)/%.snap: $(BUILD)/mksnapshot
 	$(BUILD)/mksnapshot $* $@
 
-$(BUILD)/snapshots.o: $(RUNTIMES:%=$(BUILD)/%.snap)
-	{ printf '.section .rodata\n'; for r in $(RUNTIMES); do \
-	    printf '.balign 65536\n'; $(SNAPSHOT_SYMBOL) $$r $$r ".incbin \"$(abspath $(BUILD))/$$r.snap\"\n" $$r $$r; done; \
-	  printf '.section .note.GNU-stack,"",@progbits\n'; } > $(BUILD)/snapshots.S
-	$(CC) -c $(BUILD)/snapshots.S -o $@
+$(BUILD)/snapshots.o: scripts/embed.sh $(RUNTIMES:%=$(BUILD)/%.snap)
+	bash scripts/embed.sh "$(CC)" $@ 65536 $(foreach r,$(RUNTIMES),wb_$(r)_snapshot=$(BUILD)/$(r).snap)
 
 $(BUILD)/libwasmbox.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_DIRS)
 	rm -f $@
@@ -232,7 +223,7 @@ $(BUILD)/wasm_fuel-asan: $(FUEL_TOOL_SRC)
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(filter %.c,$^) -o $@
 
-test: deps $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
+test: deps check-layers $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
 	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS)
 	@$(MAKE) --no-print-directory test-asan
 
@@ -240,6 +231,10 @@ test-asan: deps $(BUILD)/wasmbox-asan $(BUILD)/wasm_fuel-asan $(BUILD)/pgo_train
 	@ASAN_OPTIONS=detect_leaks=1:handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:use_sigaltstack=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh $(BUILD)/tests-asan $(BUILD)/wasmbox-asan \
 	  $(BUILD)/wasm_fuel-asan $(BUILD)/pgo_train-asan $(TESTS)
+
+# the layer map of ARCHITECTURE.md
+check-layers:
+	@python3 scripts/check_layers.py
 
 test-mcp: deps $(BUILD)/wasmbox
 	@bash tests/mcp/run.sh $(BUILD)/wasmbox
