@@ -1,0 +1,361 @@
+/* A call on a session: begin (lock, repair, an instance live or loaded,
+ * the workspace saved for a rollback) and end (commit or roll back). See
+ * session.h. */
+#include "session/store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session/dirty.h"
+#include "session/pagelog.h"
+#include "session/tree.h"
+#include "util/os.h"
+#include "wasm_rt/wasm_rt_ext.h"
+
+struct wb_session {
+  wb_store *st;
+  char id[WASMBOX_ID_MAX];
+  int dir, lockfd;
+  wb_head head;
+  uint8_t *globals;
+  wb_meta meta;
+  const wb_runtime *rt;
+  wb_live *live;
+  bool saved_workspace; /* pre-G is complete: a rollback may use it */
+};
+
+/* ---- a call ---------------------------------------------------------------------------- */
+
+static void session_free(wb_session *s) {
+  if (!s) return;
+  if (s->lockfd >= 0) close(s->lockfd); /* releases the flock */
+  if (s->dir >= 0) close(s->dir);
+  wb_meta_clear(&s->meta);
+  free(s->globals);
+  free(s);
+}
+
+/* A live slot for this call: the session's own if it holds the current
+ * state, else a free one, else the least recently used idle one. Store
+ * lock held. */
+static wb_live *live_slot(wb_store *st, const char *id, uint64_t gen, bool *reuse) {
+  wb_live *free_slot = NULL, *lru = NULL;
+  *reuse = false;
+  for (size_t i = 0; i < WB_LIVE_MAX; i++) {
+    wb_live *l = &st->live[i];
+    if (l->busy) continue;
+    if (!strcmp(l->id, id)) {
+      if (l->gen == gen && l->instance) {
+        *reuse = true;
+        return l;
+      }
+      wb_live_drop(l);
+    }
+    if (!l->id[0]) {
+      if (!free_slot) free_slot = l;
+    } else if (!lru || l->used < lru->used) {
+      lru = l;
+    }
+  }
+  wb_live *pick = free_slot ? free_slot : lru;
+  if (pick && pick->id[0]) wb_live_drop(pick);
+  return pick;
+}
+
+/* Rebuild the committed memory from disk into a new memfd: the base
+ * snapshot's bytes, then the page log. */
+static bool load_memory(wb_session *s, const wb_snapshot *base, wb_snapshot *out, char *err, size_t n) {
+  uint64_t bytes = (uint64_t)s->head.pages * WB_WASM_PAGE;
+  int fd = memfd_create("wasmbox-session", MFD_CLOEXEC);
+  uint8_t *mem = MAP_FAILED;
+  bool ok = fd >= 0 && ftruncate(fd, (off_t)bytes) == 0;
+  if (ok) mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ok = ok && mem != MAP_FAILED;
+  uint64_t from_base = (uint64_t)(base->memory.pages < s->head.pages ? base->memory.pages : s->head.pages) * WB_WASM_PAGE;
+  for (uint64_t at = 0; ok && at < from_base;) {
+    ssize_t r = pread(base->memory.fd, mem + at, from_base - at, (off_t)(base->memory.offset + at));
+    if (r < 0 && errno == EINTR) continue;
+    ok = r > 0;
+    at += r > 0 ? (uint64_t)r : 0;
+  }
+  char log[64];
+  wb_state_name(log, sizeof log, "log", s->head.log_no);
+  int lf = ok ? openat(s->dir, log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+  uint64_t records = 0;
+  ok = ok && lf >= 0 && wb_pagelog_apply(lf, s->head.log_len, mem, bytes, &records, err, n);
+  if (lf >= 0) close(lf);
+  if (mem != MAP_FAILED) munmap(mem, bytes);
+  if (!ok) {
+    if (!err[0]) snprintf(err, n, "cannot load session %s: %s", s->id, strerror(errno));
+    if (fd >= 0) close(fd);
+    return false;
+  }
+  *out = (wb_snapshot){.runtime = s->rt, .memory = {.fd = fd, .offset = 0, .pages = s->head.pages},
+                       .globals = s->globals, .owns_fd = true};
+  s->globals = NULL; /* now the snapshot's */
+  return true;
+}
+
+/* End a call that changed nothing: unlock, give the live slot back. */
+static void release(wb_session *s) {
+  wb_live *l = s->live;
+  if (l) {
+    pthread_mutex_lock(&s->st->lock);
+    if (!l->instance) wb_live_drop(l);
+    l->busy = false;
+    pthread_mutex_unlock(&s->st->lock);
+  }
+  session_free(s);
+}
+
+int wb_session_begin(wb_store *st, const char *id, wb_session **out, wb_session_call *call, char *err, size_t n) {
+  *out = NULL;
+  memset(call, 0, sizeof *call);
+  err[0] = 0;
+  wb_session *s = calloc(1, sizeof *s);
+  if (!s) return wb_fail(err, n, WASMBOX_EINTERNAL, "out of memory");
+  s->st = st;
+  s->lockfd = -1;
+  int code;
+  s->dir = wb_open_locked(st, id, &s->lockfd, true, err, n, &code);
+  if (s->dir < 0) {
+    session_free(s);
+    return code;
+  }
+  snprintf(s->id, sizeof s->id, "%s", id);
+  if (!wb_head_read(s->dir, &s->head, &s->globals) || !wb_meta_read(s->dir, &s->meta)) {
+    session_free(s);
+    return wb_fail(err, n, WASMBOX_EINTERNAL, "session %s is damaged (HEAD or meta unreadable)", id);
+  }
+  s->rt = wb_runtime_find(s->meta.language);
+  if (!s->rt) {
+    session_free(s);
+    return wb_fail(err, n, WASMBOX_EINTERNAL, "session %s is of unknown language", id);
+  }
+  if (!s->rt->prepare(err, n)) {
+    session_free(s);
+    return WASMBOX_EINTERNAL;
+  }
+  if (s->head.gen && strcmp(s->head.build_id, s->rt->build_id) != 0) {
+    session_free(s);
+    return wb_fail(err, n, WASMBOX_EUSAGE,
+                "session %s was saved by another build of the %s runtime; its memory cannot be used here", id,
+                s->rt->language);
+  }
+  const wb_snapshot *base = s->rt->base_snapshot();
+  if (!base) {
+    session_free(s);
+    return wb_fail(err, n, WASMBOX_EINTERNAL, "this build has no %s snapshot to start sessions from", s->rt->language);
+  }
+  if (!wb_session_repair(s->dir, &s->head)) {
+    session_free(s);
+    return wb_fail(err, n, WASMBOX_EINTERNAL, "cannot repair session %s: %s", id, strerror(errno));
+  }
+
+  pthread_mutex_lock(&st->lock);
+  bool reuse;
+  wb_live *l = live_slot(st, id, s->head.gen, &reuse);
+  if (l) {
+    l->busy = true;
+    l->used = ++st->tick;
+  }
+  pthread_mutex_unlock(&st->lock);
+  if (!l) {
+    session_free(s);
+    return wb_fail(err, n, WASMBOX_EINTERNAL, "too many sessions are running in this process");
+  }
+  s->live = l;
+  if (!reuse) {
+    snprintf(l->id, sizeof l->id, "%s", id);
+    l->gen = s->head.gen;
+    l->image.memory.fd = -1;
+    l->instance = wb_instance_new(s->rt, err, n);
+    if (!l->instance || (s->head.gen && !load_memory(s, base, &l->image, err, n))) {
+      wb_instance_free(l->instance);
+      l->instance = NULL;
+      release(s);
+      return WASMBOX_EINTERNAL;
+    }
+    call->job_from = s->head.gen ? &l->image : base;
+  }
+  /* a session that never ran is a fresh copy of the base snapshot */
+  call->job_fresh = s->head.gen == 0;
+
+  /* the workspace as it is now, for a rollback */
+  char ws[64], pre[64], done[80];
+  wb_state_name(ws, sizeof ws, "ws", s->head.ws_no);
+  wb_state_name(pre, sizeof pre, "pre", s->head.gen);
+  snprintf(done, sizeof done, "%s.done", pre);
+  int wsfd = openat(s->dir, ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int dfd = -1;
+  bool ok = wsfd >= 0 && wb_tree_link(wsfd, s->dir, pre) &&
+            (dfd = openat(s->dir, done, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0;
+  int e = errno;
+  if (wsfd >= 0) close(wsfd);
+  if (dfd >= 0) close(dfd);
+  if (!ok) {
+    wb_tree_remove(s->dir, pre);
+    release(s);
+    return wb_fail(err, n, WASMBOX_EINTERNAL, "cannot save the workspace of session %s: %s", id, strerror(e));
+  }
+  s->saved_workspace = true;
+  call->runtime = s->rt;
+  snprintf(call->workspace, sizeof call->workspace, "%s/sessions/%s/%s", st->home, id, ws);
+  call->env = (const char *const *)s->meta.env;
+  call->env_len = s->meta.nenv;
+  call->mounts = s->meta.mounts;
+  call->mounts_len = s->meta.nmounts;
+  call->fd_base = (uint32_t)(s->head.gen % 256) * 128;
+  call->instance = l->instance;
+  *out = s;
+  return WASMBOX_OK;
+}
+
+/* Pages of `mem` written since it was mapped from `ref`: pagemap, or
+ * (without /proc) a comparison with the image. */
+static ssize_t dirty_pages(const uint8_t *mem, size_t bytes, const wb_memory_image *ref, uint32_t *out, size_t max) {
+  ssize_t k = wb_dirty_pages(mem, bytes, out, max);
+  if (k >= 0) return k;
+  uint8_t page[WB_HOST_PAGE];
+  size_t ref_bytes = (size_t)ref->pages * WB_WASM_PAGE, m = 0;
+  for (size_t i = 0; i < bytes / WB_HOST_PAGE && m < max; i++) {
+    size_t at = i * WB_HOST_PAGE;
+    bool same = at < ref_bytes && pread(ref->fd, page, WB_HOST_PAGE, (off_t)(ref->offset + at)) == WB_HOST_PAGE &&
+                !memcmp(page, mem + at, WB_HOST_PAGE);
+    if (!same) out[m++] = (uint32_t)i;
+  }
+  return (ssize_t)m;
+}
+
+/* Save the call's memory: pages written since the committed image go into
+ * the image (in memory) and the log (on disk); then HEAD names the new
+ * state. Until that rename nothing committed has changed. */
+static bool commit(wb_session *s, char *err, size_t n) {
+  wb_live *l = s->live;
+  const wb_runtime *rt = s->rt;
+  wasm_rt_memory_t *mem = wb_instance_memory(l->instance);
+  size_t bytes = (size_t)mem->pages * WB_WASM_PAGE, npages = bytes / WB_HOST_PAGE;
+  bool have_image = l->image.memory.fd >= 0;
+  const wb_memory_image *ref = have_image ? &l->image.memory : &rt->base_snapshot()->memory;
+  uint8_t *globals = malloc(rt->globals_size() ? rt->globals_size() : 1);
+  /* what the kernel saw written since the last save; else what pagemap or
+   * a comparison with the image says */
+  uint32_t *dirty = NULL;
+  ssize_t nd = wb_instance_written(l->instance, &dirty);
+  if (nd < 0) {
+    dirty = malloc((npages ? npages : 1) * sizeof *dirty);
+    nd = dirty && globals ? dirty_pages(mem->data, bytes, ref, dirty, npages) : -1;
+  }
+  if (!globals) nd = -1;
+  int img = have_image ? l->image.memory.fd : memfd_create("wasmbox-session", MFD_CLOEXEC);
+  bool ok = nd >= 0 && img >= 0 && ftruncate(img, (off_t)bytes) == 0;
+  if (ok && !have_image) {
+    ok = wb_pwrite_all(img, mem->data, bytes, 0); /* the first image here: all of it */
+  } else {
+    for (ssize_t i = 0; ok && i < nd; i++) {
+      size_t at = (size_t)dirty[i] * WB_HOST_PAGE;
+      ok = wb_pwrite_all(img, mem->data + at, WB_HOST_PAGE, at);
+    }
+  }
+  char log[64];
+  wb_state_name(log, sizeof log, "log", s->head.log_no);
+  int lf = ok ? openat(s->dir, log, O_WRONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+  uint64_t end = s->head.log_len;
+  ok = ok && lf >= 0 && wb_pagelog_append(lf, s->head.log_len, mem->data, dirty, (size_t)nd, &end, err, n) &&
+       fdatasync(lf) == 0;
+  if (lf >= 0) close(lf);
+  wb_head h = s->head;
+  if (ok) {
+    wb_instance_save_globals(l->instance, globals);
+    h.gen++;
+    h.log_len = end;
+    h.records += (uint64_t)nd;
+    h.pages = mem->pages;
+    h.globals_size = rt->globals_size();
+    h.last_used = wb_now_s();
+    snprintf(h.build_id, sizeof h.build_id, "%s", rt->build_id);
+    ok = wb_head_write(s->dir, &h, globals);
+  }
+  free(dirty);
+  if (!ok) {
+    if (!err[0]) snprintf(err, n, "cannot save session %s: %s", s->id, strerror(errno));
+    if (img >= 0 && !have_image) close(img);
+    free(globals);
+    /* the image may hold this call's pages: it no longer matches HEAD */
+    wb_snapshot_release(&l->image);
+    return false;
+  }
+  char pre[64], done[80];
+  wb_state_name(pre, sizeof pre, "pre", s->head.gen);
+  snprintf(done, sizeof done, "%s.done", pre);
+  unlinkat(s->dir, done, 0);
+  wb_tree_remove(s->dir, pre);
+  s->saved_workspace = false;
+  free(l->image.globals);
+  l->image = (wb_snapshot){.runtime = rt, .memory = {.fd = img, .offset = 0, .pages = mem->pages},
+                           .globals = globals, .owns_fd = true};
+  l->gen = h.gen;
+  s->head = h;
+  /* the memory is the new image: count the next call's writes from here */
+  char e2[256];
+  if (!wb_instance_rebase(l->instance, &l->image, e2, sizeof e2)) {
+    wb_instance_free(l->instance);
+    l->instance = NULL;
+  }
+  return true;
+}
+
+static bool rollback(wb_session *s, char *err, size_t n) {
+  bool ok = true;
+  if (s->saved_workspace) {
+    char ws[64], pre[64], done[80], trash[64];
+    wb_state_name(ws, sizeof ws, "ws", s->head.ws_no);
+    wb_state_name(pre, sizeof pre, "pre", s->head.gen);
+    snprintf(done, sizeof done, "%s.done", pre);
+    wb_random_name(trash, sizeof trash, "trash-");
+    ok = renameat(s->dir, ws, s->dir, trash) == 0 && renameat(s->dir, pre, s->dir, ws) == 0 &&
+         unlinkat(s->dir, done, 0) == 0;
+    if (!ok) snprintf(err, n, "cannot roll back the workspace of session %s: %s", s->id, strerror(errno));
+    wb_tree_remove(s->dir, trash);
+  }
+  wb_live *l = s->live;
+  if (l && l->instance && wb_instance_started(l->instance)) {
+    /* back to the committed image; none (a failed save dropped it) means
+     * the instance must go, and the next call loads the state from disk */
+    const wb_snapshot *to = l->image.memory.fd >= 0 ? &l->image : s->head.gen == 0 ? s->rt->base_snapshot() : NULL;
+    char e2[256];
+    if (!to || !wb_instance_reset(l->instance, to, e2, sizeof e2)) {
+      wb_instance_free(l->instance); /* cannot be trusted; the disk state is intact */
+      l->instance = NULL;
+    }
+  }
+  return ok;
+}
+
+int wb_session_end(wb_session *s, bool keep, bool *rolled_back, char *err, size_t n) {
+  int code = WASMBOX_OK;
+  wb_live *l = s->live;
+  bool started = l && l->instance && wb_instance_started(l->instance);
+  bool kept = keep && started && commit(s, err, n);
+  if (keep && started && !kept) code = WASMBOX_EINTERNAL; /* say why, but leave no half state */
+  if (!kept) {
+    char e2[256] = "";
+    if (!rollback(s, e2, sizeof e2) && code == WASMBOX_OK) code = wb_fail(err, n, WASMBOX_EINTERNAL, "%s", e2);
+  }
+  if (rolled_back) *rolled_back = !kept;
+  release(s);
+  return code;
+}
+

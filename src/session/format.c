@@ -1,0 +1,262 @@
+/* Session directory files (see format.h). */
+#include "session/format.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session/tree.h"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+double wb_now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+bool wb_id_valid(const char *id) {
+  size_t n = id ? strlen(id) : 0;
+  if (n == 0 || n >= WASMBOX_ID_MAX) return false;
+  for (size_t i = 0; i < n; i++)
+    if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= 'A' && id[i] <= 'Z') || (id[i] >= '0' && id[i] <= '9') ||
+          id[i] == '-' || id[i] == '_'))
+      return false;
+  return true;
+}
+
+/* prefix + 24 random hex digits (ids, and names of temporary entries) */
+void wb_random_name(char *out, size_t n, const char *prefix) {
+  uint8_t r[12];
+  if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+    /* not expected; the clock keeps names distinct enough to go on */
+    uint64_t t = (uint64_t)(wb_now_s() * 1e9);
+    memcpy(r, &t, 8);
+  }
+  size_t k = (size_t)snprintf(out, n, "%s", prefix);
+  for (size_t i = 0; i < sizeof r && k + 2 < n; i++, k += 2) snprintf(out + k, n - k, "%02x", r[i]);
+}
+
+void wb_new_id(char prefix, char id[WASMBOX_ID_MAX]) {
+  char p[2] = {prefix, 0};
+  wb_random_name(id, WASMBOX_ID_MAX, p);
+}
+
+static bool write_all(int fd, const void *p, size_t n) {
+  const uint8_t *b = p;
+  while (n) {
+    ssize_t w = write(fd, b, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    b += w, n -= (size_t)w;
+  }
+  return true;
+}
+
+/* Replace dir/name with `len` bytes, durably: temp file, fsync, rename,
+ * fsync of the directory. */
+static bool write_atomic(int dir, const char *name, const void *a, size_t alen, const void *b, size_t blen) {
+  char tmp[128];
+  snprintf(tmp, sizeof tmp, "%s.tmp", name);
+  int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return false;
+  bool ok = write_all(fd, a, alen) && write_all(fd, b, blen) && fsync(fd) == 0;
+  ok = close(fd) == 0 && ok;
+  ok = ok && renameat(dir, tmp, dir, name) == 0 && fsync(dir) == 0;
+  if (!ok) unlinkat(dir, tmp, 0);
+  return ok;
+}
+
+static char *read_small(int dir, const char *name, size_t *len) {
+  int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return NULL;
+  struct stat st;
+  char *buf = NULL;
+  if (fstat(fd, &st) == 0 && st.st_size < (16 << 20)) {
+    buf = malloc((size_t)st.st_size + 1);
+    if (buf && pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
+      free(buf);
+      buf = NULL;
+    }
+    if (buf) {
+      buf[st.st_size] = 0;
+      *len = (size_t)st.st_size;
+    }
+  }
+  close(fd);
+  return buf;
+}
+
+int wb_fail(char *err, size_t n, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, n, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+bool wb_copy_range(int from, int to, uint64_t len) {
+  loff_t in = 0, out = 0;
+  while (len) {
+    ssize_t n = copy_file_range(from, &in, to, &out, len, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    len -= (uint64_t)n;
+  }
+  return true;
+}
+
+/* ---- meta: one "key value" line each; strings hex-encoded ------------------- */
+
+static void put_hex(FILE *f, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) fprintf(f, "%02x", *p);
+}
+
+static char *get_hex(const char *h) {
+  size_t n = strlen(h) / 2;
+  char *s = malloc(n + 1);
+  if (!s) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    unsigned v;
+    if (sscanf(h + 2 * i, "%2x", &v) != 1 || v == 0) {
+      free(s);
+      return NULL;
+    }
+    s[i] = (char)v;
+  }
+  s[n] = 0;
+  return s;
+}
+
+void wb_meta_clear(wb_meta *m) {
+  for (size_t i = 0; i < m->nenv; i++) free(m->env[i]);
+  for (size_t i = 0; i < m->nmounts; i++) {
+    free((char *)m->mounts[i].host_dir);
+    free((char *)m->mounts[i].guest_path);
+  }
+  memset(m, 0, sizeof *m);
+}
+
+bool wb_meta_write(int dir, const wb_meta *m) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return false;
+  fprintf(f, "language %s\ncreated %.6f\nttl %.3f\n", m->language, m->created, m->ttl);
+  for (size_t i = 0; i < m->nenv; i++) {
+    fputs("env ", f);
+    put_hex(f, m->env[i]);
+    fputc('\n', f);
+  }
+  for (size_t i = 0; i < m->nmounts; i++) {
+    fputs("mount ", f);
+    put_hex(f, m->mounts[i].host_dir);
+    fputc(' ', f);
+    put_hex(f, m->mounts[i].guest_path);
+    fputc('\n', f);
+  }
+  bool ok = fclose(f) == 0 && write_atomic(dir, "meta", text, len, "", 0);
+  free(text);
+  return ok;
+}
+
+bool wb_meta_read(int dir, wb_meta *m) {
+  memset(m, 0, sizeof *m);
+  size_t len;
+  char *text = read_small(dir, "meta", &len);
+  if (!text) return false;
+  bool ok = true;
+  for (char *line = strtok(text, "\n"); ok && line; line = strtok(NULL, "\n")) {
+    char key[16], a[8200], b[8200];
+    int k = sscanf(line, "%15s %8199s %8199s", key, a, b);
+    if (k >= 2 && !strcmp(key, "language")) snprintf(m->language, sizeof m->language, "%.15s", a);
+    else if (k >= 2 && !strcmp(key, "created")) m->created = atof(a);
+    else if (k >= 2 && !strcmp(key, "ttl")) m->ttl = atof(a);
+    else if (k >= 2 && !strcmp(key, "env") && m->nenv < WB_SESSION_ENV_MAX) ok = (m->env[m->nenv++] = get_hex(a)) != NULL;
+    else if (k == 3 && !strcmp(key, "mount") && m->nmounts < WASMBOX_MAX_MOUNTS) {
+      m->mounts[m->nmounts].host_dir = get_hex(a);
+      m->mounts[m->nmounts].guest_path = get_hex(b);
+      ok = m->mounts[m->nmounts].host_dir && m->mounts[m->nmounts].guest_path;
+      m->nmounts++;
+    }
+  }
+  free(text);
+  if (!ok || !m->language[0]) wb_meta_clear(m);
+  return ok && m->language[0];
+}
+
+/* ---- HEAD ------------------------------------------------------------------- */
+
+bool wb_head_read(int dir, wb_head *h, uint8_t **globals) {
+  size_t len;
+  char *buf = read_small(dir, "HEAD", &len);
+  if (!buf) return false;
+  bool ok = len >= sizeof *h;
+  if (ok) memcpy(h, buf, sizeof *h);
+  ok = ok && !memcmp(h->magic, WB_HEAD_MAGIC, 8) && len == sizeof *h + h->globals_size;
+  if (ok) {
+    *globals = malloc(h->globals_size ? h->globals_size : 1);
+    ok = *globals != NULL;
+    if (ok) memcpy(*globals, buf + sizeof *h, h->globals_size);
+  }
+  free(buf);
+  return ok;
+}
+
+bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals) {
+  return write_atomic(dir, "HEAD", h, sizeof *h, globals, h->globals_size);
+}
+
+void wb_state_name(char *out, size_t n, const char *kind, uint64_t no) { snprintf(out, n, "%s-%llu", kind, (unsigned long long)no); }
+
+/* Put back what an interrupted process left (see session.h). Lock held. */
+bool wb_session_repair(int dir, const wb_head *h) {
+  char pre[64], done[80], ws[64], log[64];
+  wb_state_name(pre, sizeof pre, "pre", h->gen);
+  snprintf(done, sizeof done, "%s.done", pre);
+  wb_state_name(ws, sizeof ws, "ws", h->ws_no);
+  wb_state_name(log, sizeof log, "log", h->log_no);
+  if (faccessat(dir, done, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+    /* a call from the committed state never finished: its copy of the
+     * workspace is the truth */
+    if (faccessat(dir, ws, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+      char trash[64];
+      wb_random_name(trash, sizeof trash, "trash-");
+      if (renameat(dir, ws, dir, trash) != 0) return false;
+    }
+    if (renameat(dir, pre, dir, ws) != 0 || unlinkat(dir, done, 0) != 0) return false;
+  }
+  int it = dup(dir);
+  DIR *d = it >= 0 ? fdopendir(it) : NULL;
+  if (!d) {
+    if (it >= 0) close(it);
+    return false;
+  }
+  struct dirent *e;
+  bool ok = true;
+  while ((e = readdir(d))) {
+    const char *nm = e->d_name;
+    bool stale = !strncmp(nm, "trash-", 6) || !strncmp(nm, "pre-", 4) || strstr(nm, ".tmp") ||
+                 (!strncmp(nm, "log-", 4) && strcmp(nm, log)) || (!strncmp(nm, "ws-", 3) && strcmp(nm, ws));
+    if (stale) ok = wb_tree_remove(dir, nm) && ok;
+  }
+  closedir(d);
+  int lf = openat(dir, log, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (lf < 0) return false;
+  struct stat st;
+  if (fstat(lf, &st) == 0 && (uint64_t)st.st_size != h->log_len) ok = ftruncate(lf, (off_t)h->log_len) == 0 && ok;
+  close(lf);
+  return ok;
+}
+

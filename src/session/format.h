@@ -1,0 +1,58 @@
+/* The files of one session directory (session.h lists them): HEAD, meta,
+ * the names of logs and workspaces, the repair of what an interrupted
+ * process left; and the small helpers the session files share. Reading a
+ * file that is missing, cut or corrupt fails (false); it never yields half
+ * a value. */
+#ifndef WASMBOX_SESSION_FORMAT_H
+#define WASMBOX_SESSION_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wasmbox.h"
+
+#define WB_HEAD_MAGIC "WBHEAD\0\1"
+#define WB_SESSION_ENV_MAX 256
+
+typedef struct {
+  char magic[8];
+  uint64_t gen;       /* commits so far; 0: never run (the base snapshot) */
+  uint64_t log_no, log_len, records;
+  uint64_t ws_no;
+  uint32_t pages, globals_size;
+  double last_used;
+  char build_id[64];
+} wb_head; /* followed by globals_size bytes */
+
+typedef struct {
+  char language[16];
+  double created, ttl;
+  char *env[WB_SESSION_ENV_MAX];
+  size_t nenv;
+  wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
+  size_t nmounts;
+} wb_meta;
+
+/* HEAD (and the globals after it, malloc'd into *globals), replaced atomically. */
+bool wb_head_read(int dir, wb_head *h, uint8_t **globals);
+bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals);
+/* meta: one "key value" line each, strings hex-encoded; written once. */
+bool wb_meta_read(int dir, wb_meta *m);
+bool wb_meta_write(int dir, const wb_meta *m);
+void wb_meta_clear(wb_meta *m);
+/* "KIND-NO": log-3, ws-2, pre-7 */
+void wb_state_name(char *out, size_t n, const char *kind, uint64_t no);
+/* Put back what an interrupted process left (see session.h). Lock held. */
+bool wb_session_repair(int dir, const wb_head *h);
+
+/* Helpers. */
+int wb_fail(char *err, size_t n, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+double wb_now_s(void); /* wall clock, seconds */
+bool wb_id_valid(const char *id);
+/* prefix + 24 random hex digits (ids, and names of temporary entries) */
+void wb_random_name(char *out, size_t n, const char *prefix);
+void wb_new_id(char prefix, char id[WASMBOX_ID_MAX]);
+bool wb_copy_range(int from, int to, uint64_t len);
+
+#endif
