@@ -7,6 +7,7 @@
 #include "api/guidance.h"
 #include "engine/runtime.h"
 #include "util/json.h"
+#include "util/options.h"
 #include "wasi/calls.h"
 #include "wasi/internal.h"
 
@@ -306,6 +307,88 @@ static void test_guidance(void **s) {
   assert_int_equal(wb_guidance(&in, g), 0);
 }
 
+/* The option tables of the CLI and the MCP settings (util/options.h). */
+typedef struct {
+  const char *name;
+  double secs;
+  uint64_t n;
+  const char *tags[2];
+  size_t ntags;
+  bool flag;
+  char buf[8];
+} opts_t;
+
+static const wb_option opt_table[] = {
+    {"--name", WB_OPT_TEXT, offsetof(opts_t, name), 0, 0, 0, 0, NULL, "NAME", "a name", 0},
+    {"--secs", WB_OPT_DOUBLE, offsetof(opts_t, secs), 0, 0, 0.5, 10, "seconds from 0.5 to 10", "S", "time", 0},
+    {"-n", WB_OPT_U64, offsetof(opts_t, n), 0, 0, 1, 100, NULL, "N", "count\nsecond line", 0},
+    {"--tag", WB_OPT_LIST, offsetof(opts_t, tags), offsetof(opts_t, ntags), 2, 0, 0, NULL, "T", "a tag", 0},
+    {"--flag", WB_OPT_FLAG, offsetof(opts_t, flag), 0, 0, 0, 0, NULL, NULL, "a flag", 0},
+    {"--buf", WB_OPT_TEXT, offsetof(opts_t, buf), 8, 0, 0, 0, NULL, "B", "a copy", 0},
+};
+
+static int parse_opts(opts_t *o, char *err, const char *pos[2], size_t *npos, int argc, ...) {
+  char *argv[16];
+  va_list ap;
+  va_start(ap, argc);
+  for (int i = 0; i < argc; i++) argv[i] = va_arg(ap, char *);
+  va_end(ap);
+  memset(o, 0, sizeof *o);
+  return wb_opt_parse(opt_table, 6, o, argc, argv, 0, pos, 2, npos, "cmd", err, 256);
+}
+
+static void test_options(void **state) {
+  (void)state;
+  opts_t o;
+  char err[256];
+  const char *pos[2];
+  size_t npos;
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 9, "--name", "x", "--secs=2.5", "-n", "7", "--tag", "a", "f1", "--flag"), 0);
+  assert_string_equal(o.name, "x");
+  assert_true(o.secs == 2.5 && o.n == 7 && o.flag && o.ntags == 1 && npos == 1);
+  assert_string_equal(pos[0], "f1");
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 2, "--tag", "a"), 0);
+  /* given twice; a list repeats up to its limit */
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 4, "-n", "1", "-n", "2"), -1);
+  assert_string_equal(err, "-n is given twice");
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 6, "--tag", "a", "--tag", "b", "--tag", "c"), -1);
+  assert_string_equal(err, "--tag is given more than 2 times");
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 2, "--tag", ""), -1);
+  /* missing values, unknown options, values on flags, too many words */
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 1, "--secs"), -1);
+  assert_string_equal(err, "--secs needs a value");
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 1, "--nope"), -1);
+  assert_string_equal(err, "unknown option --nope (see cmd --help)");
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 1, "--flag=1"), -1);
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 3, "a", "b", "c"), -1);
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 2, "x", "-h"), 1);
+  /* numbers: plain decimals in range, each refused with the option's words */
+  const char *bad[] = {" 1", "+5", "-1", "0x10", "inf", "nan", "1 ", "", "0.1", "11", "1e9"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(parse_opts(&o, err, pos, &npos, 2, "--secs", bad[i]), -1);
+    assert_non_null(strstr(err, "--secs wants seconds from 0.5 to 10"));
+  }
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 2, "-n", "101"), -1);
+  assert_string_equal(err, "-n wants a whole number from 1 to 100, not '101'");
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 2, "-n", "18446744073709551616"), -1); /* 2^64 */
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 2, "--secs", ".5"), 0);
+  /* a copied value that does not fit is refused, not cut */
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 2, "--buf", "1234567"), 0);
+  assert_string_equal(o.buf, "1234567");
+  assert_int_equal(parse_opts(&o, err, pos, &npos, 2, "--buf", "12345678"), -1);
+  /* lookup by bare name, '_' for '-'; the help has every line */
+  assert_ptr_equal(wb_opt_find(opt_table, 6, "secs", 4), &opt_table[1]);
+  assert_null(wb_opt_find(opt_table, 6, "sec", 3));
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  wb_opt_usage(opt_table, 6, f);
+  fclose(f);
+  assert_non_null(strstr(text, "  -n N                 count\n                       second line\n"));
+  assert_non_null(strstr(text, "  --flag               a flag\n"));
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_path_resolution),       cmocka_unit_test(test_fd_limit),
@@ -313,7 +396,7 @@ int main(void) {
       cmocka_unit_test(test_readdir_cut_entry),     cmocka_unit_test(test_sleep_bounded_by_deadline),
       cmocka_unit_test(test_changed_files),         cmocka_unit_test(test_join_guest_path),
       cmocka_unit_test(test_image_rejects_corruption), cmocka_unit_test(test_json_strings),
-      cmocka_unit_test(test_guidance),
+      cmocka_unit_test(test_guidance),              cmocka_unit_test(test_options),
   };
   return _cmocka_run_group_tests("units", tests, sizeof tests / sizeof tests[0], setup, teardown);
 }

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "mcp/transport.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/options.h"
 #include "wasmbox.h"
 
 #define WASMBOX_VERSION "0.1.0"
@@ -26,50 +28,78 @@
 
 enum { EXIT_OK = 0, EXIT_GUEST = 1, EXIT_USAGE = 2, EXIT_LIMIT = 3, EXIT_INTERNAL = 4 };
 
-static const char run_usage[] =
-    "usage: wasmbox run [options] (-c CODE | FILE | -)\n"
-    "\n"
-    "Run Python or JavaScript code in a WebAssembly sandbox. The code sees only\n"
-    "/app (the workspace, also its working directory) and its language's library:\n"
-    "no other files, no network, no processes, no host environment.\n"
-    "\n"
-    "  -c CODE              the program text\n"
-    "  FILE                 a file holding the program ('-' reads it from stdin)\n"
-    "  --lang LANG          python (default; also from a .py FILE) or javascript\n"
-    "                       (js; also from a .js or .mjs FILE)\n"
-    "  --workspace DIR      host directory mounted read-write at /app\n"
-    "                       (default: a fresh temporary directory, removed after)\n"
-    "  --timeout SECONDS    wall-clock limit (default 30)\n"
-    "  --memory MB          memory limit (default 256)\n"
-    "  --fuel N             instruction budget: the code stops with out_of_fuel\n"
-    "                       after N units of work, the same point on every run\n"
-    "                       (default: no budget, the timeout binds)\n"
-    "  --max-output BYTES   output kept per stream (default 1048576)\n"
-    "  --quota MB           files /app may hold in all (default 100); writing\n"
-    "                       more fails with 'No space left on device'\n"
-    "  --stdin FILE         what the program reads on stdin ('-': this stdin);\n"
-    "                       default: this stdin when it is not a terminal\n"
-    "  --env NAME=VALUE     set a variable for the program (repeatable); the host\n"
-    "                       environment is never visible. --env NAME copies NAME.\n"
-    "  --mount DIR:PATH     show host directory DIR read-only at PATH (repeatable)\n"
-    "  --packages DIR       Python: a directory of pure-Python packages or\n"
-    "                       py3-none-any wheels, read-only on sys.path\n"
-    "                       (repeatable, at most 4)\n"
-    "  --allow-imports M,M  Python: the code may import only these top-level\n"
-    "                       modules ('' for none); checked before it runs and\n"
-    "                       while it runs. A policy for eval harnesses, not the\n"
-    "                       sandbox's security boundary\n"
-    "  --deny-imports M,M   Python: the code may not import these\n"
-    "  --deny-builtins B,B  Python: the code may not call these builtins\n"
-    "                       (e.g. eval,exec,compile)\n"
-    "  --no-files           no files: /app is empty and read-only, so the code\n"
-    "                       can neither find nor write one (mounts stay)\n"
-    "  --session ID         run in a session (wasmbox session new): variables,\n"
-    "                       imports and files of its earlier calls are there\n"
-    "  --json               print the result as one JSON object\n"
-    "\n"
-    "exit status: 0 ok, 1 the code raised or exited non-zero, 2 bad usage,\n"
-    "3 a limit stopped it or cut its output, 4 internal error\n";
+#define LIST_MAX 8192 /* values of a repeatable option: more than any limit of the library, which speaks first */
+
+/* wasmbox run's options, as the table below fills them in. */
+typedef struct {
+  const char *code, *lang, *workspace, *stdin_path, *session, *allow_imports, *deny_imports, *deny_builtins;
+  double timeout;
+  uint64_t memory_mb, fuel, max_output, quota_mb;
+  const char *env[LIST_MAX];
+  size_t nenv;
+  const char *mounts[WASMBOX_MAX_MOUNTS];
+  size_t nmounts;
+  const char *packages[WASMBOX_MAX_PACKAGES];
+  size_t npackages;
+  bool json, no_files;
+} run_options;
+
+#define RUN(f) offsetof(run_options, f)
+static const wb_option run_table[] = {
+    {"-c", WB_OPT_TEXT, RUN(code), 0, 0, 0, 0, NULL, "CODE", "the program text"},
+    {"--lang", WB_OPT_TEXT, RUN(lang), 0, 0, 0, 0, NULL, "LANG",
+     "python (default; also from a .py FILE) or javascript\n(js; also from a .js or .mjs FILE)"},
+    {"--workspace", WB_OPT_TEXT, RUN(workspace), 0, 0, 0, 0, NULL, "DIR",
+     "host directory mounted read-write at /app\n(default: a fresh temporary directory, removed after)"},
+    {"--timeout", WB_OPT_DOUBLE, RUN(timeout), 0, 0, 1e-300, 1e300, "a positive number of seconds", "SECONDS",
+     "wall-clock limit (default 30)"},
+    {"--memory", WB_OPT_U64, RUN(memory_mb), 0, 0, 1, 4096, "megabytes between 1 and 4096", "MB",
+     "memory limit (default 256)"},
+    {"--fuel", WB_OPT_U64, RUN(fuel), 0, 0, 1, (double)WASMBOX_MAX_FUEL,
+     "a number of units between 1 and 9223372036854775807", "N",
+     "instruction budget: the code stops with out_of_fuel\nafter N units of work, the same point on every run\n"
+     "(default: no budget, the timeout binds)"},
+    {"--max-output", WB_OPT_U64, RUN(max_output), 0, 0, 1, 0x1p64, "a positive number of bytes", "BYTES",
+     "output kept per stream (default 1048576)"},
+    {"--quota", WB_OPT_U64, RUN(quota_mb), 0, 0, 1, 1ull << 24, "a positive number of megabytes", "MB",
+     "files /app may hold in all (default 100); writing\nmore fails with 'No space left on device'"},
+    {"--stdin", WB_OPT_TEXT, RUN(stdin_path), 0, 0, 0, 0, NULL, "FILE",
+     "what the program reads on stdin ('-': this stdin);\ndefault: this stdin when it is not a terminal"},
+    {"--env", WB_OPT_LIST, RUN(env), RUN(nenv), LIST_MAX, 0, 0, NULL, "NAME=VALUE",
+     "set a variable for the program (repeatable); the host\nenvironment is never visible. --env NAME copies NAME."},
+    {"--mount", WB_OPT_LIST, RUN(mounts), RUN(nmounts), WASMBOX_MAX_MOUNTS, 0, 0, NULL, "DIR:PATH",
+     "show host directory DIR read-only at PATH (repeatable)"},
+    {"--packages", WB_OPT_LIST, RUN(packages), RUN(npackages), WASMBOX_MAX_PACKAGES, 0, 0, NULL, "DIR",
+     "Python: a directory of pure-Python packages or\npy3-none-any wheels, read-only on sys.path\n"
+     "(repeatable, at most 4)"},
+    {"--allow-imports", WB_OPT_TEXT, RUN(allow_imports), 0, 0, 0, 0, NULL, "M,M",
+     "Python: the code may import only these top-level\nmodules ('' for none); checked before it runs and\n"
+     "while it runs. A policy for eval harnesses, not the\nsandbox's security boundary"},
+    {"--deny-imports", WB_OPT_TEXT, RUN(deny_imports), 0, 0, 0, 0, NULL, "M,M", "Python: the code may not import these"},
+    {"--deny-builtins", WB_OPT_TEXT, RUN(deny_builtins), 0, 0, 0, 0, NULL, "B,B",
+     "Python: the code may not call these builtins\n(e.g. eval,exec,compile)"},
+    {"--no-files", WB_OPT_FLAG, RUN(no_files), 0, 0, 0, 0, NULL, NULL,
+     "no files: /app is empty and read-only, so the code\ncan neither find nor write one (mounts stay)"},
+    {"--session", WB_OPT_TEXT, RUN(session), 0, 0, 0, 0, NULL, "ID",
+     "run in a session (wasmbox session new): variables,\nimports and files of its earlier calls are there"},
+    {"--json", WB_OPT_FLAG, RUN(json), 0, 0, 0, 0, NULL, NULL, "print the result as one JSON object"},
+};
+#define N_RUN (sizeof run_table / sizeof run_table[0])
+
+static void run_usage(FILE *out) {
+  fputs("usage: wasmbox run [options] (-c CODE | FILE | -)\n"
+        "\n"
+        "Run Python or JavaScript code in a WebAssembly sandbox. The code sees only\n"
+        "/app (the workspace, also its working directory) and its language's library:\n"
+        "no other files, no network, no processes, no host environment.\n"
+        "\n"
+        "  FILE                 a file holding the program ('-' reads it from stdin)\n",
+        out);
+  wb_opt_usage(run_table, N_RUN, out);
+  fputs("\nexit status: 0 ok, 1 the code raised or exited non-zero, 2 bad usage,\n"
+        "3 a limit stopped it or cut its output, 4 internal error\n",
+        out);
+}
 
 static const char main_usage[] =
     "usage: wasmbox COMMAND [options]\n"
@@ -171,32 +201,6 @@ static int read_path(const char *path, double seconds, wb_buf *out, char *err, s
   return r;
 }
 
-/* Plain decimal numbers only: strtod and strtoull also take leading
- * blanks, signs, hexadecimal, inf and nan (" -1" wrapped to 2^64-1). */
-static bool parse_double(const char *s, double *v) {
-  char *end;
-  errno = 0;
-  if (!(isdigit((unsigned char)s[0]) || (s[0] == '.' && isdigit((unsigned char)s[1]))) || strpbrk(s, "xX"))
-    return false;
-  *v = strtod(s, &end);
-  return errno == 0 && *end == 0;
-}
-
-static bool parse_u64(const char *s, unsigned long long *v) {
-  char *end;
-  errno = 0;
-  if (!isdigit((unsigned char)s[0])) return false;
-  *v = strtoull(s, &end, 10);
-  return errno == 0 && *end == 0;
-}
-
-/* `a`'s index among the NULL-terminated options, or -1. */
-static int option_index(const char *const *options, const char *a) {
-  for (int i = 0; options[i]; i++)
-    if (!strcmp(options[i], a)) return i;
-  return -1;
-}
-
 static const char *language_of_file(const char *path) {
   const char *dot = strrchr(path, '.');
   if (dot && !strcmp(dot, ".py")) return "python";
@@ -259,175 +263,93 @@ static void name_list_free(name_list *l) {
   free(l->names);
 }
 
+/* "a,b,c" as a list of names ("" is the empty list). */
+static bool split_into(const char *v, name_list *l) { return !v || split_names(v, l); }
+
 static int cmd_run(int argc, char **argv) {
   output_mode m = {0};
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--json")) m.json = true;
 
-  wasmbox_request req = {0};
-  const char *code = NULL, *file = NULL, *stdin_path = NULL, *lang = NULL;
-  const char **env = calloc((size_t)argc, sizeof *env);
-  size_t nenv = 0;
+  run_options *o = calloc(1, sizeof *o);
+  const char **env = calloc(LIST_MAX, sizeof *env);
+  char **env_owned = calloc(LIST_MAX, sizeof *env_owned);
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
   char *mount_specs[WASMBOX_MAX_MOUNTS];
-  size_t nmounts = 0;
-  const char *packages[WASMBOX_MAX_PACKAGES];
-  size_t npackages = 0;
+  size_t nmounts = 0, nowned = 0;
   name_list allow = {0}, deny = {0}, deny_builtins = {0};
-  char msg[512];
-  if (!env) return fail_internal(&m, "out of memory");
-  int rc = EXIT_OK;
   wb_buf code_buf = {0}, stdin_buf = {0};
-  char **env_owned = calloc((size_t)argc, sizeof *env_owned);
-  size_t nowned = 0;
-  if (!env_owned) {
-    free(env);
-    return fail_internal(&m, "out of memory");
+  wasmbox_request req = {0};
+  char msg[512];
+  int rc = EXIT_OK;
+  if (!o || !env || !env_owned) {
+    rc = fail_internal(&m, "out of memory");
+    goto out;
   }
-
-  unsigned given = 0; /* options seen, by index in with_value */
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    /* every option of run_usage written with a value (tests/cli.sh checks);
-     * all but --env, --mount and --packages once at most */
-    static const char *const with_value[] = {"-c",      "--lang",  "--workspace", "--timeout", "--memory",
-                                             "--fuel",  "--max-output", "--quota", "--stdin", "--session",
-                                             "--env",   "--mount", "--packages", "--allow-imports",
-                                             "--deny-imports", "--deny-builtins", NULL};
-    static const char *const repeatable[] = {"--env", "--mount", "--packages", NULL};
-    int k = option_index(with_value, a);
-    if (k >= 0 && !v) {
-      snprintf(msg, sizeof msg, "%s needs a value", a);
-      rc = fail_usage(&m, msg);
-      goto out;
-    }
-    if (k >= 0 && option_index(repeatable, a) < 0 && (given & (1u << k))) {
-      snprintf(msg, sizeof msg, "%s is given twice", a);
-      rc = fail_usage(&m, msg);
-      goto out;
-    }
-    if (k >= 0) given |= 1u << k;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(run_usage, stdout);
-      goto out;
-    } else if (!strcmp(a, "--json")) {
-    } else if (!strcmp(a, "--no-files")) {
-      req.no_files = true;
-    } else if (!strcmp(a, "-c")) {
-      code = v, i++;
-    } else if (!strcmp(a, "--lang")) {
-      lang = v, i++;
-    } else if (!strcmp(a, "--workspace")) {
-      req.workspace = v, i++;
-    } else if (!strcmp(a, "--session")) {
-      req.session_id = v, i++;
-    } else if (!strcmp(a, "--stdin")) {
-      stdin_path = v, i++;
-    } else if (!strcmp(a, "--timeout")) {
-      if (!parse_double(v, &req.timeout_seconds) || !(req.timeout_seconds > 0)) {
-        snprintf(msg, sizeof msg, "--timeout wants a positive number of seconds, not '%s'", v);
-        rc = fail_usage(&m, msg);
-        goto out;
-      }
-      i++;
-    } else if (!strcmp(a, "--memory")) {
-      unsigned long long mb;
-      if (!parse_u64(v, &mb) || mb == 0 || mb > 4096) {
-        snprintf(msg, sizeof msg, "--memory wants megabytes between 1 and 4096, not '%s'", v);
-        rc = fail_usage(&m, msg);
-        goto out;
-      }
-      req.memory_bytes = mb << 20;
-      i++;
-    } else if (!strcmp(a, "--quota")) {
-      unsigned long long mb;
-      if (!parse_u64(v, &mb) || mb == 0 || mb > (1ull << 24)) {
-        snprintf(msg, sizeof msg, "--quota wants a positive number of megabytes, not '%s'", v);
-        rc = fail_usage(&m, msg);
-        goto out;
-      }
-      req.quota_bytes = mb << 20;
-      i++;
-    } else if (!strcmp(a, "--fuel")) {
-      unsigned long long n;
-      if (!parse_u64(v, &n) || n == 0 || n > WASMBOX_MAX_FUEL) {
-        snprintf(msg, sizeof msg, "--fuel wants a number of units between 1 and %llu, not '%s'",
-                 (unsigned long long)WASMBOX_MAX_FUEL, v);
-        rc = fail_usage(&m, msg);
-        goto out;
-      }
-      req.fuel = n;
-      i++;
-    } else if (!strcmp(a, "--max-output")) {
-      unsigned long long n;
-      if (!parse_u64(v, &n) || n == 0) {
-        snprintf(msg, sizeof msg, "--max-output wants a positive number of bytes, not '%s'", v);
-        rc = fail_usage(&m, msg);
-        goto out;
-      }
-      req.max_output_bytes = (size_t)n;
-      i++;
-    } else if (!strcmp(a, "--mount")) {
-      const char *colon = strrchr(v, ':');
-      if (!colon || colon == v || !colon[1] || nmounts == WASMBOX_MAX_MOUNTS) {
-        snprintf(msg, sizeof msg, "--mount wants HOST_DIR:GUEST_PATH (at most %d), not '%s'", WASMBOX_MAX_MOUNTS, v);
-        rc = fail_usage(&m, msg);
-        goto out;
-      }
-      char *spec = strndup(v, (size_t)(colon - v));
-      if (!spec) {
-        rc = fail_internal(&m, "out of memory");
-        goto out;
-      }
-      mount_specs[nmounts] = spec;
-      mounts[nmounts++] = (wasmbox_mount){.host_dir = spec, .guest_path = colon + 1};
-      i++;
-    } else if (!strcmp(a, "--allow-imports") || !strcmp(a, "--deny-imports") || !strcmp(a, "--deny-builtins")) {
-      name_list *l = a[2] == 'a' ? &allow : a[7] == 'i' ? &deny : &deny_builtins;
-      if (!split_names(v, l)) {
-        rc = fail_internal(&m, "out of memory");
-        goto out;
-      }
-      i++;
-    } else if (!strcmp(a, "--packages")) {
-      if (npackages == WASMBOX_MAX_PACKAGES) {
-        snprintf(msg, sizeof msg, "--packages is given more than %d times", WASMBOX_MAX_PACKAGES);
-        rc = fail_usage(&m, msg);
-        goto out;
-      }
-      packages[npackages++] = v, i++;
-    } else if (!strcmp(a, "--env")) {
-      if (strchr(v, '=')) {
-        env[nenv++] = v;
-      } else {
-        const char *val = getenv(v);
-        if (!val) {
-          snprintf(msg, sizeof msg, "--env %s: no such variable in this environment", v);
-          rc = fail_usage(&m, msg);
-          goto out;
-        }
-        char *e;
-        if (asprintf(&e, "%s=%s", v, val) < 0) {
-          rc = fail_internal(&m, "out of memory");
-          goto out;
-        }
-        env_owned[nowned++] = e;
-        env[nenv++] = e;
-      }
-      i++;
-    } else if (a[0] == '-' && a[1] != 0) {
-      snprintf(msg, sizeof msg, "unknown option %s (see wasmbox run --help)", a);
-      rc = fail_usage(&m, msg);
-      goto out;
-    } else if (!file) {
-      file = a;
-    } else {
-      snprintf(msg, sizeof msg, "unexpected argument '%s' (one FILE only)", a);
-      rc = fail_usage(&m, msg);
-      goto out;
-    }
+  const char *file = NULL;
+  size_t npos;
+  int parsed = wb_opt_parse(run_table, N_RUN, o, argc, argv, 1, &file, 1, &npos, "wasmbox run", msg, sizeof msg);
+  if (parsed == 1) {
+    run_usage(stdout);
+    goto out;
   }
+  if (parsed < 0) {
+    rc = fail_usage(&m, msg);
+    goto out;
+  }
+  /* what the table cannot say: the values' own forms */
+  if (o->fuel > WASMBOX_MAX_FUEL) {
+    snprintf(msg, sizeof msg, "--fuel wants a number of units between 1 and %llu, not '%llu'",
+             (unsigned long long)WASMBOX_MAX_FUEL, (unsigned long long)o->fuel);
+    rc = fail_usage(&m, msg);
+    goto out;
+  }
+  for (size_t i = 0; i < o->nmounts; i++) {
+    const char *v = o->mounts[i], *colon = strrchr(v, ':');
+    if (!colon || colon == v || !colon[1]) {
+      snprintf(msg, sizeof msg, "--mount wants HOST_DIR:GUEST_PATH, not '%s'", v);
+      rc = fail_usage(&m, msg);
+      goto out;
+    }
+    if (!(mount_specs[nmounts] = strndup(v, (size_t)(colon - v)))) {
+      rc = fail_internal(&m, "out of memory");
+      goto out;
+    }
+    mounts[nmounts] = (wasmbox_mount){.host_dir = mount_specs[nmounts], .guest_path = colon + 1};
+    nmounts++;
+  }
+  for (size_t i = 0; i < o->nenv; i++) {
+    const char *v = o->env[i];
+    if (strchr(v, '=')) {
+      env[i] = v;
+      continue;
+    }
+    const char *val = getenv(v);
+    if (!val) {
+      snprintf(msg, sizeof msg, "--env %s: no such variable in this environment", v);
+      rc = fail_usage(&m, msg);
+      goto out;
+    }
+    if (asprintf(&env_owned[nowned], "%s=%s", v, val) < 0) {
+      rc = fail_internal(&m, "out of memory");
+      goto out;
+    }
+    env[i] = env_owned[nowned++];
+  }
+  if (!split_into(o->allow_imports, &allow) || !split_into(o->deny_imports, &deny) ||
+      !split_into(o->deny_builtins, &deny_builtins)) {
+    rc = fail_internal(&m, "out of memory");
+    goto out;
+  }
+  const char *code = o->code, *lang = o->lang, *stdin_path = o->stdin_path;
+  req.workspace = o->workspace;
+  req.session_id = o->session;
+  req.no_files = o->no_files;
+  req.timeout_seconds = o->timeout;
+  req.memory_bytes = o->memory_mb << 20;
+  req.quota_bytes = o->quota_mb << 20;
+  req.fuel = o->fuel;
+  req.max_output_bytes = (size_t)o->max_output;
   if (!!code + !!file != 1) {
     rc = fail_usage(&m, code ? "give either -c CODE or FILE, not both" : "no code: give -c CODE, FILE or -");
     goto out;
@@ -470,11 +392,11 @@ static int cmd_run(int argc, char **argv) {
     req.stdin_len = stdin_buf.len;
   }
   req.env = env;
-  req.env_len = nenv;
+  req.env_len = o->nenv;
   req.mounts = mounts;
   req.mounts_len = nmounts;
-  req.packages = packages;
-  req.packages_len = npackages;
+  req.packages = o->packages;
+  req.packages_len = o->npackages;
   if (allow.text) req.allow_imports = (const char *const *)allow.names, req.allow_imports_len = allow.n;
   req.deny_imports = (const char *const *)deny.names, req.deny_imports_len = deny.n;
   req.deny_builtins = (const char *const *)deny_builtins.names, req.deny_builtins_len = deny_builtins.n;
@@ -504,30 +426,64 @@ out:
   name_list_free(&allow), name_list_free(&deny), name_list_free(&deny_builtins);
   free(env_owned);
   free(env);
+  free(o);
   return rc;
 }
 
 /* ---- wasmbox session ------------------------------------------------------ */
 
-static const char session_usage[] =
-    "usage: wasmbox session COMMAND [--json]\n"
-    "\n"
-    "  new [--lang LANG] [--ttl SECONDS] [--env NAME=VALUE]... [--mount DIR:PATH]...\n"
-    "      [--packages DIR]...\n"
-    "                        create a session; prints its id\n"
-    "  fork ID               a copy of session ID that then evolves apart\n"
-    "  checkpoint ID         remember its current state; prints a checkpoint id\n"
-    "  restore ID CHECKPOINT go back to a checkpoint (memory and files)\n"
-    "  info ID               what a session holds\n"
-    "  install ID REQUIREMENT (--package-index URL | --wheelhouse DIR)\n"
-    "                        install a pure-Python package and its dependencies\n"
-    "                        into a Python session (pip resolves them on this\n"
-    "                        host; they are unpacked inside the sandbox)\n"
-    "  list                  all sessions\n"
-    "  rm ID                 remove a session\n"
-    "  prune                 remove sessions idle for longer than their TTL\n"
-    "\n"
-    "Sessions live in $WASMBOX_HOME (default ~/.local/share/wasmbox).\n";
+/* wasmbox session's options, as the table below fills them in. */
+typedef struct {
+  const char *lang, *package_index, *wheelhouse;
+  double ttl;
+  const char *env[LIST_MAX];
+  size_t nenv;
+  const char *mounts[WASMBOX_MAX_MOUNTS];
+  size_t nmounts;
+  const char *packages[WASMBOX_MAX_PACKAGES];
+  size_t npackages;
+  bool json;
+} session_options;
+
+#define SES(f) offsetof(session_options, f)
+static const wb_option session_table[] = {
+    {"--lang", WB_OPT_TEXT, SES(lang), 0, 0, 0, 0, NULL, "LANG", "new: python (default) or javascript"},
+    {"--ttl", WB_OPT_DOUBLE, SES(ttl), 0, 0, 1e-300, 1e300, "a positive number of seconds", "SECONDS",
+     "new: idle time after which prune removes it (default 86400)"},
+    {"--env", WB_OPT_LIST, SES(env), SES(nenv), LIST_MAX, 0, 0, NULL, "NAME=VALUE",
+     "new: a variable the session's code sees (repeatable)"},
+    {"--mount", WB_OPT_LIST, SES(mounts), SES(nmounts), WASMBOX_MAX_MOUNTS, 0, 0, NULL, "DIR:PATH",
+     "new: host directory DIR read-only at PATH (repeatable)"},
+    {"--packages", WB_OPT_LIST, SES(packages), SES(npackages), WASMBOX_MAX_PACKAGES, 0, 0, NULL, "DIR",
+     "new: Python package directory on sys.path (repeatable, at most 4)"},
+    {"--package-index", WB_OPT_TEXT, SES(package_index), 0, 0, 0, 0, NULL, "URL",
+     "install: resolve and download from this index (pip's --index-url)"},
+    {"--wheelhouse", WB_OPT_TEXT, SES(wheelhouse), 0, 0, 0, 0, NULL, "DIR",
+     "install: take wheels from this directory instead"},
+    {"--json", WB_OPT_FLAG, SES(json), 0, 0, 0, 0, NULL, NULL, "print the answer as one JSON object"},
+};
+#define N_SESSION (sizeof session_table / sizeof session_table[0])
+
+static void session_usage(FILE *out) {
+  fputs("usage: wasmbox session COMMAND [options]\n"
+        "\n"
+        "  new                   create a session; prints its id\n"
+        "  fork ID               a copy of session ID that then evolves apart\n"
+        "  checkpoint ID         remember its current state; prints a checkpoint id\n"
+        "  restore ID CHECKPOINT go back to a checkpoint (memory and files)\n"
+        "  info ID               what a session holds\n"
+        "  install ID REQUIREMENT (--package-index URL | --wheelhouse DIR)\n"
+        "                        install a pure-Python package and its dependencies\n"
+        "                        into a Python session (pip resolves them on this\n"
+        "                        host; they are unpacked inside the sandbox)\n"
+        "  list                  all sessions\n"
+        "  rm ID                 remove a session\n"
+        "  prune                 remove sessions idle for longer than their TTL\n"
+        "\noptions:\n",
+        out);
+  wb_opt_usage(session_table, N_SESSION, out);
+  fputs("\nSessions live in $WASMBOX_HOME (default ~/.local/share/wasmbox).\n", out);
+}
 
 static void print_info(const wasmbox_session_info *s, bool json, bool first) {
   if (json) {
@@ -595,87 +551,46 @@ static int cmd_session(int argc, char **argv) {
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
   char *specs[WASMBOX_MAX_MOUNTS];
   size_t nspecs = 0;
-  const char *packages[WASMBOX_MAX_PACKAGES];
-  const char *index_url = NULL, *wheelhouse = NULL;
   char msg[512], err[512];
   int rc = EXIT_OK;
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--json")) m.json = true;
-  const char **env = calloc((size_t)argc, sizeof *env); /* at most one per argument */
-  if (!env) return fail_internal(&m, "out of memory");
-  unsigned given = 0; /* options seen, by index in with_value */
-  for (int i = 1; i < argc && rc == EXIT_OK; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    static const char *const with_value[] = {"--lang",     "--ttl",           "--env",       "--mount",
-                                             "--packages", "--package-index", "--wheelhouse", NULL};
-    static const char *const repeatable[] = {"--env", "--mount", "--packages", NULL};
-    int k = option_index(with_value, a);
-    if (k >= 0 && !v) {
-      snprintf(msg, sizeof msg, "%s needs a value", a);
-      rc = fail_usage(&m, msg);
-    } else if (k >= 0 && option_index(repeatable, a) < 0 && (given & (1u << k))) {
-      snprintf(msg, sizeof msg, "%s is given twice", a);
-      rc = fail_usage(&m, msg);
-    } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(session_usage, stdout);
-      goto out;
-    } else if (!strcmp(a, "--json")) {
-    } else if (!strcmp(a, "--lang")) {
-      o.language = v, i++;
-    } else if (!strcmp(a, "--ttl")) {
-      if (!parse_double(v, &o.ttl_seconds) || !(o.ttl_seconds > 0)) {
-        snprintf(msg, sizeof msg, "--ttl wants a positive number of seconds, not '%s'", v);
-        rc = fail_usage(&m, msg);
-      }
-      i++;
-    } else if (!strcmp(a, "--env")) {
-      if (!strchr(v, '=')) {
-        snprintf(msg, sizeof msg, "--env wants NAME=VALUE, not '%s'", v);
-        rc = fail_usage(&m, msg);
-      } else {
-        env[o.env_len++] = v;
-      }
-      i++;
-    } else if (!strcmp(a, "--package-index")) {
-      index_url = v, i++;
-    } else if (!strcmp(a, "--wheelhouse")) {
-      wheelhouse = v, i++;
-    } else if (!strcmp(a, "--packages")) {
-      if (o.packages_len == WASMBOX_MAX_PACKAGES) {
-        snprintf(msg, sizeof msg, "--packages is given more than %d times", WASMBOX_MAX_PACKAGES);
-        rc = fail_usage(&m, msg);
-      } else {
-        packages[o.packages_len++] = v;
-      }
-      i++;
-    } else if (!strcmp(a, "--mount")) {
-      const char *colon = strrchr(v, ':');
-      if (!colon || colon == v || !colon[1] || nspecs == WASMBOX_MAX_MOUNTS) {
-        snprintf(msg, sizeof msg, "--mount wants HOST_DIR:GUEST_PATH, not '%s'", v);
-        rc = fail_usage(&m, msg);
-      } else if (!(specs[nspecs] = strndup(v, (size_t)(colon - v)))) {
-        rc = fail_internal(&m, "out of memory");
-      } else {
-        mounts[nspecs] = (wasmbox_mount){.host_dir = specs[nspecs], .guest_path = colon + 1};
-        nspecs++;
-      }
-      i++;
-    } else if (a[0] == '-') {
-      snprintf(msg, sizeof msg, "unknown option %s (see wasmbox session --help)", a);
-      rc = fail_usage(&m, msg);
-    } else if (npos < 3) {
-      pos[npos++] = a;
-    } else {
-      snprintf(msg, sizeof msg, "unexpected argument '%s'", a);
-      rc = fail_usage(&m, msg);
-    }
-    if (k >= 0) given |= 1u << k;
+  session_options *so = calloc(1, sizeof *so);
+  if (!so) return fail_internal(&m, "out of memory");
+  int parsed = wb_opt_parse(session_table, N_SESSION, so, argc, argv, 1, pos, 3, &npos, "wasmbox session", msg,
+                            sizeof msg);
+  if (parsed == 1) {
+    session_usage(stdout);
+    goto out;
   }
+  if (parsed < 0) rc = fail_usage(&m, msg);
+  for (size_t i = 0; rc == EXIT_OK && i < so->nenv; i++) {
+    if (strchr(so->env[i], '=')) continue;
+    snprintf(msg, sizeof msg, "--env wants NAME=VALUE, not '%s'", so->env[i]);
+    rc = fail_usage(&m, msg);
+  }
+  for (size_t i = 0; rc == EXIT_OK && i < so->nmounts; i++) {
+    const char *v = so->mounts[i], *colon = strrchr(v, ':');
+    if (!colon || colon == v || !colon[1]) {
+      snprintf(msg, sizeof msg, "--mount wants HOST_DIR:GUEST_PATH, not '%s'", v);
+      rc = fail_usage(&m, msg);
+    } else if (!(specs[nspecs] = strndup(v, (size_t)(colon - v)))) {
+      rc = fail_internal(&m, "out of memory");
+    } else {
+      mounts[nspecs] = (wasmbox_mount){.host_dir = specs[nspecs], .guest_path = colon + 1};
+      nspecs++;
+    }
+  }
+  const char *index_url = so->package_index, *wheelhouse = so->wheelhouse;
+  o.language = so->lang;
+  o.ttl_seconds = so->ttl;
+  o.env_len = so->nenv;
+  o.packages_len = so->npackages;
   if (rc != EXIT_OK) goto out;
-  o.env = env;
+  o.env = so->env;
   o.mounts = mounts;
   o.mounts_len = nspecs;
-  o.packages = packages;
+  o.packages = so->packages;
   const char *cmd = pos[0] ? pos[0] : "";
   size_t want = !strcmp(cmd, "new") || !strcmp(cmd, "list") || !strcmp(cmd, "prune") ? 1
                 : !strcmp(cmd, "restore") || !strcmp(cmd, "install")                   ? 3
@@ -739,7 +654,7 @@ static int cmd_session(int argc, char **argv) {
   wasmbox_free(wb);
 out:
   for (size_t i = 0; i < nspecs; i++) free(specs[i]);
-  free(env);
+  free(so);
   return rc;
 }
 

@@ -15,83 +15,75 @@
 #include <wasmbox.h>
 
 #include "mcp/jsonrpc.h"
+#include "util/options.h"
 
-typedef enum { K_STR, K_LIST, K_U64, K_DBL } kind;
-
-typedef struct {
-  const char *name; /* flag without "--"; env WASMBOX_MCP_<NAME>; JSON key */
-  kind k;
-  size_t off, size;        /* K_STR: buffer size; K_LIST: offset of the count */
-  double min, max;         /* numbers */
-  int only;                /* 0: both commands; 1: serve only; 2: mcp only */
-  const char *arg, *help;
-} option;
-
+/* tags: which command takes an option (none: both) */
+enum { SERVE_ONLY = 1, MCP_ONLY = 2 };
 #define OFF(f) offsetof(mcp_config, f)
-static const option options[] = {
-    {"listen", K_STR, OFF(listen), sizeof(((mcp_config *)0)->listen), 0, 0, 1, "HOST:PORT",
+static const wb_option options[] = {
+    {"--listen", WB_OPT_TEXT, OFF(listen), sizeof(((mcp_config *)0)->listen), 0, 0, 0, NULL, "HOST:PORT",
      "address to serve MCP on, at /mcp (default 127.0.0.1:8765; port 0 picks a free one). Addresses other than "
-     "loopback need --token"},
-    {"token", K_STR, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, 1, "TOKEN",
-     "require 'Authorization: Bearer TOKEN' on every request (also $WASMBOX_MCP_TOKEN)"},
-    {"allow-origin", K_LIST, OFF(origins), OFF(n_origins), 0, 0, 1, "ORIGIN",
-     "also accept browser requests from ORIGIN (repeatable); loopback origins always are"},
-    {"max-connections", K_U64, OFF(max_connections), 0, 1, 10000, 1, "N", "open HTTP connections (default 256)"},
-    {"idle-timeout", K_DBL, OFF(idle_timeout), 0, 0.1, 3600, 1, "SECONDS",
-     "close an HTTP connection silent this long (default 30)"},
-    {"request-timeout", K_DBL, OFF(request_timeout), 0, 0.1, 3600, 1, "SECONDS",
-     "time allowed to send one request body (default 60)"},
-    {"max-sessions", K_U64, OFF(max_sessions), 0, 1, 1000000, 1, "N",
-     "MCP sessions (Mcp-Session-Id) kept; the least recently used goes first (default 1024)"},
-    {"workers", K_U64, OFF(workers), 0, 1, 256, 2, "N", "requests run in parallel (default 8)"},
-    {"max-request-bytes", K_U64, OFF(max_request_bytes), 0, 1024, 1ull << 30, 0, "BYTES",
-     "largest request accepted (default 16777216)"},
-    {"timeout", K_DBL, OFF(timeout), 0, 0.001, 86400, 0, "SECONDS",
-     "execute_code time limit when the call names none (default 30)"},
-    {"max-timeout", K_DBL, OFF(max_timeout), 0, 0.001, 86400, 0, "SECONDS",
-     "largest timeout_seconds a call may ask for (default 300)"},
-    {"memory", K_U64, OFF(memory_mb), 0, 1, 4096, 0, "MB", "memory limit when the call names none (default 256)"},
-    {"max-memory", K_U64, OFF(max_memory_mb), 0, 1, 4096, 0, "MB",
-     "largest memory_mb a call may ask for (default 1024)"},
-    {"fuel", K_U64, OFF(fuel), 0, 1, 1ull << 53, 0, "N",
-     "instruction budget when the call names none (default: none, the timeout binds)"},
-    {"max-fuel", K_U64, OFF(max_fuel), 0, 1, 1ull << 53, 0, "N",
-     "largest fuel a call may ask for (default 2^53)"},
-    {"max-output", K_U64, OFF(max_output_bytes), 0, 1, 1ull << 30, 0, "BYTES",
-     "stdout and stderr kept per call, each (default 1048576)"},
-    {"max-file-bytes", K_U64, OFF(max_file_bytes), 0, 1, 64ull << 20, 0, "BYTES",
-     "largest file read_file returns or write_file accepts (default 16777216)"},
-    {"max-image-bytes", K_U64, OFF(max_image_bytes), 0, 0, 64ull << 20, 0, "BYTES",
-     "images the code writes up to this size come back as image content (default 1048576; 0: never)"},
-    {"session-ttl", K_DBL, OFF(session_ttl), 0, 1, 365 * 86400.0, 0, "SECONDS",
-     "idle time after which a session may be removed, when create_session names none (default 86400)"},
-    {"external-files", K_LIST, OFF(external), OFF(n_external), 0, 0, 0, "PATH...",
+     "loopback need --token", SERVE_ONLY},
+    {"--token", WB_OPT_TEXT, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, 0, NULL, "TOKEN",
+     "require 'Authorization: Bearer TOKEN' on every request (also $WASMBOX_MCP_TOKEN)", SERVE_ONLY},
+    {"--allow-origin", WB_OPT_LIST, OFF(origins), OFF(n_origins), MCP_MAX_LIST, 0, 0, NULL, "ORIGIN",
+     "also accept browser requests from ORIGIN (repeatable); loopback origins always are", SERVE_ONLY},
+    {"--max-connections", WB_OPT_U64, OFF(max_connections), 0, 0, 1, 10000, NULL, "N", "open HTTP connections (default 256)", SERVE_ONLY},
+    {"--idle-timeout", WB_OPT_DOUBLE, OFF(idle_timeout), 0, 0, 0.1, 3600, NULL, "SECONDS",
+     "close an HTTP connection silent this long (default 30)", SERVE_ONLY},
+    {"--request-timeout", WB_OPT_DOUBLE, OFF(request_timeout), 0, 0, 0.1, 3600, NULL, "SECONDS",
+     "time allowed to send one request body (default 60)", SERVE_ONLY},
+    {"--max-sessions", WB_OPT_U64, OFF(max_sessions), 0, 0, 1, 1000000, NULL, "N",
+     "MCP sessions (Mcp-Session-Id) kept; the least recently used goes first (default 1024)", SERVE_ONLY},
+    {"--workers", WB_OPT_U64, OFF(workers), 0, 0, 1, 256, NULL, "N", "requests run in parallel (default 8)", MCP_ONLY},
+    {"--max-request-bytes", WB_OPT_U64, OFF(max_request_bytes), 0, 0, 1024, 1ull << 30, NULL, "BYTES",
+     "largest request accepted (default 16777216)", 0},
+    {"--timeout", WB_OPT_DOUBLE, OFF(timeout), 0, 0, 0.001, 86400, NULL, "SECONDS",
+     "execute_code time limit when the call names none (default 30)", 0},
+    {"--max-timeout", WB_OPT_DOUBLE, OFF(max_timeout), 0, 0, 0.001, 86400, NULL, "SECONDS",
+     "largest timeout_seconds a call may ask for (default 300)", 0},
+    {"--memory", WB_OPT_U64, OFF(memory_mb), 0, 0, 1, 4096, NULL, "MB", "memory limit when the call names none (default 256)", 0},
+    {"--max-memory", WB_OPT_U64, OFF(max_memory_mb), 0, 0, 1, 4096, NULL, "MB",
+     "largest memory_mb a call may ask for (default 1024)", 0},
+    {"--fuel", WB_OPT_U64, OFF(fuel), 0, 0, 1, 1ull << 53, NULL, "N",
+     "instruction budget when the call names none (default: none, the timeout binds)", 0},
+    {"--max-fuel", WB_OPT_U64, OFF(max_fuel), 0, 0, 1, 1ull << 53, NULL, "N",
+     "largest fuel a call may ask for (default 2^53)", 0},
+    {"--max-output", WB_OPT_U64, OFF(max_output_bytes), 0, 0, 1, 1ull << 30, NULL, "BYTES",
+     "stdout and stderr kept per call, each (default 1048576)", 0},
+    {"--max-file-bytes", WB_OPT_U64, OFF(max_file_bytes), 0, 0, 1, 64ull << 20, NULL, "BYTES",
+     "largest file read_file returns or write_file accepts (default 16777216)", 0},
+    {"--max-image-bytes", WB_OPT_U64, OFF(max_image_bytes), 0, 0, 0, 64ull << 20, NULL, "BYTES",
+     "images the code writes up to this size come back as image content (default 1048576; 0: never)", 0},
+    {"--session-ttl", WB_OPT_DOUBLE, OFF(session_ttl), 0, 0, 1, 365 * 86400.0, NULL, "SECONDS",
+     "idle time after which a session may be removed, when create_session names none (default 86400)", 0},
+    {"--external-files", WB_OPT_LIST, OFF(external), OFF(n_external), MCP_MAX_LIST, 0, 0, NULL, "PATH...",
      "copy these host files or directories, read-only, to /external in every call and session (symlinks are "
-     "refused)"},
-    {"packages", K_LIST, OFF(packages), OFF(n_packages), 0, 0, 0, "DIR",
+     "refused)", 0},
+    {"--packages", WB_OPT_LIST, OFF(packages), OFF(n_packages), MCP_MAX_LIST, 0, 0, NULL, "DIR",
      "Python: a directory of pure-Python packages or py3-none-any wheels, read-only on sys.path in every Python "
-     "call and session (repeatable, at most 4)"},
-    {"allow-imports", K_LIST, OFF(allow_imports), OFF(n_allow_imports), 0, 0, 0, "MODULE",
+     "call and session (repeatable, at most 4)", 0},
+    {"--allow-imports", WB_OPT_LIST, OFF(allow_imports), OFF(n_allow_imports), MCP_MAX_LIST, 0, 0, NULL, "MODULE",
      "Python calls may import only these top-level modules (repeatable); checked before and while the code runs. "
-     "A policy for eval harnesses, not the sandbox's security boundary"},
-    {"deny-imports", K_LIST, OFF(deny_imports), OFF(n_deny_imports), 0, 0, 0, "MODULE",
-     "Python calls may not import these top-level modules (repeatable)"},
-    {"deny-builtins", K_LIST, OFF(deny_builtins), OFF(n_deny_builtins), 0, 0, 0, "NAME",
-     "Python calls may not call these builtins, e.g. eval, exec, compile (repeatable)"},
-    {"external-max-bytes", K_U64, OFF(external_max_bytes), 0, 0, 1ull << 40, 0, "BYTES",
-     "total size allowed for --external-files (default 268435456)"},
-    {"package-index", K_STR, OFF(package_index), sizeof(((mcp_config *)0)->package_index), 0, 0, 0, "URL",
-     "install_package resolves and downloads pure-Python wheels from this index (pip's --index-url)"},
-    {"wheelhouse", K_STR, OFF(wheelhouse), sizeof(((mcp_config *)0)->wheelhouse), 0, 0, 0, "DIR",
-     "install_package takes pure-Python wheels from this directory instead of an index"},
-    {"home", K_STR, OFF(home), sizeof(((mcp_config *)0)->home), 0, 0, 0, "DIR",
-     "state directory for sessions (default $WASMBOX_HOME or ~/.local/share/wasmbox)"},
-    {"log-level", K_STR, OFF(log_level), sizeof(((mcp_config *)0)->log_level), 0, 0, 0, "LEVEL",
-     "what goes to stderr: error, warning (default), info, debug"},
+     "A policy for eval harnesses, not the sandbox's security boundary", 0},
+    {"--deny-imports", WB_OPT_LIST, OFF(deny_imports), OFF(n_deny_imports), MCP_MAX_LIST, 0, 0, NULL, "MODULE",
+     "Python calls may not import these top-level modules (repeatable)", 0},
+    {"--deny-builtins", WB_OPT_LIST, OFF(deny_builtins), OFF(n_deny_builtins), MCP_MAX_LIST, 0, 0, NULL, "NAME",
+     "Python calls may not call these builtins, e.g. eval, exec, compile (repeatable)", 0},
+    {"--external-max-bytes", WB_OPT_U64, OFF(external_max_bytes), 0, 0, 0, 1ull << 40, NULL, "BYTES",
+     "total size allowed for --external-files (default 268435456)", 0},
+    {"--package-index", WB_OPT_TEXT, OFF(package_index), sizeof(((mcp_config *)0)->package_index), 0, 0, 0, NULL, "URL",
+     "install_package resolves and downloads pure-Python wheels from this index (pip's --index-url)", 0},
+    {"--wheelhouse", WB_OPT_TEXT, OFF(wheelhouse), sizeof(((mcp_config *)0)->wheelhouse), 0, 0, 0, NULL, "DIR",
+     "install_package takes pure-Python wheels from this directory instead of an index", 0},
+    {"--home", WB_OPT_TEXT, OFF(home), sizeof(((mcp_config *)0)->home), 0, 0, 0, NULL, "DIR",
+     "state directory for sessions (default $WASMBOX_HOME or ~/.local/share/wasmbox)", 0},
+    {"--log-level", WB_OPT_TEXT, OFF(log_level), sizeof(((mcp_config *)0)->log_level), 0, 0, 0, NULL, "LEVEL",
+     "what goes to stderr: error, warning (default), info, debug", 0},
 };
 #define N_OPTIONS (sizeof options / sizeof options[0])
 
-static bool applies(const option *o, bool http) { return o->only == 0 || o->only == (http ? 1 : 2); }
+static bool applies(const wb_option *o, bool http) { return !o->tags || o->tags == (http ? SERVE_ONLY : MCP_ONLY); }
 
 static void defaults(mcp_config *c, bool http) {
   memset(c, 0, sizeof *c);
@@ -125,16 +117,11 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
   return -1;
 }
 
-static const option *find(const char *name, size_t n) {
-  for (size_t i = 0; i < N_OPTIONS; i++) {
-    const char *o = options[i].name;
-    if (strlen(o) != n) continue;
-    bool same = true;
-    for (size_t j = 0; j < n && same; j++) same = o[j] == name[j] || (o[j] == '-' && name[j] == '_');
-    if (same) return &options[i];
-  }
-  return NULL;
-}
+static const wb_option *find(const char *name, size_t n) { return wb_opt_find(options, N_OPTIONS, name, n); }
+
+/* An option's name without its dashes: the config file's key, and in
+ * $WASMBOX_MCP_<NAME>. */
+static const char *key(const wb_option *o) { return o->name + 2; }
 
 static char *own(mcp_config *c, const char *s) {
   if (c->n_owned == sizeof c->owned / sizeof c->owned[0]) return NULL;
@@ -143,57 +130,23 @@ static char *own(mcp_config *c, const char *s) {
   return d;
 }
 
-/* Set one value given as text; `src` names where it came from. */
-static int set_text(mcp_config *c, const option *o, const char *v, const char *src, char *err, size_t errlen) {
-  char *base = (char *)c;
-  switch (o->k) {
-    case K_STR:
-      if (strlen(v) >= o->size) return fail(err, errlen, "%s: the value of %s is too long", src, o->name);
-      if (!strcmp(o->name, "log-level") && strcmp(v, "error") && strcmp(v, "warning") && strcmp(v, "info") &&
-          strcmp(v, "debug"))
-        return fail(err, errlen, "%s: %s wants error, warning, info or debug, not '%s'", src, o->name, v);
-      if (!strcmp(o->name, "token") && *v && strlen(v) < 16)
-        return fail(err, errlen, "%s: a token must be at least 16 characters", src);
-      for (const char *p = v; *p; p++)
-        if ((unsigned char)*p < 0x20) return fail(err, errlen, "%s: %s holds a control character", src, o->name);
-      memcpy(base + o->off, v, strlen(v) + 1);
-      return 0;
-    case K_LIST: {
-      char **list = (char **)(base + o->off);
-      size_t *n = (size_t *)(base + o->size);
-      if (*n == MCP_MAX_LIST) return fail(err, errlen, "%s: at most %d values for %s", src, MCP_MAX_LIST, o->name);
-      if (!*v) return fail(err, errlen, "%s: empty value for %s", src, o->name);
-      char *d = own(c, v);
-      if (!d) return fail(err, errlen, "too many values");
-      list[(*n)++] = d;
-      return 0;
-    }
-    case K_U64: {
-      char *end;
-      errno = 0;
-      unsigned long long x = strtoull(v, &end, 10);
-      if (errno || end == v || *end || *v == '-' || x < o->min || x > o->max)
-        return fail(err, errlen, "%s: %s wants a whole number from %.0f to %.0f, not '%s'", src, o->name, o->min, o->max,
-                    v);
-      *(uint64_t *)(base + o->off) = x;
-      return 0;
-    }
-    case K_DBL: {
-      char *end;
-      errno = 0;
-      double x = strtod(v, &end);
-      if (errno || end == v || *end || !isfinite(x) || x < o->min || x > o->max)
-        return fail(err, errlen, "%s: %s wants a number from %g to %g, not '%s'", src, o->name, o->min, o->max, v);
-      *(double *)(base + o->off) = x;
-      return 0;
-    }
+/* Set one value given as text; `src` names where it came from. The table
+ * checks forms and ranges; these settings have rules of their own. */
+static int set_text(mcp_config *c, const wb_option *o, const char *v, const char *src, char *err, size_t errlen) {
+  if (o->kind == WB_OPT_TEXT) {
+    if (!strcmp(key(o), "log-level") && strcmp(v, "error") && strcmp(v, "warning") && strcmp(v, "info") &&
+        strcmp(v, "debug"))
+      return fail(err, errlen, "%s wants error, warning, info or debug, not '%s'", src, v);
+    if (!strcmp(key(o), "token") && *v && strlen(v) < 16)
+      return fail(err, errlen, "%s: a token must be at least 16 characters", src);
+    for (const char *p = v; *p; p++)
+      if ((unsigned char)*p < 0x20) return fail(err, errlen, "%s holds a control character", src);
   }
-  return -1;
+  if (o->kind == WB_OPT_LIST && *v && !(v = own(c, v))) return fail(err, errlen, "%s: too many values", src);
+  return wb_opt_set(o, c, v, src, err, errlen);
 }
 
-static void clear_list(mcp_config *c, const option *o) {
-  if (o->k == K_LIST) *(size_t *)((char *)c + o->size) = 0;
-}
+static void clear_list(mcp_config *c, const wb_option *o) { wb_opt_clear_list(o, c); }
 
 static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
@@ -217,7 +170,7 @@ static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) 
   char src[1100];
   int rc = 0;
   for (const cJSON *it = j->child; it && rc == 0; it = it->next) {
-    const option *o = find(it->string, strlen(it->string));
+    const wb_option *o = find(it->string, strlen(it->string));
     snprintf(src, sizeof src, "config file %s, key \"%s\"", path, it->string);
     if (!o) {
       rc = fail(err, errlen, "%s: unknown setting (see --help)", src);
@@ -228,12 +181,12 @@ static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) 
     if (cJSON_IsString(it)) {
       clear_list(c, o);
       rc = set_text(c, o, it->valuestring, src, err, errlen);
-    } else if (cJSON_IsNumber(it) && (o->k == K_U64 || o->k == K_DBL)) {
-      snprintf(num, sizeof num, o->k == K_U64 ? "%.0f" : "%.17g", it->valuedouble);
-      if (o->k == K_U64 && it->valuedouble != floor(it->valuedouble))
+    } else if (cJSON_IsNumber(it) && (o->kind == WB_OPT_U64 || o->kind == WB_OPT_DOUBLE)) {
+      snprintf(num, sizeof num, o->kind == WB_OPT_U64 ? "%.0f" : "%.17g", it->valuedouble);
+      if (o->kind == WB_OPT_U64 && it->valuedouble != floor(it->valuedouble))
         rc = fail(err, errlen, "%s: wants a whole number", src);
       else rc = set_text(c, o, num, src, err, errlen);
-    } else if (cJSON_IsArray(it) && o->k == K_LIST) {
+    } else if (cJSON_IsArray(it) && o->kind == WB_OPT_LIST) {
       clear_list(c, o);
       for (const cJSON *e = it->child; e && rc == 0; e = e->next)
         rc = cJSON_IsString(e) ? set_text(c, o, e->valuestring, src, err, errlen)
@@ -246,22 +199,22 @@ static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) 
   return rc;
 }
 
-static void env_name(const option *o, char *out, size_t n) {
+static void env_name(const wb_option *o, char *out, size_t n) {
   size_t k = (size_t)snprintf(out, n, "WASMBOX_MCP_");
-  for (const char *p = o->name; *p && k + 1 < n; p++) out[k++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+  for (const char *p = key(o); *p && k + 1 < n; p++) out[k++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
   out[k] = 0;
 }
 
 static int load_env(mcp_config *c, char *err, size_t errlen) {
   for (size_t i = 0; i < N_OPTIONS; i++) {
-    const option *o = &options[i];
+    const wb_option *o = &options[i];
     if (!applies(o, c->http)) continue;
     char name[64], src[80];
     env_name(o, name, sizeof name);
     const char *v = getenv(name);
     if (!v) continue;
     snprintf(src, sizeof src, "$%s", name);
-    if (o->k != K_LIST) {
+    if (o->kind != WB_OPT_LIST) {
       if (set_text(c, o, v, src, err, errlen)) return -1;
       continue;
     }
@@ -300,10 +253,10 @@ void mcp_config_usage(bool http, FILE *out) {
   fputs("\noptions (each also $WASMBOX_MCP_<NAME>, or a key of the --config file):\n", out);
   fprintf(out, "  %-30s %s\n", "--config FILE", "JSON object of settings, e.g. {\"timeout\": 10, \"external-files\": [\"/data/in.csv\"]}");
   for (size_t i = 0; i < N_OPTIONS; i++) {
-    const option *o = &options[i];
+    const wb_option *o = &options[i];
     if (!applies(o, http)) continue;
     char flag[64];
-    snprintf(flag, sizeof flag, "--%s %s", o->name, o->arg);
+    snprintf(flag, sizeof flag, "%s %s", o->name, o->arg);
     fprintf(out, "  %-30s %s\n", flag, o->help);
   }
   fputs("\nPrecedence: flags, then environment, then the config file, then defaults.\n"
@@ -338,23 +291,22 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
     if (!strncmp(a, "--config=", 9)) continue;
     if (strncmp(a, "--", 2)) return fail(err, errlen, "unexpected argument '%s' (see --help)", a);
     const char *eq = strchr(a + 2, '=');
-    const option *o = find(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+    const wb_option *o = find(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
     if (!o || !applies(o, http))
       return fail(err, errlen, "unknown option %.*s (see wasmbox %s --help)", eq ? (int)(eq - a) : (int)strlen(a), a,
                   http ? "serve" : "mcp");
-    char src[80];
-    snprintf(src, sizeof src, "--%s", o->name);
+    const char *src = o->name;
     size_t idx = (size_t)(o - options);
     if (!seen[idx]) clear_list(c, o), seen[idx] = true;
     if (eq) {
       if (set_text(c, o, eq + 1, src, err, errlen)) return -1;
       continue;
     }
-    if (i + 1 >= argc || (!strncmp(argv[i + 1], "--", 2) && o->k != K_STR))
-      return fail(err, errlen, "--%s needs a value", o->name);
+    if (i + 1 >= argc || (!strncmp(argv[i + 1], "--", 2) && o->kind != WB_OPT_TEXT))
+      return fail(err, errlen, "%s needs a value", o->name);
     if (set_text(c, o, argv[++i], src, err, errlen)) return -1;
     /* --external-files PATH...: every following word up to the next option */
-    while (o->k == K_LIST && !strcmp(o->name, "external-files") && i + 1 < argc && strncmp(argv[i + 1], "--", 2))
+    while (o->kind == WB_OPT_LIST && !strcmp(key(o), "external-files") && i + 1 < argc && strncmp(argv[i + 1], "--", 2))
       if (set_text(c, o, argv[++i], src, err, errlen)) return -1;
   }
   if (c->package_index[0] && c->wheelhouse[0]) return fail(err, errlen, "give package-index or wheelhouse, not both");

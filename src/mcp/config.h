@@ -17,17 +17,17 @@ typedef struct {
   bool http;                  /* wasmbox serve (else wasmbox mcp) */
   char listen[256];           /* HOST:PORT */
   char token[512];            /* bearer token; "" = none */
-  char *origins[MCP_MAX_LIST];/* extra allowed Origin values */
+  const char *origins[MCP_MAX_LIST]; /* extra allowed Origin values */
   size_t n_origins;
-  char *external[MCP_MAX_LIST]; /* host files/dirs shown at /external */
+  const char *external[MCP_MAX_LIST]; /* host files/dirs shown at /external */
   size_t n_external;
-  char *packages[MCP_MAX_LIST]; /* Python package directories (/packages/N) */
+  const char *packages[MCP_MAX_LIST]; /* Python package directories (/packages/N) */
   size_t n_packages;
-  char *allow_imports[MCP_MAX_LIST]; /* Python import policy of every call */
+  const char *allow_imports[MCP_MAX_LIST]; /* Python import policy of every call */
   size_t n_allow_imports;
-  char *deny_imports[MCP_MAX_LIST];
+  const char *deny_imports[MCP_MAX_LIST];
   size_t n_deny_imports;
-  char *deny_builtins[MCP_MAX_LIST];
+  const char *deny_builtins[MCP_MAX_LIST];
   size_t n_deny_builtins;
   uint64_t external_max_bytes;
   uint64_t max_request_bytes; /* one HTTP body or stdio line */

@@ -108,7 +108,7 @@ static int copy_tree(budget *b, const char *src, const char *dst, int depth) {
   return rc;
 }
 
-int mcp_external_prepare(char *const *paths, size_t n, uint64_t max_bytes, char **dir, char *err, size_t errlen) {
+int mcp_external_prepare(const char *const *paths, size_t n, uint64_t max_bytes, char **dir, char *err, size_t errlen) {
   budget b = {.max = max_bytes, .err = err, .errlen = errlen};
   const char *tmp = getenv("TMPDIR");
   char *root;
