@@ -186,6 +186,15 @@ static void test_bad_requests(void **s) {
   usage_error((wasmbox_request){.code = NULL}, "no code");
   const char *env[] = {"NOEQUALS"};
   usage_error((wasmbox_request){.code = "1", .env = env, .env_len = 1}, "NAME=value");
+  /* more environment entries than a call may have: said so, not a
+   * malformed request at the worker boundary */
+  static const char *many[4097];
+  for (size_t i = 0; i < 4097; i++) many[i] = "V=1";
+  usage_error((wasmbox_request){.code = "1", .env = many, .env_len = 4097}, "at most 4096 environment entries");
+  wasmbox_result *r = run_req(&(wasmbox_request){.code = "import os; print(len(os.environ))", .env = many,
+                                                 .env_len = 4096});
+  expect_status(r, WASMBOX_STATUS_OK);
+  wasmbox_result_free(r);
 }
 
 typedef struct {

@@ -204,7 +204,7 @@ static void test_request_bounds(void **state) {
     wb_put_f64(&b, 0);
     for (int i = 0; i < 4; i++) wb_put_u64(&b, 0);
     wb_put_bytes(&b, NULL, 0);
-    wb_put_u32(&b, which == 0 ? WB_WIRE_ENV_MAX + 1 : 0);
+    wb_put_u32(&b, which == 0 ? WB_ENV_MAX + 1 : 0);
     if (which == 1) wb_put_u32(&b, WASMBOX_MAX_MOUNTS + 1);
     r = (wb_reader){.p = (const uint8_t *)b.data, .len = b.len};
     assert_false(wb_decode_request(&r, &d, &st));

@@ -110,6 +110,7 @@ int wb_resolve(const wasmbox_request *req, wb_resolved *out, char *err, size_t e
     if (req->no_files) return wb_usage(err, errlen, "no_files is for stateless calls: a session's /app is its state");
     return WASMBOX_OK;
   }
+  if (req->env_len > WB_ENV_MAX) return wb_usage(err, errlen, "at most %d environment entries", WB_ENV_MAX);
   int rc = wb_check_env(req->env, req->env_len, err, errlen);
   if (!rc) rc = wb_check_mounts(req->mounts, req->mounts_len, err, errlen);
   if (rc) return rc;

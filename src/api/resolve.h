@@ -15,6 +15,7 @@
 #define WB_OUTPUT_MAX (1ull << 30)
 #define WB_CODE_MAX (64u << 20)
 #define WB_FILENAME_MAX 1024
+#define WB_ENV_MAX 4096 /* environment entries of a stateless call */
 
 typedef struct {
   const wb_runtime *rt; /* NULL: a session call naming no language (the session's) */

@@ -212,7 +212,7 @@ bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s) 
   q->quota_bytes = wb_get_u64(r);
   q->stdin_data = wb_get_bytes(r, &q->stdin_len);
   uint32_t nenv = wb_get_u32(r);
-  if (r->bad || nenv > WB_WIRE_ENV_MAX || !(s->env = calloc(nenv + 1, sizeof *s->env))) return false;
+  if (r->bad || nenv > WB_ENV_MAX || !(s->env = calloc(nenv + 1, sizeof *s->env))) return false;
   for (uint32_t i = 0; i < nenv; i++) s->env[i] = wb_get_str(r);
   q->env = s->env;
   q->env_len = nenv;

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/resolve.h"
 #include "api/result.h"
 #include "jail/jail.h"
 #include "util/buf.h"
@@ -34,7 +35,6 @@ enum { WB_FRAME_SETUP = 1, WB_FRAME_READY, WB_FRAME_RUN, WB_FRAME_CANCEL, WB_FRA
 
 #define WB_FRAME_MAX (3ull << 30)      /* two 1 GiB output streams and the rest */
 #define WB_SMALL_FRAME_MAX (1u << 20)  /* SETUP, READY */
-#define WB_WIRE_ENV_MAX 4096           /* environment entries of a request */
 
 /* ---- payloads ---- */
 void wb_put_u8(wb_buf *b, uint8_t v);
