@@ -36,7 +36,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-mcp check-layers bench bench-mcp conformance clean
+.PHONY: all deps run test test-asan test-mcp check-layers format check-format bench bench-mcp conformance clean
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -223,7 +223,7 @@ $(BUILD)/wasm_fuel-asan: $(FUEL_TOOL_SRC)
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(filter %.c,$^) -o $@
 
-test: deps check-layers $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
+test: deps check-layers check-format $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
 	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS)
 	@$(MAKE) --no-print-directory test-asan
 
@@ -235,6 +235,13 @@ test-asan: deps $(BUILD)/wasmbox-asan $(BUILD)/wasm_fuel-asan $(BUILD)/pgo_train
 # the layer map of ARCHITECTURE.md
 check-layers:
 	@python3 scripts/check_layers.py
+
+# the style of .clang-format
+FORMATTED = $(wildcard src/*/*.[ch] include/*.h tests/*.[ch] bench/*.c)
+format:
+	clang-format-19 -i $(FORMATTED)
+check-format: deps
+	@clang-format-19 --dry-run --Werror $(FORMATTED) && echo "check-format: ok ($(words $(FORMATTED)) files)"
 
 test-mcp: deps $(BUILD)/wasmbox
 	@bash tests/mcp/run.sh $(BUILD)/wasmbox
