@@ -66,9 +66,9 @@ static void print_array(const char *name, const double *v, int n) {
 /* ---- calls/s at a given concurrency ---------------------------------------- */
 
 typedef struct {
-  atomic_int next;  /* calls handed out so far */
+  atomic_int next; /* calls handed out so far */
   int calls;
-  double *lat;      /* per call, ms */
+  double *lat; /* per call, ms */
 } round_state;
 
 static void *caller(void *arg) {
@@ -108,8 +108,7 @@ static int mode_calls(int calls, int rounds) {
    * committed to disk before the call returns (as bench/warm.c does) */
   char id[WASMBOX_ID_MAX], err[512];
   if (wasmbox_session_create(wb, NULL, id, err, sizeof err)) die("session", err);
-  wasmbox_request big = {.session_id = id,
-                         .code = "heap = [bytes([i % 251]) * 1000 for i in range(50000)]\nn = 0\n"};
+  wasmbox_request big = {.session_id = id, .code = "heap = [bytes([i % 251]) * 1000 for i in range(50000)]\nn = 0\n"};
   call_free(&big);
   wasmbox_request step = {.session_id = id, .code = "n += 1\nheap[n % 50000] = b'x' * 1000\n"};
   int scalls = calls < 50 ? 50 : calls;
@@ -239,9 +238,10 @@ static int mode_memory(int sessions) {
   print_array("session_worker_private_kb", v, found);
   printf(", ");
   print_array("session_disk_bytes", disk, sessions);
-  printf(", \"stateless_worker_pss_kb\": %ld, \"stateless_worker_private_kb\": %ld, "
-         "\"call_memory_peak_bytes\": %llu, \"host_process_pss_kb\": %ld}\n",
-         wpss, wpriv, peak, self_pss);
+  printf(
+      ", \"stateless_worker_pss_kb\": %ld, \"stateless_worker_private_kb\": %ld, "
+      "\"call_memory_peak_bytes\": %llu, \"host_process_pss_kb\": %ld}\n",
+      wpss, wpriv, peak, self_pss);
   return 0;
 }
 

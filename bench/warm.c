@@ -92,10 +92,11 @@ int main(int argc, char **argv) {
   wasmbox_session_info info;
   if (wasmbox_session_info_get(wb, id, &info, err, sizeof err)) return 1;
 
-  printf("{\"calls\": %d, \"stateless_p50_ms\": %.3f, \"stateless_p99_ms\": %.3f, \"packages_p50_ms\": %.3f, "
-         "\"packages_p99_ms\": %.3f, \"session_calls\": %d, \"session_p50_ms\": %.3f, \"session_p99_ms\": %.3f, "
-         "\"idle_session_bytes\": %llu}\n",
-         calls, st50, st99, pk50, pk99, scalls, se50, se99, (unsigned long long)info.disk_bytes);
+  printf(
+      "{\"calls\": %d, \"stateless_p50_ms\": %.3f, \"stateless_p99_ms\": %.3f, \"packages_p50_ms\": %.3f, "
+      "\"packages_p99_ms\": %.3f, \"session_calls\": %d, \"session_p50_ms\": %.3f, \"session_p99_ms\": %.3f, "
+      "\"idle_session_bytes\": %llu}\n",
+      calls, st50, st99, pk50, pk99, scalls, se50, se99, (unsigned long long)info.disk_bytes);
   wasmbox_free(wb);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", home);

@@ -64,10 +64,10 @@ void wasmbox_cancel_free(wasmbox_cancel *c);
 /* A host directory the guest may read (never write) at guest_path. */
 typedef struct {
   const char *host_dir;
-  const char *guest_path;   /* absolute; not / and not inside /app */
+  const char *guest_path; /* absolute; not / and not inside /app */
 } wasmbox_mount;
 
-#define WASMBOX_MAX_MOUNTS 16   /* mounts and package directories together */
+#define WASMBOX_MAX_MOUNTS 16 /* mounts and package directories together */
 
 /* Python packages of the operator's (pure Python, or py3-none-any wheels):
  * host directories shown read-only at /packages/0, /packages/1, ... and on
@@ -76,24 +76,24 @@ typedef struct {
 #define WASMBOX_MAX_PACKAGES 4
 
 typedef struct {
-  const char *language;     /* "python" (default; alias "py") or "javascript" ("js") */
-  const char *code;         /* the program */
-  size_t code_len;          /* 0: strlen(code) */
-  const char *filename;     /* shown in tracebacks; NULL: "<string>" (python),
-                               "<input>" (javascript); a .mjs name makes a module */
-  const char *workspace;    /* host directory mounted at /app; NULL: a fresh
-                               temporary directory, removed afterwards */
-  double timeout_seconds;   /* 0: WASMBOX_DEFAULT_TIMEOUT_S */
-  uint64_t memory_bytes;    /* linear memory limit; 0: WASMBOX_DEFAULT_MEMORY */
-  uint64_t fuel;            /* instruction budget of this call (a session's
-                               calls each have their own); 0:
-                               WASMBOX_DEFAULT_FUEL, at most WASMBOX_MAX_FUEL */
-  size_t max_output_bytes;  /* kept per stream (stdout, stderr); 0: default */
-  uint64_t quota_bytes;     /* files /app may hold, all together; growing
-                               past it fails (ENOSPC); 0: WASMBOX_DEFAULT_QUOTA */
-  const char *stdin_data;   /* bytes the guest reads from stdin */
+  const char *language;    /* "python" (default; alias "py") or "javascript" ("js") */
+  const char *code;        /* the program */
+  size_t code_len;         /* 0: strlen(code) */
+  const char *filename;    /* shown in tracebacks; NULL: "<string>" (python),
+                              "<input>" (javascript); a .mjs name makes a module */
+  const char *workspace;   /* host directory mounted at /app; NULL: a fresh
+                              temporary directory, removed afterwards */
+  double timeout_seconds;  /* 0: WASMBOX_DEFAULT_TIMEOUT_S */
+  uint64_t memory_bytes;   /* linear memory limit; 0: WASMBOX_DEFAULT_MEMORY */
+  uint64_t fuel;           /* instruction budget of this call (a session's
+                              calls each have their own); 0:
+                              WASMBOX_DEFAULT_FUEL, at most WASMBOX_MAX_FUEL */
+  size_t max_output_bytes; /* kept per stream (stdout, stderr); 0: default */
+  uint64_t quota_bytes;    /* files /app may hold, all together; growing
+                              past it fails (ENOSPC); 0: WASMBOX_DEFAULT_QUOTA */
+  const char *stdin_data;  /* bytes the guest reads from stdin */
   size_t stdin_len;
-  const char *const *env;   /* "NAME=value" entries the guest sees; none else */
+  const char *const *env; /* "NAME=value" entries the guest sees; none else */
   size_t env_len;
   const wasmbox_mount *mounts; /* extra read-only host directories */
   size_t mounts_len;
@@ -112,43 +112,43 @@ typedef struct {
   size_t deny_imports_len;
   const char *const *deny_builtins;
   size_t deny_builtins_len;
-  bool no_files;            /* no files: /app is empty and read-only, so
-                               the code can neither find nor write one
-                               (read-only mounts stay); not in a session,
-                               whose /app is its state */
-  wasmbox_cancel *cancel;   /* NULL, or a token that may stop the call */
-  const char *session_id;   /* run in this session: its workspace is /app,
-                               its environment, mounts and packages are the
-                               session's (`workspace`, `env`, `mounts`,
-                               `packages` must be unset) */
+  bool no_files;          /* no files: /app is empty and read-only, so
+                             the code can neither find nor write one
+                             (read-only mounts stay); not in a session,
+                             whose /app is its state */
+  wasmbox_cancel *cancel; /* NULL, or a token that may stop the call */
+  const char *session_id; /* run in this session: its workspace is /app,
+                             its environment, mounts and packages are the
+                             session's (`workspace`, `env`, `mounts`,
+                             `packages` must be unset) */
 } wasmbox_request;
 
 typedef struct {
   wasmbox_status status;
   int exit_code;
-  const char *stdout_data, *stderr_data;  /* NUL-terminated; may hold NULs */
+  const char *stdout_data, *stderr_data; /* NUL-terminated; may hold NULs */
   size_t stdout_len, stderr_len;
   bool stdout_truncated, stderr_truncated;
-  uint64_t stdout_total, stderr_total;    /* bytes the guest wrote */
-  const char *error_type;                 /* NULL when status is ok */
+  uint64_t stdout_total, stderr_total; /* bytes the guest wrote */
+  const char *error_type;              /* NULL when status is ok */
   const char *error_message;
   const char *error_traceback;
-  const char *const *guidance;            /* hints for the caller */
+  const char *const *guidance; /* hints for the caller */
   size_t guidance_len;
   double duration_ms;
-  uint64_t fuel_used;                     /* the whole budget when out_of_fuel */
+  uint64_t fuel_used; /* the whole budget when out_of_fuel */
   uint64_t memory_peak_bytes;
-  const char *session_id;                 /* NULL: a stateless call */
-  bool session_rolled_back;               /* the failed call left no trace */
-  const char *const *files_changed;       /* guest paths under /app */
+  const char *session_id;           /* NULL: a stateless call */
+  bool session_rolled_back;         /* the failed call left no trace */
+  const char *const *files_changed; /* guest paths under /app */
   size_t files_changed_len;
 } wasmbox_result;
 
 typedef struct wasmbox wasmbox;
 
 typedef struct {
-  const char *home;         /* state directory; NULL: $WASMBOX_HOME, else
-                               ~/.local/share/wasmbox */
+  const char *home; /* state directory; NULL: $WASMBOX_HOME, else
+                       ~/.local/share/wasmbox */
   /* Guest code runs in jailed worker processes (namespaces, Landlock,
    * seccomp, rlimits, cgroups; see `wasmbox doctor`), never in the calling
    * process. in_process runs it here instead, behind WebAssembly alone: for
@@ -159,8 +159,8 @@ typedef struct {
    * program's own main() never runs in a worker. Without the variable the
    * constructor does nothing; a program must not set it itself. */
   bool in_process;
-  unsigned warm_workers;    /* stateless workers started by wasmbox_open()
-                               so that the first calls wait for none */
+  unsigned warm_workers; /* stateless workers started by wasmbox_open()
+                            so that the first calls wait for none */
   /* A process that makes one call and exits (the CLI): its workers are not
    * put in cgroups, whose placement (cgroup v1) waits for a kernel RCU
    * grace period, ~10-15 ms, longer than the call. The other layers hold;
@@ -195,10 +195,10 @@ char *wasmbox_result_json(const wasmbox_result *r);
 #define WASMBOX_DEFAULT_SESSION_TTL_S (24.0 * 3600)
 
 typedef struct {
-  const char *language;     /* NULL: "python" */
-  double ttl_seconds;       /* idle time after which prune removes it;
-                               0: WASMBOX_DEFAULT_SESSION_TTL_S */
-  const char *const *env;   /* "NAME=value": the session's environment */
+  const char *language;   /* NULL: "python" */
+  double ttl_seconds;     /* idle time after which prune removes it;
+                             0: WASMBOX_DEFAULT_SESSION_TTL_S */
+  const char *const *env; /* "NAME=value": the session's environment */
   size_t env_len;
   const wasmbox_mount *mounts; /* read-only mounts of every call */
   size_t mounts_len;
@@ -211,7 +211,7 @@ typedef struct {
   char language[16];
   double created, last_used; /* seconds since the epoch */
   double ttl_seconds;
-  uint64_t disk_bytes;       /* memory image, workspace and checkpoints */
+  uint64_t disk_bytes; /* memory image, workspace and checkpoints */
   size_t checkpoints;
 } wasmbox_session_info;
 
@@ -250,10 +250,10 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
  * survive like the rest of the session; fork and checkpoint copies are not
  * affected (a written file gets its own copy first). */
 #define WASMBOX_FILE_MAX (64ull << 20) /* read_file and write_file */
-#define WASMBOX_LIST_MAX 10000          /* entries one list_files returns */
+#define WASMBOX_LIST_MAX 10000         /* entries one list_files returns */
 
 typedef struct {
-  char *path;      /* guest path, e.g. /app/data/x.csv */
+  char *path; /* guest path, e.g. /app/data/x.csv */
   bool is_dir;
   bool is_symlink; /* the entry itself (not followed) */
   uint64_t size;   /* of a regular file; 0 otherwise */
@@ -262,15 +262,15 @@ typedef struct {
 
 /* Entries under `path` (a directory), recursively when `recursive`; more
  * than WASMBOX_LIST_MAX is an error (EUSAGE) rather than a silent cut. */
-int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bool recursive,
-                               wasmbox_file_info **out, size_t *n, char *err, size_t errlen);
+int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bool recursive, wasmbox_file_info **out,
+                               size_t *n, char *err, size_t errlen);
 void wasmbox_file_info_free(wasmbox_file_info *v, size_t n);
 /* Contents (malloc'd, NUL-terminated besides *len). */
 int wasmbox_session_read_file(wasmbox *wb, const char *id, const char *path, char **data, size_t *len, char *err,
                               size_t errlen);
 /* Create or replace a file (parent directories are created). */
-int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, const void *data, size_t len,
-                               char *err, size_t errlen);
+int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, const void *data, size_t len, char *err,
+                               size_t errlen);
 /* Empty the workspace. */
 int wasmbox_session_reset_workspace(wasmbox *wb, const char *id, char *err, size_t errlen);
 
@@ -280,9 +280,9 @@ int wasmbox_session_reset_workspace(wasmbox *wb, const char *id, char *err, size
  * an in_process library. */
 #define WASMBOX_LAYERS_MAX 16
 typedef struct {
-  const char *name;  /* "user_ns", "landlock", "seccomp", ... */
+  const char *name; /* "user_ns", "landlock", "seccomp", ... */
   bool active;
-  char detail[120];  /* what it enforces, or why it is off */
+  char detail[120]; /* what it enforces, or why it is off */
 } wasmbox_layer;
 int wasmbox_isolation(wasmbox *wb, wasmbox_layer out[WASMBOX_LAYERS_MAX], size_t *n, char *err, size_t errlen);
 

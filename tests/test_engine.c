@@ -32,8 +32,12 @@ static void call_fuel(wb_instance *in, const wb_snapshot *from, bool fresh, cons
   char err[256];
   wb_mount mounts[WB_SANDBOX_MOUNTS_MAX];
   const char *args[] = {"python"};
-  wb_wasi_config wc = {.args = args, .nargs = 1, .mounts = mounts, .nmounts = wb_sandbox_mounts(py, ws, NULL, 0, mounts),
-                       .max_output = 1 << 16, .max_fds = 64};
+  wb_wasi_config wc = {.args = args,
+                       .nargs = 1,
+                       .mounts = mounts,
+                       .nmounts = wb_sandbox_mounts(py, ws, NULL, 0, mounts),
+                       .max_output = 1 << 16,
+                       .max_fds = 64};
   wb_wasi *wasi = wb_wasi_new(&wc, err, sizeof err);
   assert_non_null(wasi);
   wb_call c = {.wasi = wasi, .memory_limit = 256u << 20, .timeout_ns = 30ull * 1000000000ull, .fuel = fuel};
@@ -71,7 +75,7 @@ static void expect_memory_is(wb_instance *in, const wb_snapshot *snap) {
 static const char *scribble =
     "import random\n"
     "junk = [random.random() for _ in range(200000)]\n"
-    "blob = bytearray(range(256)) * 40000\n"  /* 10 MB: the memory grows */
+    "blob = bytearray(range(256)) * 40000\n" /* 10 MB: the memory grows */
     "d = {str(i): i for i in range(50000)}\n";
 
 static void reset_is_exact(bool tracked) {
@@ -101,7 +105,9 @@ static void reset_is_exact(bool tracked) {
   assert_true(wb_instance_capture(in, &saved, err, sizeof err));
   assert_true(wb_instance_rebase(in, &saved, err, sizeof err));
   expect_memory_is(in, &saved);
-  call(in, NULL, false, "saved.append(1)\n" "more = bytearray(5 << 20)\n");
+  call(in, NULL, false,
+       "saved.append(1)\n"
+       "more = bytearray(5 << 20)\n");
   assert_true(wb_instance_reset(in, &saved, err, sizeof err));
   expect_memory_is(in, &saved);
   call(in, NULL, false, "assert len(saved) == 1000 and 'more' not in globals()");

@@ -52,9 +52,7 @@ static void unescape(char *s) {
   *o = 0;
 }
 
-static bool host_leak(const char *json, const char *what) {
-  return what && strlen(what) > 1 && strstr(json, what);
-}
+static bool host_leak(const char *json, const char *what) { return what && strlen(what) > 1 && strstr(json, what); }
 
 static void run_program(void **state) {
   const char *path = *state;
@@ -72,8 +70,12 @@ static void run_program(void **state) {
   assert_int_equal(mkdir(ws, 0700), 0);
   write_file(parent, "canary", "host data");
 
-  wasmbox_request req = {.code = code, .code_len = code_len, .filename = name, .workspace = ws,
-                         .language = js ? "javascript" : "python", .timeout_seconds = 10};
+  wasmbox_request req = {.code = code,
+                         .code_len = code_len,
+                         .filename = name,
+                         .workspace = ws,
+                         .language = js ? "javascript" : "python",
+                         .timeout_seconds = 10};
   /* options first (the call), expectations after (the result) */
   char line[LINE_MAX_LEN];
   const char *p = code;
@@ -164,9 +166,7 @@ static void run_program(void **state) {
   free(code);
 }
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 int main(void) {
   const char *dir = getenv("WASMBOX_ESCAPE_DIR");
@@ -189,8 +189,8 @@ int main(void) {
   qsort(paths, n, sizeof *paths, by_name);
   struct CMUnitTest *tests = calloc(n, sizeof *tests);
   for (size_t i = 0; i < n; i++)
-    tests[i] = (struct CMUnitTest){.name = strrchr(paths[i], '/') + 1, .test_func = run_program,
-                                   .initial_state = paths[i]};
+    tests[i] =
+        (struct CMUnitTest){.name = strrchr(paths[i], '/') + 1, .test_func = run_program, .initial_state = paths[i]};
   int rc = _cmocka_run_group_tests("escape", tests, n, harness_setup, harness_teardown);
   for (size_t i = 0; i < n; i++) free(paths[i]);
   free(tests);

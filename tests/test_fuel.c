@@ -64,8 +64,9 @@ static void deterministic(const lang *l) {
   assert_true(first > 100000); /* it did some work */
   for (int i = 1; i < RUNS; i++) {
     uint64_t used = work_fuel(test_wb, l, 0);
-    if (used != first) fail_msg("%s run %d used %llu fuel, run 1 %llu", l->language, i + 1,
-                                (unsigned long long)used, (unsigned long long)first);
+    if (used != first)
+      fail_msg("%s run %d used %llu fuel, run 1 %llu", l->language, i + 1, (unsigned long long)used,
+               (unsigned long long)first);
   }
   /* a new library: a new instance, not one from the pool */
   char err[256];
@@ -189,8 +190,8 @@ static void test_fuel_at_signals(void **s) {
     assert_int_equal(wasmbox_run(test_wb, &req, &r, err, sizeof err), WASMBOX_OK);
     expect_status(r, WASMBOX_STATUS_TIMEOUT);
     /* the interpreters run 10^10-10^11 units a second */
-    if (r->fuel_used < 100000000) fail_msg("%s: 0.3 s of a loop used only %llu fuel", langs[i]->language,
-                                             (unsigned long long)r->fuel_used);
+    if (r->fuel_used < 100000000)
+      fail_msg("%s: 0.3 s of a loop used only %llu fuel", langs[i]->language, (unsigned long long)r->fuel_used);
     wasmbox_result_free(r);
   }
 }
@@ -241,8 +242,7 @@ static void test_bad_requests(void **s) {
 
 /* A session call that runs out of fuel leaves no trace; the next call has
  * its own budget. */
-static void session_rollback(const lang *l, const char *set, const char *damage, const char *check,
-                             const char *want) {
+static void session_rollback(const lang *l, const char *set, const char *damage, const char *check, const char *want) {
   char *home = make_dir();
   char err[512], id[WASMBOX_ID_MAX];
   wasmbox_options o = {.home = home};
@@ -274,15 +274,14 @@ static void session_rollback(const lang *l, const char *set, const char *damage,
 static void test_session_rollback_python(void **s) {
   (void)s;
   session_rollback(&python, "x = 1\nopen('f.txt', 'w').write('v1')\n",
-                   "x = 2\nopen('f.txt', 'w').write('v2')\nwhile True:\n    x += 1\n",
-                   "print(x, open('f.txt').read())", "1 v1\n");
+                   "x = 2\nopen('f.txt', 'w').write('v2')\nwhile True:\n    x += 1\n", "print(x, open('f.txt').read())",
+                   "1 v1\n");
 }
 
 static void test_session_rollback_javascript(void **s) {
   (void)s;
   session_rollback(&javascript, "globalThis.x = 1; writeText('f.txt', 'v1');",
-                   "x = 2; writeText('f.txt', 'v2'); for (;;) x++;", "console.log(x, readText('f.txt'))",
-                   "1 v1\n");
+                   "x = 2; writeText('f.txt', 'v2'); for (;;) x++;", "console.log(x, readText('f.txt'))", "1 v1\n");
 }
 
 int main(void) {
@@ -291,9 +290,8 @@ int main(void) {
       cmocka_unit_test(test_exact_budget_python),     cmocka_unit_test(test_exact_budget_javascript),
       cmocka_unit_test(test_endless_loop_python),     cmocka_unit_test(test_endless_loop_javascript),
       cmocka_unit_test(test_fuel_follows_work),       cmocka_unit_test(test_fuel_at_signals),
-      cmocka_unit_test(test_concurrent_calls),
-      cmocka_unit_test(test_bad_requests),            cmocka_unit_test(test_session_rollback_python),
-      cmocka_unit_test(test_session_rollback_javascript),
+      cmocka_unit_test(test_concurrent_calls),        cmocka_unit_test(test_bad_requests),
+      cmocka_unit_test(test_session_rollback_python), cmocka_unit_test(test_session_rollback_javascript),
   };
   return RUN("fuel", tests);
 }

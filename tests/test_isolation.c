@@ -93,9 +93,10 @@ static void test_guest_symlinks(void **s) {
   denied("import os\nos.symlink('../..', 'up2')\nopen('up2/etc/passwd').read()", "PermissionError");
   denied("import os\nos.symlink('../canary.txt', 'c2')\nopen('c2', 'a').write('x')", "PermissionError");
   /* a link that stays inside the workspace works */
-  expect_output("import os\nopen('real.txt', 'w').write('in')\nos.symlink('real.txt', 'ok_link')\n"
-                "print(open('ok_link').read())",
-                ws, "in\n");
+  expect_output(
+      "import os\nopen('real.txt', 'w').write('in')\nos.symlink('real.txt', 'ok_link')\n"
+      "print(open('ok_link').read())",
+      ws, "in\n");
 }
 
 static void test_write_outside(void **s) {
@@ -132,7 +133,8 @@ static void test_stdlib_read_only(void **s) {
 static void test_environment(void **s) {
   (void)s;
   setenv("WASMBOX_TEST_SECRET", "hunter2", 1);
-  wasmbox_result *r = run_py_in("import os\nprint(dict(os.environ), os.getenv('WASMBOX_TEST_SECRET'), os.getenv('HOME'))", ws);
+  wasmbox_result *r =
+      run_py_in("import os\nprint(dict(os.environ), os.getenv('WASMBOX_TEST_SECRET'), os.getenv('HOME'))", ws);
   expect_status(r, WASMBOX_STATUS_OK);
   assert_string_equal(r->stdout_data, "{} None None\n");
   wasmbox_result_free(r);
@@ -143,8 +145,8 @@ static void test_network(void **s) {
   denied("import socket\nsocket.socket()", "OSError");
   /* no resolver and no sockets: the module lacks the functions */
   denied("import socket\nsocket.create_connection(('127.0.0.1', 22), timeout=1)", "AttributeError");
-  wasmbox_result *r = expect_exception("import urllib.request\nurllib.request.urlopen('http://127.0.0.1:1/')", ws,
-                                       "AttributeError");
+  wasmbox_result *r =
+      expect_exception("import urllib.request\nurllib.request.urlopen('http://127.0.0.1:1/')", ws, "AttributeError");
   assert_true(r->guidance_len >= 1);
   assert_non_null(strstr(r->guidance[0], "no network"));
   wasmbox_result_free(r);
@@ -234,12 +236,18 @@ static void test_bad_mounts(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_read_host_files), cmocka_unit_test(test_planted_symlinks),
-      cmocka_unit_test(test_guest_symlinks),  cmocka_unit_test(test_write_outside),
-      cmocka_unit_test(test_list_root),       cmocka_unit_test(test_stdlib_read_only),
-      cmocka_unit_test(test_environment),     cmocka_unit_test(test_network),
-      cmocka_unit_test(test_processes),       cmocka_unit_test(test_bad_paths),
-      cmocka_unit_test(test_special_files_refused), cmocka_unit_test(test_read_only_mount),
+      cmocka_unit_test(test_read_host_files),
+      cmocka_unit_test(test_planted_symlinks),
+      cmocka_unit_test(test_guest_symlinks),
+      cmocka_unit_test(test_write_outside),
+      cmocka_unit_test(test_list_root),
+      cmocka_unit_test(test_stdlib_read_only),
+      cmocka_unit_test(test_environment),
+      cmocka_unit_test(test_network),
+      cmocka_unit_test(test_processes),
+      cmocka_unit_test(test_bad_paths),
+      cmocka_unit_test(test_special_files_refused),
+      cmocka_unit_test(test_read_only_mount),
       cmocka_unit_test(test_bad_mounts),
   };
   harness_setup(NULL);

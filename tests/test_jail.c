@@ -201,8 +201,8 @@ static int listen_tcp(int *fd) {
 static int connect_to(int port) {
   int s = socket(AF_INET, SOCK_STREAM, 0);
   if (s < 0) return -errno;
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  struct sockaddr_in a = {
+      .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   int r = connect(s, (struct sockaddr *)&a, sizeof a) == 0 ? 0 : -errno;
   close(s);
   return r;
@@ -262,7 +262,7 @@ static int in_namespaces(void *arg) {
   if (open(p, O_WRONLY) >= 0 || errno != EROFS) return 7;
   if (mkdir("/new", 0700) == 0 || errno != EROFS) return 8;
   if (stat("/proc/self/status", &st) != 0) return 9; /* its own /proc */
-  if (connect_to(d->port) == 0) return 25;       /* the host's loopback is not ours */
+  if (connect_to(d->port) == 0) return 25;           /* the host's loopback is not ours */
   DIR *pd = opendir("/proc");
   struct dirent *e;
   int pids = 0;
@@ -354,8 +354,7 @@ static int cpu_budget(void *arg) {
   wb_jail_report rep = {0};
   wb_jail_rlimits(&spec, &rep);
   wb_jail_cpu_budget(0);
-  for (volatile unsigned long i = 0;; i++) {
-  }
+  for (volatile unsigned long i = 0;; i++) {}
   return 0;
 }
 
@@ -566,8 +565,7 @@ static void test_worker_seccomp_death_is_named(void **s) {
 static void test_stuck_worker_is_stopped_at_its_deadline(void **s) {
   (void)s;
   char *ws = make_dir();
-  call_t c = {.req = {.code = "while True: pass", .workspace = ws, .timeout_seconds = 0.5,
-                      .memory_bytes = 32 << 20}};
+  call_t c = {.req = {.code = "while True: pass", .workspace = ws, .timeout_seconds = 0.5, .memory_bytes = 32 << 20}};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   signal_worker_mid_call(&c, SIGSTOP); /* it can no longer stop the guest or answer */
@@ -590,8 +588,8 @@ static void test_session_survives_its_worker(void **s) {
   wasmbox_result *r = run_req(&first);
   expect_status(r, WASMBOX_STATUS_OK);
   wasmbox_result_free(r);
-  call_t c = {.req = {.code = "x = 2\nopen('f', 'w').write('two')\nwhile True: pass", .session_id = id,
-                      .timeout_seconds = 20}};
+  call_t c = {
+      .req = {.code = "x = 2\nopen('f', 'w').write('two')\nwhile True: pass", .session_id = id, .timeout_seconds = 20}};
   /* the session's worker already exists: kill whichever child runs it */
   pid_t before[64];
   size_t nb = children(before, 64);

@@ -4,8 +4,9 @@
 #include "harness.h"
 
 /* eq(actual, expected): compares JSON forms and throws with both if they differ */
-#define EQ "const eq = (a, b) => { const x = JSON.stringify(a), y = JSON.stringify(b);\n" \
-           "  if (x !== y) throw new Error(`${x} !== ${y}`); };\n"
+#define EQ                                                                       \
+  "const eq = (a, b) => { const x = JSON.stringify(a), y = JSON.stringify(b);\n" \
+  "  if (x !== y) throw new Error(`${x} !== ${y}`); };\n"
 
 static void test_print(void **s) {
   (void)s;
@@ -48,25 +49,26 @@ static void test_classes(void **s) {
 static void test_async_ordering(void **s) {
   (void)s;
   /* microtasks before timers, in the order node runs them; top-level await */
-  expect_js_output("const log = [];\n"
-                   "setTimeout(() => log.push('timeout'), 0);\n"
-                   "Promise.resolve().then(() => log.push('micro1')).then(() => log.push('micro2'));\n"
-                   "queueMicrotask(() => log.push('qm'));\n"
-                   "(async () => { log.push('async start'); await null; log.push('after await'); })();\n"
-                   "log.push('sync');\n"
-                   "await new Promise((r) => setTimeout(r, 20));\n"
-                   "const results = await Promise.allSettled([Promise.reject(new Error('no')), 1]);\n"
-                   "log.push(results.map((r) => r.status).join('+'));\n"
-                   "log.push(await Promise.any([Promise.reject(1), Promise.resolve('any')]));\n"
-                   "const t0 = performance.now();\n"
-                   "const id = setInterval(() => { log.push('tick'); if (log.filter((x) => x === 'tick').length === 3)"
-                   " clearInterval(id); }, 5);\n"
-                   "await new Promise((r) => setTimeout(r, 60));\n"
-                   "console.log(log.join(','));\n"
-                   "console.log(performance.now() - t0 >= 60);\n",
-                   NULL,
-                   "async start,sync,micro1,qm,after await,micro2,timeout,rejected+fulfilled,any,tick,tick,tick\n"
-                   "true\n");
+  expect_js_output(
+      "const log = [];\n"
+      "setTimeout(() => log.push('timeout'), 0);\n"
+      "Promise.resolve().then(() => log.push('micro1')).then(() => log.push('micro2'));\n"
+      "queueMicrotask(() => log.push('qm'));\n"
+      "(async () => { log.push('async start'); await null; log.push('after await'); })();\n"
+      "log.push('sync');\n"
+      "await new Promise((r) => setTimeout(r, 20));\n"
+      "const results = await Promise.allSettled([Promise.reject(new Error('no')), 1]);\n"
+      "log.push(results.map((r) => r.status).join('+'));\n"
+      "log.push(await Promise.any([Promise.reject(1), Promise.resolve('any')]));\n"
+      "const t0 = performance.now();\n"
+      "const id = setInterval(() => { log.push('tick'); if (log.filter((x) => x === 'tick').length === 3)"
+      " clearInterval(id); }, 5);\n"
+      "await new Promise((r) => setTimeout(r, 60));\n"
+      "console.log(log.join(','));\n"
+      "console.log(performance.now() - t0 >= 60);\n",
+      NULL,
+      "async start,sync,micro1,qm,after await,micro2,timeout,rejected+fulfilled,any,tick,tick,tick\n"
+      "true\n");
 }
 
 static void test_generators_iterators(void **s) {
@@ -90,22 +92,23 @@ static void test_generators_iterators(void **s) {
 
 static void test_proxy_reflect(void **s) {
   (void)s;
-  expect_js_output(EQ
-                   "const seen = [];\n"
-                   "const p = new Proxy({ a: 1 }, {\n"
-                   "  get(t, k, r) { seen.push(String(k)); return k in t ? Reflect.get(t, k, r) : `<${String(k)}>`; },\n"
-                   "  set(t, k, v) { t[k] = v * 10; return true; },\n"
-                   "  has(t, k) { return k.startsWith('x') || k in t; },\n"
-                   "  deleteProperty() { return false; },\n"
-                   "});\n"
-                   "p.b = 2;\n"
-                   "eq([p.a, p.b, p.zz, 'xy' in p, 'q' in p], [1, 20, '<zz>', true, false]);\n"
-                   "eq(Reflect.deleteProperty(p, 'a'), false);\n"
-                   "eq(Reflect.ownKeys({ b: 1, [Symbol.for('s')]: 2, 1: 0 }).map(String), ['1', 'b', 'Symbol(s)']);\n"
-                   "const { proxy, revoke } = Proxy.revocable({}, {}); revoke();\n"
-                   "let e; try { proxy.x } catch (err) { e = err.constructor.name } eq(e, 'TypeError');\n"
-                   "console.log('ok')\n",
-                   NULL, "ok\n");
+  expect_js_output(
+      EQ
+      "const seen = [];\n"
+      "const p = new Proxy({ a: 1 }, {\n"
+      "  get(t, k, r) { seen.push(String(k)); return k in t ? Reflect.get(t, k, r) : `<${String(k)}>`; },\n"
+      "  set(t, k, v) { t[k] = v * 10; return true; },\n"
+      "  has(t, k) { return k.startsWith('x') || k in t; },\n"
+      "  deleteProperty() { return false; },\n"
+      "});\n"
+      "p.b = 2;\n"
+      "eq([p.a, p.b, p.zz, 'xy' in p, 'q' in p], [1, 20, '<zz>', true, false]);\n"
+      "eq(Reflect.deleteProperty(p, 'a'), false);\n"
+      "eq(Reflect.ownKeys({ b: 1, [Symbol.for('s')]: 2, 1: 0 }).map(String), ['1', 'b', 'Symbol(s)']);\n"
+      "const { proxy, revoke } = Proxy.revocable({}, {}); revoke();\n"
+      "let e; try { proxy.x } catch (err) { e = err.constructor.name } eq(e, 'TypeError');\n"
+      "console.log('ok')\n",
+      NULL, "ok\n");
 }
 
 static void test_bigint(void **s) {
@@ -152,42 +155,44 @@ static void test_regexp(void **s) {
 
 static void test_json_collections(void **s) {
   (void)s;
-  expect_js_output(EQ
-                   "const d = JSON.parse('{\"a\": [1, 2.5, null, true], \"b\": \"\\\\u00e9\", \"n\": 1e3}',\n"
-                   "  (k, v) => (k === 'n' ? v + 1 : v));\n"
-                   "eq(d, { a: [1, 2.5, null, true], b: 'é', n: 1001 });\n"
-                   "eq(JSON.stringify({ x: [1, { y: 2 }] }, null, 1), '{\\n \"x\": [\\n  1,\\n  {\\n   \"y\": 2\\n  }\\n ]\\n}');\n"
-                   "let e; try { JSON.parse('{bad') } catch (err) { e = err.constructor.name } eq(e, 'SyntaxError');\n"
-                   "const m = new Map([['k', 1]]); m.set({}, 2);\n"
-                   "const st = new Set([3, 1, 3, 2]);\n"
-                   "eq([m.size, m.get('k'), [...st], st.has(2)], [2, 1, [3, 1, 2], true]);\n"
-                   "const arr = [3, 1, 2];\n"
-                   "eq([arr.toSorted(), arr.toReversed(), arr.with(0, 9), arr, arr.findLast((x) => x > 1), arr.at(-1)],\n"
-                   "   [[1, 2, 3], [2, 1, 3], [9, 1, 2], [3, 1, 2], 2, 2]);\n"
-                   "eq(Object.fromEntries(Object.entries({ a: 1, b: 2 }).map(([k, v]) => [k, v * 2])), { a: 2, b: 4 });\n"
-                   "eq(Object.groupBy([1, 2, 3, 4], (x) => (x % 2 ? 'odd' : 'even')), { odd: [1, 3], even: [2, 4] });\n"
-                   "eq([[1, [2, [3]]].flat(Infinity), 'abc'.at(-1), Object.hasOwn({ q: 1 }, 'q')], [[1, 2, 3], 'c', true]);\n"
-                   "const wm = new WeakMap(); const key = {}; wm.set(key, 'v'); eq(wm.get(key), 'v');\n"
-                   "eq([1, 2, 3].reduce((a, b) => a + b) + (0.1 + 0.2).toFixed(2), '60.30');\n"
-                   "console.log('ok')\n",
-                   NULL, "ok\n");
+  expect_js_output(
+      EQ
+      "const d = JSON.parse('{\"a\": [1, 2.5, null, true], \"b\": \"\\\\u00e9\", \"n\": 1e3}',\n"
+      "  (k, v) => (k === 'n' ? v + 1 : v));\n"
+      "eq(d, { a: [1, 2.5, null, true], b: 'é', n: 1001 });\n"
+      "eq(JSON.stringify({ x: [1, { y: 2 }] }, null, 1), '{\\n \"x\": [\\n  1,\\n  {\\n   \"y\": 2\\n  }\\n ]\\n}');\n"
+      "let e; try { JSON.parse('{bad') } catch (err) { e = err.constructor.name } eq(e, 'SyntaxError');\n"
+      "const m = new Map([['k', 1]]); m.set({}, 2);\n"
+      "const st = new Set([3, 1, 3, 2]);\n"
+      "eq([m.size, m.get('k'), [...st], st.has(2)], [2, 1, [3, 1, 2], true]);\n"
+      "const arr = [3, 1, 2];\n"
+      "eq([arr.toSorted(), arr.toReversed(), arr.with(0, 9), arr, arr.findLast((x) => x > 1), arr.at(-1)],\n"
+      "   [[1, 2, 3], [2, 1, 3], [9, 1, 2], [3, 1, 2], 2, 2]);\n"
+      "eq(Object.fromEntries(Object.entries({ a: 1, b: 2 }).map(([k, v]) => [k, v * 2])), { a: 2, b: 4 });\n"
+      "eq(Object.groupBy([1, 2, 3, 4], (x) => (x % 2 ? 'odd' : 'even')), { odd: [1, 3], even: [2, 4] });\n"
+      "eq([[1, [2, [3]]].flat(Infinity), 'abc'.at(-1), Object.hasOwn({ q: 1 }, 'q')], [[1, 2, 3], 'c', true]);\n"
+      "const wm = new WeakMap(); const key = {}; wm.set(key, 'v'); eq(wm.get(key), 'v');\n"
+      "eq([1, 2, 3].reduce((a, b) => a + b) + (0.1 + 0.2).toFixed(2), '60.30');\n"
+      "console.log('ok')\n",
+      NULL, "ok\n");
 }
 
 static void test_typed_arrays(void **s) {
   (void)s;
-  expect_js_output(EQ
-                   "const buf = new ArrayBuffer(16);\n"
-                   "const dv = new DataView(buf);\n"
-                   "dv.setUint32(0, 0xdeadbeef); dv.setFloat64(8, Math.PI, true);\n"
-                   "const u8 = new Uint8Array(buf);\n"
-                   "eq(Array.from(u8.subarray(0, 4)), [0xde, 0xad, 0xbe, 0xef]);\n"
-                   "eq(new Float64Array(buf, 8, 1)[0], Math.PI);\n"
-                   "const c = new Uint8ClampedArray([300, -5]); eq(Array.from(c), [255, 0]);\n"
-                   "const b64 = new BigInt64Array([-1n]); eq(String(new BigUint64Array(b64.buffer)[0]), '18446744073709551615');\n"
-                   "eq(Array.from(new Int16Array([1, 2, 3]).map((x) => x * -2)), [-2, -4, -6]);\n"
-                   "eq(buf.slice(0, 2).byteLength, 2);\n"
-                   "console.log('ok')\n",
-                   NULL, "ok\n");
+  expect_js_output(
+      EQ
+      "const buf = new ArrayBuffer(16);\n"
+      "const dv = new DataView(buf);\n"
+      "dv.setUint32(0, 0xdeadbeef); dv.setFloat64(8, Math.PI, true);\n"
+      "const u8 = new Uint8Array(buf);\n"
+      "eq(Array.from(u8.subarray(0, 4)), [0xde, 0xad, 0xbe, 0xef]);\n"
+      "eq(new Float64Array(buf, 8, 1)[0], Math.PI);\n"
+      "const c = new Uint8ClampedArray([300, -5]); eq(Array.from(c), [255, 0]);\n"
+      "const b64 = new BigInt64Array([-1n]); eq(String(new BigUint64Array(b64.buffer)[0]), '18446744073709551615');\n"
+      "eq(Array.from(new Int16Array([1, 2, 3]).map((x) => x * -2)), [-2, -4, -6]);\n"
+      "eq(buf.slice(0, 2).byteLength, 2);\n"
+      "console.log('ok')\n",
+      NULL, "ok\n");
 }
 
 static void test_date_utc(void **s) {
@@ -210,27 +215,28 @@ static void test_date_utc(void **s) {
 static void test_console_format(void **s) {
   (void)s;
   /* what node prints for the same values */
-  expect_js_output("console.log({ a: 1, b: 'two', c: [1, 2, 3], d: { e: { f: { g: 1 } } }, 'k-x': null });\n"
-                   "console.log([1, 2, 3, 4, 5, 6, 7]);\n"
-                   "console.log(new Map([['a', 1]]), new Set(['x']), [ , 1], -0, 10n, undefined, Symbol('s'));\n"
-                   "class Point { constructor() { this.x = 1; } }\n"
-                   "console.log(new Point(), Object.create(null), [function named() {}, () => {}, Point]);\n"
-                   "const o = { name: 'loop' }; o.self = o; console.log(o);\n"
-                   "console.log(\"it's\", [\"it's\"], 'a\\nb', ['a\\nb'], new Uint8Array([1, 2]), new Date(0), /x/gi);\n"
-                   "console.log('%s=%d %j %%', 'n', 42.5, { j: 1 }, 'rest');\n"
-                   "console.log(Array.from({ length: 120 }, (_, i) => i).length, [[[[1]]]], { toString() {} });\n"
-                   "console.log({ long: 'x'.repeat(60), other: 'y'.repeat(60) });\n",
-                   NULL,
-                   "{ a: 1, b: 'two', c: [ 1, 2, 3 ], d: { e: { f: [Object] } }, 'k-x': null }\n"
-                   "[\n  1, 2, 3, 4,\n  5, 6, 7\n]\n"
-                   "Map(1) { 'a' => 1 } Set(1) { 'x' } [ <1 empty item>, 1 ] -0 10n undefined Symbol(s)\n"
-                   "Point { x: 1 } [Object: null prototype] {} [ [Function: named], [Function (anonymous)], [class Point] ]\n"
-                   "<ref *1> { name: 'loop', self: [Circular *1] }\n"
-                   "it's [ \"it's\" ] a\nb [ 'a\\nb' ] Uint8Array(2) [ 1, 2 ] 1970-01-01T00:00:00.000Z /x/gi\n"
-                   "n=42.5 {\"j\":1} % rest\n"
-                   "120 [ [ [ [Array] ] ] ] { toString: [Function: toString] }\n"
-                   "{\n  long: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',\n"
-                   "  other: 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy'\n}\n");
+  expect_js_output(
+      "console.log({ a: 1, b: 'two', c: [1, 2, 3], d: { e: { f: { g: 1 } } }, 'k-x': null });\n"
+      "console.log([1, 2, 3, 4, 5, 6, 7]);\n"
+      "console.log(new Map([['a', 1]]), new Set(['x']), [ , 1], -0, 10n, undefined, Symbol('s'));\n"
+      "class Point { constructor() { this.x = 1; } }\n"
+      "console.log(new Point(), Object.create(null), [function named() {}, () => {}, Point]);\n"
+      "const o = { name: 'loop' }; o.self = o; console.log(o);\n"
+      "console.log(\"it's\", [\"it's\"], 'a\\nb', ['a\\nb'], new Uint8Array([1, 2]), new Date(0), /x/gi);\n"
+      "console.log('%s=%d %j %%', 'n', 42.5, { j: 1 }, 'rest');\n"
+      "console.log(Array.from({ length: 120 }, (_, i) => i).length, [[[[1]]]], { toString() {} });\n"
+      "console.log({ long: 'x'.repeat(60), other: 'y'.repeat(60) });\n",
+      NULL,
+      "{ a: 1, b: 'two', c: [ 1, 2, 3 ], d: { e: { f: [Object] } }, 'k-x': null }\n"
+      "[\n  1, 2, 3, 4,\n  5, 6, 7\n]\n"
+      "Map(1) { 'a' => 1 } Set(1) { 'x' } [ <1 empty item>, 1 ] -0 10n undefined Symbol(s)\n"
+      "Point { x: 1 } [Object: null prototype] {} [ [Function: named], [Function (anonymous)], [class Point] ]\n"
+      "<ref *1> { name: 'loop', self: [Circular *1] }\n"
+      "it's [ \"it's\" ] a\nb [ 'a\\nb' ] Uint8Array(2) [ 1, 2 ] 1970-01-01T00:00:00.000Z /x/gi\n"
+      "n=42.5 {\"j\":1} % rest\n"
+      "120 [ [ [ [Array] ] ] ] { toString: [Function: toString] }\n"
+      "{\n  long: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',\n"
+      "  other: 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy'\n}\n");
   wasmbox_result *r = run_js("console.error('to stderr'); console.warn({ w: 1 }); console.info('info')");
   expect_status(r, WASMBOX_STATUS_OK);
   assert_string_equal(r->stderr_data, "to stderr\n{ w: 1 }\n");
@@ -292,9 +298,10 @@ static void test_filename_and_modules(void **s) {
   char *dir = make_dir();
   write_file(dir, "lib.mjs", "export const twice = (x) => 2 * x;\nexport default 'lib';\n");
   wasmbox_request mod = {.language = "javascript",
-                         .code = "import name, { twice } from './lib.mjs';\n"
-                                 "const later = await import('./lib.mjs');\n"
-                                 "console.log(name, twice(21), later.twice(1), import.meta.main)\n",
+                         .code =
+                             "import name, { twice } from './lib.mjs';\n"
+                             "const later = await import('./lib.mjs');\n"
+                             "console.log(name, twice(21), later.twice(1), import.meta.main)\n",
                          .filename = "main.mjs",
                          .workspace = dir};
   r = run_req(&mod);
@@ -365,10 +372,11 @@ static void test_file_helpers(void **s) {
   assert_string_equal(out, "HÉLLO\nWORLD");
   free(out);
   /* helpers close what they open: many calls never run out of descriptors */
-  expect_js_output("for (let i = 0; i < 300; i++) writeText(`f${i}.txt`, String(i));\n"
-                   "let n = 0; for (let i = 0; i < 300; i++) n += Number(readText(`f${i}.txt`));\n"
-                   "console.log(n, listDir().length)",
-                   dir, "44850 304\n");
+  expect_js_output(
+      "for (let i = 0; i < 300; i++) writeText(`f${i}.txt`, String(i));\n"
+      "let n = 0; for (let i = 0; i < 300; i++) n += Number(readText(`f${i}.txt`));\n"
+      "console.log(n, listDir().length)",
+      dir, "44850 304\n");
   rm_tree(dir);
   free(dir);
 }
@@ -376,8 +384,9 @@ static void test_file_helpers(void **s) {
 static void test_stdin(void **s) {
   (void)s;
   wasmbox_request req = {.language = "javascript",
-                         .code = "const lines = readStdin().split('\\n').filter(Boolean);\n"
-                                 "console.log(lines.length, lines.at(-1))",
+                         .code =
+                             "const lines = readStdin().split('\\n').filter(Boolean);\n"
+                             "console.log(lines.length, lines.at(-1))",
                          .stdin_data = "one\ntwo\nthree\n",
                          .stdin_len = 14};
   wasmbox_result *r = run_req(&req);
@@ -422,9 +431,10 @@ static void test_random_per_call(void **s) {
   assert_string_not_equal(first[0], first[1]);
   assert_string_not_equal(first[1], first[2]);
   /* and looks uniform: the mean of 100000 draws is near 1/2 */
-  expect_js_output("let s = 0; for (let i = 0; i < 1e5; i++) s += Math.random();\n"
-                   "console.log(Math.abs(s / 1e5 - 0.5) < 0.01, Math.random.name, Math.random.length)",
-                   NULL, "true random 0\n");
+  expect_js_output(
+      "let s = 0; for (let i = 0; i < 1e5; i++) s += Math.random();\n"
+      "console.log(Math.abs(s / 1e5 - 0.5) < 0.01, Math.random.name, Math.random.length)",
+      NULL, "true random 0\n");
 }
 
 static void test_json_result(void **s) {

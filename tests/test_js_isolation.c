@@ -16,8 +16,8 @@ static int setup(void **state) {
   base = make_dir();
   if (!base || asprintf(&ws, "%s/ws", base) < 0 || mkdir(ws, 0755) != 0) return -1;
   write_file(base, "canary.txt", "original");
-  const char *links[][2] = {{"/", "link_root"}, {"..", "link_up"}, {"/etc/passwd", "link_passwd"},
-                            {"../canary.txt", "link_canary"}};
+  const char *links[][2] = {
+      {"/", "link_root"}, {"..", "link_up"}, {"/etc/passwd", "link_passwd"}, {"../canary.txt", "link_canary"}};
   for (size_t i = 0; i < 4; i++) {
     char p[4096];
     snprintf(p, sizeof p, "%s/%s", ws, links[i][1]);
@@ -148,8 +148,8 @@ static void test_network(void **s) {
   denied("new XMLHttpRequest()", "ReferenceError", "is not defined");
   denied("new WebSocket('ws://127.0.0.1:1')", "ReferenceError", "is not defined");
   /* node's network modules exist only to say so, required or imported */
-  const char *net[] = {"require('net')", "require('node:http')", "await import('https')", "require('dgram')",
-                       "require('dns')", "await import('node:tls')"};
+  const char *net[] = {"require('net')",   "require('node:http')", "await import('https')",
+                       "require('dgram')", "require('dns')",       "await import('node:tls')"};
   for (size_t i = 0; i < sizeof net / sizeof net[0]; i++) {
     r = expect_js_error(net[i], ws, "Error");
     assert_non_null(strstr(r->error_message, "is not available in the wasmbox sandbox: there is no network"));
@@ -173,16 +173,17 @@ static void test_processes(void **s) {
   denied("require('cluster')", "Error", "there are no processes");
   denied("require('worker_threads')", "Error", "there are no threads");
   /* process has none of node's ways to native code or other processes */
-  expect_js_output("console.log(typeof process.binding, typeof process.dlopen, typeof process.kill, "
-                   "typeof process._linkedBinding, typeof process.execve)",
-                   ws, "undefined undefined undefined undefined undefined\n");
+  expect_js_output(
+      "console.log(typeof process.binding, typeof process.dlopen, typeof process.kill, "
+      "typeof process._linkedBinding, typeof process.execve)",
+      ws, "undefined undefined undefined undefined undefined\n");
   /* quickjs-libc's std and os modules (exec, sockets, fds) are not linked:
    * 'os' is node's module of fixed values, 'std' does not exist */
   expect_js_output("const os = await import('os'); console.log(os.hostname(), typeof os.default.exec)", ws,
                    "sandbox undefined\n");
   denied("await import('std')", "ReferenceError", "could not load module");
-  expect_js_output("console.log(typeof std, typeof os, typeof scriptArgs, typeof print, typeof Deno, typeof Bun)",
-                   ws, "undefined undefined undefined undefined undefined undefined\n");
+  expect_js_output("console.log(typeof std, typeof os, typeof scriptArgs, typeof print, typeof Deno, typeof Bun)", ws,
+                   "undefined undefined undefined undefined undefined undefined\n");
   assert_int_equal(access("/tmp/pwned", F_OK), -1);
 }
 

@@ -47,8 +47,8 @@ static void test_memory_bomb_list(void **s) {
 
 static void test_memory_caught_by_program(void **s) {
   (void)s;
-  wasmbox_result *r = run_js_req("try { new ArrayBuffer(200 << 20) } catch (e) { console.log('caught', e.message) }",
-                                 0, 64ull << 20);
+  wasmbox_result *r =
+      run_js_req("try { new ArrayBuffer(200 << 20) } catch (e) { console.log('caught', e.message) }", 0, 64ull << 20);
   expect_status(r, WASMBOX_STATUS_OK);
   assert_string_equal(r->stdout_data, "caught out of memory\n");
   wasmbox_result_free(r);
@@ -103,9 +103,10 @@ static void test_timeout_in_sleep(void **s) {
   assert_true(now_s() - t < 0.6);
   wasmbox_result_free(r);
   /* timers themselves wait as long as they say */
-  expect_js_output("const t = performance.now();\nawait new Promise((r) => setTimeout(r, 150));\n"
-                   "const d = performance.now() - t;\nconsole.log(d >= 149 && d < 1000);",
-                   NULL, "true\n");
+  expect_js_output(
+      "const t = performance.now();\nawait new Promise((r) => setTimeout(r, 150));\n"
+      "const d = performance.now() - t;\nconsole.log(d >= 149 && d < 1000);",
+      NULL, "true\n");
 }
 
 /* `code` nests without end; it must throw a catchable `type` whose message
@@ -156,9 +157,10 @@ static void test_deep_nesting_is_catchable(void **s) {
 static void test_output_flood(void **s) {
   (void)s;
   long before = max_rss_kb();
-  wasmbox_result *r = run_js("const chunk = 'x'.repeat((1 << 20) - 1);\n"
-                             "for (let i = 0; i < 100; i++) console.log(chunk);\n"
-                             "console.error('done');");
+  wasmbox_result *r = run_js(
+      "const chunk = 'x'.repeat((1 << 20) - 1);\n"
+      "for (let i = 0; i < 100; i++) console.log(chunk);\n"
+      "console.error('done');");
   expect_status(r, WASMBOX_STATUS_OK);
   assert_true(r->stdout_truncated);
   assert_int_equal(r->stdout_len, WASMBOX_DEFAULT_MAX_OUTPUT);
@@ -172,8 +174,8 @@ static void test_output_flood(void **s) {
 
 static void test_output_limit_configurable(void **s) {
   (void)s;
-  wasmbox_request req = {.language = "javascript", .code = "console.log('0123456789'.repeat(3))",
-                         .max_output_bytes = 12};
+  wasmbox_request req = {
+      .language = "javascript", .code = "console.log('0123456789'.repeat(3))", .max_output_bytes = 12};
   wasmbox_result *r = run_req(&req);
   assert_true(r->stdout_truncated);
   assert_int_equal(r->stdout_len, 12);
@@ -239,13 +241,13 @@ static void test_concurrent_calls(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_memory_bomb_buffer),       cmocka_unit_test(test_memory_bomb_list),
-      cmocka_unit_test(test_memory_caught_by_program), cmocka_unit_test(test_memory_out_while_parsing),
-      cmocka_unit_test(test_timeout_tight_loop),
-      cmocka_unit_test(test_timeout_loop_without_calls), cmocka_unit_test(test_timeout_in_sleep),
-      cmocka_unit_test(test_deep_recursion),           cmocka_unit_test(test_deep_nesting_is_catchable),
-      cmocka_unit_test(test_output_flood),             cmocka_unit_test(test_output_limit_configurable),
-      cmocka_unit_test(test_bad_requests),             cmocka_unit_test(test_concurrent_calls),
+      cmocka_unit_test(test_memory_bomb_buffer),        cmocka_unit_test(test_memory_bomb_list),
+      cmocka_unit_test(test_memory_caught_by_program),  cmocka_unit_test(test_memory_out_while_parsing),
+      cmocka_unit_test(test_timeout_tight_loop),        cmocka_unit_test(test_timeout_loop_without_calls),
+      cmocka_unit_test(test_timeout_in_sleep),          cmocka_unit_test(test_deep_recursion),
+      cmocka_unit_test(test_deep_nesting_is_catchable), cmocka_unit_test(test_output_flood),
+      cmocka_unit_test(test_output_limit_configurable), cmocka_unit_test(test_bad_requests),
+      cmocka_unit_test(test_concurrent_calls),
   };
   return RUN("js_limits", tests);
 }

@@ -254,23 +254,48 @@ static const char fs_out[] =
     "promise error ENOENT: no such file or directory, stat 'zzz'\n";
 
 /* as node prints them (the programs above, run by node 20) */
-static void test_buffer(void **s) { (void)s; expect_js_output(buffer_js, NULL, buffer_out); }
-static void test_text_codecs(void **s) { (void)s; expect_js_output(text_js, NULL, text_out); }
-static void test_url(void **s) { (void)s; expect_js_output(url_js, NULL, url_out); }
-static void test_structured_clone(void **s) { (void)s; expect_js_output(clone_js, NULL, clone_out); }
-static void test_web_crypto(void **s) { (void)s; expect_js_output(webcrypto_js, NULL, webcrypto_out); }
-static void test_events_and_process(void **s) { (void)s; expect_js_output(events_js, NULL, events_out); }
+static void test_buffer(void **s) {
+  (void)s;
+  expect_js_output(buffer_js, NULL, buffer_out);
+}
+static void test_text_codecs(void **s) {
+  (void)s;
+  expect_js_output(text_js, NULL, text_out);
+}
+static void test_url(void **s) {
+  (void)s;
+  expect_js_output(url_js, NULL, url_out);
+}
+static void test_structured_clone(void **s) {
+  (void)s;
+  expect_js_output(clone_js, NULL, clone_out);
+}
+static void test_web_crypto(void **s) {
+  (void)s;
+  expect_js_output(webcrypto_js, NULL, webcrypto_out);
+}
+static void test_events_and_process(void **s) {
+  (void)s;
+  expect_js_output(events_js, NULL, events_out);
+}
 /* node ran it in /app, the sandbox's working directory */
 static void test_core_modules(void **s) {
   (void)s;
   expect_js_output(core_js, NULL, core_out);
   /* node: setTimeout and setImmediate promisify to timers/promises' */
-  expect_js_output("const { promisify } = require('util');\n"
-                   "console.log(await promisify(setTimeout)(5, 'late'), await promisify(setImmediate)('soon'));\n",
-                   NULL, "late soon\n");
+  expect_js_output(
+      "const { promisify } = require('util');\n"
+      "console.log(await promisify(setTimeout)(5, 'late'), await promisify(setImmediate)('soon'));\n",
+      NULL, "late soon\n");
 }
-static void test_crypto_module(void **s) { (void)s; expect_js_output(cryptomod_js, NULL, cryptomod_out); }
-static void test_assert_qs_url(void **s) { (void)s; expect_js_output(misc_js, NULL, misc_out); }
+static void test_crypto_module(void **s) {
+  (void)s;
+  expect_js_output(cryptomod_js, NULL, cryptomod_out);
+}
+static void test_assert_qs_url(void **s) {
+  (void)s;
+  expect_js_output(misc_js, NULL, misc_out);
+}
 
 static void test_fs(void **s) {
   (void)s;
@@ -288,20 +313,21 @@ static void test_fs(void **s) {
 /* ES import of core modules, with and without node:, default and named */
 static void test_import_core(void **s) {
   (void)s;
-  expect_js_output("import fs, { readFileSync, existsSync } from 'node:fs';\n"
-                   "import path from 'path';\n"
-                   "import { EventEmitter, once } from 'events';\n"
-                   "import * as cryptoNS from 'crypto';\n"
-                   "import { setTimeout as sleep } from 'node:timers/promises';\n"
-                   "console.log(readFileSync === fs.readFileSync, typeof existsSync, path.join('a', 'b'),\n"
-                   "  typeof EventEmitter, typeof once, typeof cryptoNS.createHash, cryptoNS.default === (await import('crypto')).default);\n"
-                   "console.log(await sleep(1, 'slept'));\n"
-                   "const os = await import('node:os');\n"
-                   "console.log(os.hostname(), os.default.platform(), os.tmpdir(), os.cpus().length);\n"
-                   "try { await import('node:bogus') } catch (e) { console.log(e.code, e.message) }\n",
-                   NULL,
-                   "true function a/b function function function true\nslept\nsandbox linux /app 1\n"
-                   "ERR_UNKNOWN_BUILTIN_MODULE No such built-in module: node:bogus\n");
+  expect_js_output(
+      "import fs, { readFileSync, existsSync } from 'node:fs';\n"
+      "import path from 'path';\n"
+      "import { EventEmitter, once } from 'events';\n"
+      "import * as cryptoNS from 'crypto';\n"
+      "import { setTimeout as sleep } from 'node:timers/promises';\n"
+      "console.log(readFileSync === fs.readFileSync, typeof existsSync, path.join('a', 'b'),\n"
+      "  typeof EventEmitter, typeof once, typeof cryptoNS.createHash, cryptoNS.default === (await import('crypto')).default);\n"
+      "console.log(await sleep(1, 'slept'));\n"
+      "const os = await import('node:os');\n"
+      "console.log(os.hostname(), os.default.platform(), os.tmpdir(), os.cpus().length);\n"
+      "try { await import('node:bogus') } catch (e) { console.log(e.code, e.message) }\n",
+      NULL,
+      "true function a/b function function function true\nslept\nsandbox linux /app 1\n"
+      "ERR_UNKNOWN_BUILTIN_MODULE No such built-in module: node:bogus\n");
 }
 
 /* require() of CommonJS files and JSON in /app, packages in /app/node_modules */
@@ -324,23 +350,24 @@ static void test_require_files(void **s) {
   write_file(sub, "package.json", "{\"main\": \"main.js\"}");
   write_file(sub, "main.js", "module.exports = 'pkg ' + require('path').basename(__dirname);");
   write_file(dir, "bad.json", "{nope");
-  expect_js_output("const mod = require('./mod');\n"
-                   "console.log(mod.x, mod.file, mod.dir, mod.again, require('./mod.js') === mod, mod.loads);\n"
-                   "console.log(require('./data.json'), require('./lib')(), require('pkg'), require.resolve('./lib'));\n"
-                   "console.log(require.main === module, __dirname, typeof exports, require.resolve('fs'));\n"
-                   "for (const id of ['./missing', 'left-pad', '/etc/passwd', '../outside.js']) {\n"
-                   "  try { require(id) } catch (e) { console.log(e.code, e.message.split('\\n')[0]) }\n"
-                   "}\n"
-                   "try { require('./bad.json') } catch (e) { console.log(e.name, e.message.startsWith('/app/bad.json: ')) }\n",
-                   dir,
-                   "42 /app/mod.js /app true true 1\n"
-                   "{ k: [ 1, 2 ] } 2 pkg pkg /app/lib/index.js\n"
-                   "true /app object fs\n"
-                   "MODULE_NOT_FOUND Cannot find module './missing'\n"
-                   "MODULE_NOT_FOUND Cannot find module 'left-pad'\n"
-                   "MODULE_NOT_FOUND Cannot find module '/etc/passwd'\n"
-                   "MODULE_NOT_FOUND Cannot find module '../outside.js'\n"
-                   "SyntaxError true\n");
+  expect_js_output(
+      "const mod = require('./mod');\n"
+      "console.log(mod.x, mod.file, mod.dir, mod.again, require('./mod.js') === mod, mod.loads);\n"
+      "console.log(require('./data.json'), require('./lib')(), require('pkg'), require.resolve('./lib'));\n"
+      "console.log(require.main === module, __dirname, typeof exports, require.resolve('fs'));\n"
+      "for (const id of ['./missing', 'left-pad', '/etc/passwd', '../outside.js']) {\n"
+      "  try { require(id) } catch (e) { console.log(e.code, e.message.split('\\n')[0]) }\n"
+      "}\n"
+      "try { require('./bad.json') } catch (e) { console.log(e.name, e.message.startsWith('/app/bad.json: ')) }\n",
+      dir,
+      "42 /app/mod.js /app true true 1\n"
+      "{ k: [ 1, 2 ] } 2 pkg pkg /app/lib/index.js\n"
+      "true /app object fs\n"
+      "MODULE_NOT_FOUND Cannot find module './missing'\n"
+      "MODULE_NOT_FOUND Cannot find module 'left-pad'\n"
+      "MODULE_NOT_FOUND Cannot find module '/etc/passwd'\n"
+      "MODULE_NOT_FOUND Cannot find module '../outside.js'\n"
+      "SyntaxError true\n");
   /* a stateless call starts from the snapshot: no module of the last call is cached */
   expect_js_output("console.log(Object.keys(require.cache).length, require('./mod').loads)", dir, "0 1\n");
   rm_tree(dir);
@@ -362,8 +389,9 @@ static void test_unavailable_modules(void **s) {
   }
   /* fs's streams say what to use instead, with no talk of network or processes */
   wasmbox_result *r = expect_js_error("require('fs').createReadStream('x')", NULL, "Error");
-  assert_string_equal(r->error_message, "fs.createReadStream() is not available in the wasmbox sandbox: there are no "
-                                        "streams; use fs.readFileSync");
+  assert_string_equal(r->error_message,
+                      "fs.createReadStream() is not available in the wasmbox sandbox: there are no "
+                      "streams; use fs.readFileSync");
   assert_int_equal(r->guidance_len, 0);
   wasmbox_result_free(r);
 }
@@ -379,25 +407,26 @@ static void test_fs_confined(void **s) {
   write_file(base, "canary", "host");
   snprintf(link, sizeof link, "%s/up", dir);
   assert_int_equal(symlink("..", link), 0);
-  expect_js_output("const fs = require('fs');\n"
-                   "fs.writeFileSync('mine', 'x');\n"
-                   "const paths = ['/etc/passwd', '../canary', '/app/../canary', 'up/canary', '/proc/self/environ', '/tmp/x'];\n"
-                   "const calls = {\n"
-                   "  readFileSync: (p) => fs.readFileSync(p), writeFileSync: (p) => fs.writeFileSync(p, 'x'),\n"
-                   "  appendFileSync: (p) => fs.appendFileSync(p, 'x'), readdirSync: (p) => fs.readdirSync(p + '/..'),\n"
-                   "  statSync: (p) => fs.statSync(p), lstatSync: (p) => fs.lstatSync(p), mkdirSync: (p) => fs.mkdirSync(p + '_d', { recursive: true }),\n"
-                   "  rmSync: (p) => fs.rmSync(p, { recursive: true, force: true }), unlinkSync: (p) => fs.unlinkSync(p),\n"
-                   "  renameFrom: (p) => fs.renameSync(p, 'stolen'), renameTo: (p) => fs.renameSync('mine', p),\n"
-                   "  copyFrom: (p) => fs.copyFileSync(p, 'stolen'), copyTo: (p) => fs.copyFileSync('mine', p),\n"
-                   "  symlinkSync: (p) => fs.readFileSync((fs.symlinkSync(p, 'l'), 'l')),\n"
-                   "  readlinkSync: (p) => fs.readlinkSync(p), realpathSync: (p) => fs.realpathSync(p),\n"
-                   "};\n"
-                   "const codes = new Set(); let refused = 0;\n"
-                   "for (const p of paths) for (const [name, call] of Object.entries(calls)) {\n"
-                   "  try { fs.rmSync('l', { force: true }); call(p); console.log('LEAK', name, p) } catch (e) { refused++; codes.add(e.code) }\n"
-                   "}\n"
-                   "console.log(refused, [...codes].sort().join(), paths.some((p) => fs.existsSync(p)), fs.readdirSync('.').join());\n",
-                   dir, "96 EACCES false mine,up\n");
+  expect_js_output(
+      "const fs = require('fs');\n"
+      "fs.writeFileSync('mine', 'x');\n"
+      "const paths = ['/etc/passwd', '../canary', '/app/../canary', 'up/canary', '/proc/self/environ', '/tmp/x'];\n"
+      "const calls = {\n"
+      "  readFileSync: (p) => fs.readFileSync(p), writeFileSync: (p) => fs.writeFileSync(p, 'x'),\n"
+      "  appendFileSync: (p) => fs.appendFileSync(p, 'x'), readdirSync: (p) => fs.readdirSync(p + '/..'),\n"
+      "  statSync: (p) => fs.statSync(p), lstatSync: (p) => fs.lstatSync(p), mkdirSync: (p) => fs.mkdirSync(p + '_d', { recursive: true }),\n"
+      "  rmSync: (p) => fs.rmSync(p, { recursive: true, force: true }), unlinkSync: (p) => fs.unlinkSync(p),\n"
+      "  renameFrom: (p) => fs.renameSync(p, 'stolen'), renameTo: (p) => fs.renameSync('mine', p),\n"
+      "  copyFrom: (p) => fs.copyFileSync(p, 'stolen'), copyTo: (p) => fs.copyFileSync('mine', p),\n"
+      "  symlinkSync: (p) => fs.readFileSync((fs.symlinkSync(p, 'l'), 'l')),\n"
+      "  readlinkSync: (p) => fs.readlinkSync(p), realpathSync: (p) => fs.realpathSync(p),\n"
+      "};\n"
+      "const codes = new Set(); let refused = 0;\n"
+      "for (const p of paths) for (const [name, call] of Object.entries(calls)) {\n"
+      "  try { fs.rmSync('l', { force: true }); call(p); console.log('LEAK', name, p) } catch (e) { refused++; codes.add(e.code) }\n"
+      "}\n"
+      "console.log(refused, [...codes].sort().join(), paths.some((p) => fs.existsSync(p)), fs.readdirSync('.').join());\n",
+      dir, "96 EACCES false mine,up\n");
   char *c = read_file(base, "canary");
   assert_string_equal(c, "host");
   free(c);

@@ -53,8 +53,9 @@ static void test_memory_caught_by_program(void **s) {
  * of the MemoryError; its own error stays in the result. */
 static void test_memory_error_turned_into_another(void **s) {
   (void)s;
-  wasmbox_request req = {.code = "try:\n    x = bytearray(200 << 20)\nexcept MemoryError:\n"
-                                 "    raise ValueError('no room for the table')\n",
+  wasmbox_request req = {.code =
+                             "try:\n    x = bytearray(200 << 20)\nexcept MemoryError:\n"
+                             "    raise ValueError('no room for the table')\n",
                          .memory_bytes = 64ull << 20};
   wasmbox_result *r = run_req(&req);
   expect_status(r, WASMBOX_STATUS_OUT_OF_MEMORY);
@@ -123,8 +124,9 @@ static void test_deep_recursion(void **s) {
 static void test_output_flood(void **s) {
   (void)s;
   long before = max_rss_kb();
-  wasmbox_result *r = run_py("import sys\nchunk = 'x' * (1 << 20)\nfor i in range(100):\n    sys.stdout.write(chunk)\n"
-                             "print('done', file=sys.stderr)\n");
+  wasmbox_result *r = run_py(
+      "import sys\nchunk = 'x' * (1 << 20)\nfor i in range(100):\n    sys.stdout.write(chunk)\n"
+      "print('done', file=sys.stderr)\n");
   expect_status(r, WASMBOX_STATUS_OK);
   assert_true(r->stdout_truncated);
   assert_int_equal(r->stdout_len, WASMBOX_DEFAULT_MAX_OUTPUT);
@@ -157,7 +159,8 @@ static void test_fd_exhaustion(void **s) {
   wasmbox_result_free(r);
 }
 
-#define DEEP_JSON "import json, sys\nsys.setrecursionlimit(10**7)\nd = {}\nfor i in range(10**6):\n    d = {'a': d}\njson.dumps(d)\n"
+#define DEEP_JSON \
+  "import json, sys\nsys.setrecursionlimit(10**7)\nd = {}\nfor i in range(10**6):\n    d = {'a': d}\njson.dumps(d)\n"
 
 static void test_stack_exhaustion_in_c_code(void **s) {
   (void)s;
@@ -191,8 +194,8 @@ static void test_bad_requests(void **s) {
   static const char *many[4097];
   for (size_t i = 0; i < 4097; i++) many[i] = "V=1";
   usage_error((wasmbox_request){.code = "1", .env = many, .env_len = 4097}, "at most 4096 environment entries");
-  wasmbox_result *r = run_req(&(wasmbox_request){.code = "import os; print(len(os.environ))", .env = many,
-                                                 .env_len = 4096});
+  wasmbox_result *r =
+      run_req(&(wasmbox_request){.code = "import os; print(len(os.environ))", .env = many, .env_len = 4096});
   expect_status(r, WASMBOX_STATUS_OK);
   wasmbox_result_free(r);
 }
@@ -282,14 +285,21 @@ static void test_concurrent_calls(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_memory_bomb_bytearray), cmocka_unit_test(test_memory_bomb_list),
-      cmocka_unit_test(test_memory_caught_by_program), cmocka_unit_test(test_memory_error_turned_into_another),
+      cmocka_unit_test(test_memory_bomb_bytearray),
+      cmocka_unit_test(test_memory_bomb_list),
+      cmocka_unit_test(test_memory_caught_by_program),
+      cmocka_unit_test(test_memory_error_turned_into_another),
       cmocka_unit_test(test_timeout_tight_loop),
-      cmocka_unit_test(test_timeout_loop_without_calls), cmocka_unit_test(test_timeout_in_sleep),
-      cmocka_unit_test(test_deep_recursion), cmocka_unit_test(test_output_flood),
-      cmocka_unit_test(test_output_limit_configurable), cmocka_unit_test(test_fd_exhaustion),
-      cmocka_unit_test(test_stack_exhaustion_in_c_code), cmocka_unit_test(test_bad_requests),
-      cmocka_unit_test(test_concurrent_calls), cmocka_unit_test(test_cancel),
+      cmocka_unit_test(test_timeout_loop_without_calls),
+      cmocka_unit_test(test_timeout_in_sleep),
+      cmocka_unit_test(test_deep_recursion),
+      cmocka_unit_test(test_output_flood),
+      cmocka_unit_test(test_output_limit_configurable),
+      cmocka_unit_test(test_fd_exhaustion),
+      cmocka_unit_test(test_stack_exhaustion_in_c_code),
+      cmocka_unit_test(test_bad_requests),
+      cmocka_unit_test(test_concurrent_calls),
+      cmocka_unit_test(test_cancel),
   };
   return RUN("limits", tests);
 }

@@ -17,12 +17,12 @@ static void test_utf8(void **state) {
   (void)state;
   assert_true(rpc_utf8_valid("", 0));
   assert_true(rpc_utf8_valid("a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 10)); /* a é € 😀 */
-  assert_false(rpc_utf8_valid("\xc0\xaf", 2));                            /* overlong / */
-  assert_false(rpc_utf8_valid("\xe0\x80\xaf", 3));                        /* overlong */
-  assert_false(rpc_utf8_valid("\xed\xa0\x80", 3));                        /* surrogate */
-  assert_false(rpc_utf8_valid("\xf4\x90\x80\x80", 4));                    /* > U+10FFFF */
-  assert_false(rpc_utf8_valid("\xe2\x82", 2));                            /* cut short */
-  assert_false(rpc_utf8_valid("\x80", 1));                                /* lone continuation */
+  assert_false(rpc_utf8_valid("\xc0\xaf", 2));                              /* overlong / */
+  assert_false(rpc_utf8_valid("\xe0\x80\xaf", 3));                          /* overlong */
+  assert_false(rpc_utf8_valid("\xed\xa0\x80", 3));                          /* surrogate */
+  assert_false(rpc_utf8_valid("\xf4\x90\x80\x80", 4));                      /* > U+10FFFF */
+  assert_false(rpc_utf8_valid("\xe2\x82", 2));                              /* cut short */
+  assert_false(rpc_utf8_valid("\x80", 1));                                  /* lone continuation */
   assert_false(rpc_utf8_valid("\xff", 1));
 }
 
@@ -139,7 +139,8 @@ static void test_args(void **state) {
   assert_true(a.bad);
   assert_non_null(strstr(a.msg, "limit"));
   cJSON_Delete(o);
-  const char *bad[] = {"{\"zz\":1}", "{\"n\":\"1\"}", "{\"n\":11}", "{\"i\":1.5}", "{\"b\":1}", "{\"e\":\"z\"}", "[]", "{}"};
+  const char *bad[] = {"{\"zz\":1}", "{\"n\":\"1\"}", "{\"n\":11}", "{\"i\":1.5}",
+                       "{\"b\":1}",  "{\"e\":\"z\"}", "[]",         "{}"};
   const char *names[] = {"zz", "'n'", "'n'", "'i'", "'b'", "'e'", "object", "'s'"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     o = cJSON_Parse(bad[k]);
@@ -176,8 +177,9 @@ static void test_config(void **state) {
   assert_non_null(mkdtemp(tmpdir_));
   char file[128], err[512];
   snprintf(file, sizeof file, "%s/c.json", tmpdir_);
-  write_text(file, "{\"timeout\": 5, \"max_timeout\": 50, \"memory\": 64, \"listen\": \"127.0.0.1:1\","
-                   " \"external-files\": [\"/a\", \"/b\"]}");
+  write_text(file,
+             "{\"timeout\": 5, \"max_timeout\": 50, \"memory\": 64, \"listen\": \"127.0.0.1:1\","
+             " \"external-files\": [\"/a\", \"/b\"]}");
   setenv("WASMBOX_MCP_MEMORY", "128", 1);
   char *argv[] = {"mcp", "--config", file, "--memory=32", "--external-files", "/c", "/d", "--workers", "3", NULL};
   mcp_config c;
@@ -185,7 +187,7 @@ static void test_config(void **state) {
   assert_true(c.timeout == 5 && c.max_timeout == 50); /* the file */
   assert_int_equal(c.memory_mb, 32);                  /* a flag beats the environment and the file */
   assert_int_equal(c.workers, 3);
-  assert_int_equal(c.n_external, 2);                  /* flags replace the file's list */
+  assert_int_equal(c.n_external, 2); /* flags replace the file's list */
   assert_string_equal(c.external[1], "/d");
   mcp_config_free(&c);
   char *argv2[] = {"mcp", "--config", file, NULL};
@@ -193,15 +195,20 @@ static void test_config(void **state) {
   assert_int_equal(c.memory_mb, 128); /* the environment beats the file */
   mcp_config_free(&c);
   unsetenv("WASMBOX_MCP_MEMORY");
-  const char *bad_files[] = {"{\"nope\": 1}", "{\"timeout\": \"x\"}", "{\"memory\": 1.5}", "[1]", "{",
-                             "{\"external-files\": [1]}", "{\"timeout\": 100, \"max-timeout\": 10}"};
+  const char *bad_files[] = {"{\"nope\": 1}",
+                             "{\"timeout\": \"x\"}",
+                             "{\"memory\": 1.5}",
+                             "[1]",
+                             "{",
+                             "{\"external-files\": [1]}",
+                             "{\"timeout\": 100, \"max-timeout\": 10}"};
   for (size_t k = 0; k < sizeof bad_files / sizeof bad_files[0]; k++) {
     write_text(file, bad_files[k]);
     assert_int_equal(mcp_config_load(&c, false, 3, argv2, err, sizeof err), -1);
     mcp_config_free(&c);
   }
-  char *bad_flags[][3] = {{"mcp", "--timeout", "0"},     {"mcp", "--memory", "99999"}, {"mcp", "--listen", "x"},
-                          {"mcp", "--bogus", "1"},        {"mcp", "--log-level", "loud"}, {"mcp", "--workers", "-1"}};
+  char *bad_flags[][3] = {{"mcp", "--timeout", "0"}, {"mcp", "--memory", "99999"},   {"mcp", "--listen", "x"},
+                          {"mcp", "--bogus", "1"},   {"mcp", "--log-level", "loud"}, {"mcp", "--workers", "-1"}};
   for (size_t k = 0; k < sizeof bad_flags / sizeof bad_flags[0]; k++) {
     assert_int_equal(mcp_config_load(&c, false, 3, bad_flags[k], err, sizeof err), -1);
     mcp_config_free(&c);
@@ -273,9 +280,10 @@ static void test_core(void **state) {
   assert_int_equal(m.http_status, 400);
   cJSON_Delete(r);
   mcp_msg m2 = {.srv = core, .http = true, .h_version = "2026-07-28", .h_method = "tools/list"};
-  r = handle(&m2, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
-                  "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
-                  "\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+  r = handle(&m2,
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+             "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+             "\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
   const cJSON *res = cJSON_GetObjectItemCaseSensitive(r, "result");
   assert_string_equal(cJSON_GetObjectItemCaseSensitive(res, "resultType")->valuestring, "complete");
   assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "tools")), 14);
@@ -283,8 +291,9 @@ static void test_core(void **state) {
   cJSON_Delete(r);
   /* initialize over HTTP makes a session */
   mcp_msg m3 = {.srv = core, .http = true};
-  r = handle(&m3, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-                  "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"u\",\"version\":\"1\"}}}");
+  r = handle(&m3,
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+             "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"u\",\"version\":\"1\"}}}");
   assert_int_equal((int)strlen(m3.new_session), MCP_SESSION_ID_LEN);
   assert_non_null(m3.conn);
   assert_string_equal(m3.conn->version, "2025-06-18");
@@ -310,8 +319,9 @@ static void test_core(void **state) {
   mcp_conn stdio_conn = {.id = ""};
   mcp_msg m5 = {.srv = core, .conn = &stdio_conn};
   assert_null(handle(&m5, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}"));
-  r = handle(&m5, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"execute_code\","
-                  "\"arguments\":{\"code\":\"print(40+2)\"}}}");
+  r = handle(&m5,
+             "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"execute_code\","
+             "\"arguments\":{\"code\":\"print(40+2)\"}}}");
   res = cJSON_GetObjectItemCaseSensitive(r, "result");
   const cJSON *sc = cJSON_GetObjectItemCaseSensitive(res, "structuredContent");
   assert_string_equal(cJSON_GetObjectItemCaseSensitive(sc, "stdout")->valuestring, "42\n");
@@ -336,8 +346,8 @@ static void test_core(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_utf8),   cmocka_unit_test(test_parse),  cmocka_unit_test(test_check),
-      cmocka_unit_test(test_base64), cmocka_unit_test(test_args),   cmocka_unit_test(test_config),
+      cmocka_unit_test(test_utf8),     cmocka_unit_test(test_parse), cmocka_unit_test(test_check),
+      cmocka_unit_test(test_base64),   cmocka_unit_test(test_args),  cmocka_unit_test(test_config),
       cmocka_unit_test(test_external), cmocka_unit_test(test_core),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

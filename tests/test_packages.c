@@ -173,26 +173,27 @@ static void test_each_package_works(void **s) {
  * metadata is there, and no compiled file is left in the tree. */
 static void test_manifest(void **s) {
   (void)s;
-  expect_output("import json, importlib, importlib.metadata, os\n"
-                "root = '/usr/local/lib/python3.11/site-packages'\n"
-                "m = json.load(open(root + '/wasmbox-packages.json'))\n"
-                "for p in m:\n"
-                "    for mod in p['modules']:\n"
-                "        if not mod.startswith('_'):  # PyYAML's _yaml is a shim of its left-out C part\n"
-                "            importlib.import_module(mod)\n"
-                "    importlib.metadata.distribution(p['distribution'])\n"
-                "so = [f for d, _, fs in os.walk(root) for f in fs if f.endswith('.so')]\n"
-                "names = {p['debian_package'] for p in m}\n"
-                "print(len(m) >= 30, so, {'python3-openpyxl', 'python3-sympy', 'python3-yaml'} <= names)\n"
-                "print(importlib.metadata.version('openpyxl') == [p for p in m if p['distribution'] == "
-                "'openpyxl'][0]['version'])\n",
-                NULL, "True [] True\nTrue\n");
+  expect_output(
+      "import json, importlib, importlib.metadata, os\n"
+      "root = '/usr/local/lib/python3.11/site-packages'\n"
+      "m = json.load(open(root + '/wasmbox-packages.json'))\n"
+      "for p in m:\n"
+      "    for mod in p['modules']:\n"
+      "        if not mod.startswith('_'):  # PyYAML's _yaml is a shim of its left-out C part\n"
+      "            importlib.import_module(mod)\n"
+      "    importlib.metadata.distribution(p['distribution'])\n"
+      "so = [f for d, _, fs in os.walk(root) for f in fs if f.endswith('.so')]\n"
+      "names = {p['debian_package'] for p in m}\n"
+      "print(len(m) >= 30, so, {'python3-openpyxl', 'python3-sympy', 'python3-yaml'} <= names)\n"
+      "print(importlib.metadata.version('openpyxl') == [p for p in m if p['distribution'] == "
+      "'openpyxl'][0]['version'])\n",
+      NULL, "True [] True\nTrue\n");
 }
 
 static void test_tree_is_read_only(void **s) {
   (void)s;
-  wasmbox_result *r = expect_exception("open('/usr/local/lib/python3.11/site-packages/tabulate.py', 'w')", NULL,
-                                       "OSError");
+  wasmbox_result *r =
+      expect_exception("open('/usr/local/lib/python3.11/site-packages/tabulate.py', 'w')", NULL, "OSError");
   assert_non_null(strstr(r->error_message, "Read-only file system"));
   wasmbox_result_free(r);
   r = expect_exception("import os\nos.mkdir('/usr/local/lib/python3.11/site-packages/x')", NULL, "OSError");
@@ -212,9 +213,10 @@ static void test_objects_live_in_sessions(void **s) {
   char id[WASMBOX_ID_MAX], fork[WASMBOX_ID_MAX], err[256];
   assert_int_equal(wasmbox_session_create(test_wb, NULL, id, err, sizeof err), WASMBOX_OK);
   wasmbox_request req = {.session_id = id,
-                         .code = "import openpyxl, networkx as nx, sympy as sp, yaml\n"
-                                 "wb = openpyxl.Workbook(); wb.active['A1'] = 5\n"
-                                 "g = nx.path_graph(4)\nx = sp.symbols('x'); e = (x + 1)**2\n"};
+                         .code =
+                             "import openpyxl, networkx as nx, sympy as sp, yaml\n"
+                             "wb = openpyxl.Workbook(); wb.active['A1'] = 5\n"
+                             "g = nx.path_graph(4)\nx = sp.symbols('x'); e = (x + 1)**2\n"};
   wasmbox_result *r = run_req(&req);
   expect_status(r, WASMBOX_STATUS_OK);
   wasmbox_result_free(r);
@@ -253,12 +255,13 @@ static char *operator_dir(void) {
   assert_int_equal(mkdir(path, 0755), 0);
   write_file(dir, "opkg/__init__.py", "VALUE = 7\n");
   write_file(dir, "xmltodict.py", "OPERATOR = True\n");
-  expect_output("import zipfile\n"
-                "with zipfile.ZipFile('wheelmod-1.0-py3-none-any.whl', 'w') as z:\n"
-                "    z.writestr('wheelmod/__init__.py', 'W = \"from a wheel\"\\n')\n"
-                "    z.writestr('wheelmod-1.0.dist-info/METADATA', 'Name: wheelmod\\nVersion: 1.0\\n')\n"
-                "print('made')\n",
-                ws, "made\n");
+  expect_output(
+      "import zipfile\n"
+      "with zipfile.ZipFile('wheelmod-1.0-py3-none-any.whl', 'w') as z:\n"
+      "    z.writestr('wheelmod/__init__.py', 'W = \"from a wheel\"\\n')\n"
+      "    z.writestr('wheelmod-1.0.dist-info/METADATA', 'Name: wheelmod\\nVersion: 1.0\\n')\n"
+      "print('made')\n",
+      ws, "made\n");
   char from[4096], to[4096];
   snprintf(from, sizeof from, "%s/wheelmod-1.0-py3-none-any.whl", ws);
   snprintf(to, sizeof to, "%s/wheelmod-1.0-py3-none-any.whl", dir);
@@ -272,10 +275,12 @@ static void test_operator_packages(void **s) {
   (void)s;
   char *dir = operator_dir();
   const char *pk[] = {dir};
-  wasmbox_request req = {.packages = pk, .packages_len = 1,
-                         .code = "import opkg, wheelmod, xmltodict, sys\n"
-                                 "print(opkg.VALUE, wheelmod.W, xmltodict.OPERATOR, '/packages/0' in sys.path)\n"
-                                 "print(opkg.__file__)\n"};
+  wasmbox_request req = {.packages = pk,
+                         .packages_len = 1,
+                         .code =
+                             "import opkg, wheelmod, xmltodict, sys\n"
+                             "print(opkg.VALUE, wheelmod.W, xmltodict.OPERATOR, '/packages/0' in sys.path)\n"
+                             "print(opkg.__file__)\n"};
   wasmbox_result *r = run_req(&req);
   expect_status(r, WASMBOX_STATUS_OK);
   assert_string_equal(r->stdout_data, "7 from a wheel True True\n/packages/0/opkg/__init__.py\n");
@@ -341,8 +346,8 @@ static void test_operator_packages_refused(void **s) {
     snprintf(paths[i], sizeof paths[i], "/data%d", i);
     m[i] = (wasmbox_mount){.host_dir = dir, .guest_path = paths[i]};
   }
-  wasmbox_request full = {.code = "pass", .mounts = m, .mounts_len = WASMBOX_MAX_MOUNTS, .packages = five,
-                          .packages_len = 1};
+  wasmbox_request full = {
+      .code = "pass", .mounts = m, .mounts_len = WASMBOX_MAX_MOUNTS, .packages = five, .packages_len = 1};
   expect_usage(&full, "at most 16 mounts and package directories together");
   wasmbox_mount clash = {.host_dir = dir, .guest_path = "/packages/0"};
   wasmbox_request twice = {.code = "pass", .mounts = &clash, .mounts_len = 1, .packages = five, .packages_len = 1};
@@ -358,22 +363,23 @@ static void test_operator_packages_refused(void **s) {
  * six) and one with compiled code, made by the sandbox itself. */
 static char *wheelhouse(void) {
   char *dir = make_dir();
-  expect_output("import zipfile\n"
-                "def wheel(fn, name, ver, tag, files, requires=()):\n"
-                "    with zipfile.ZipFile(fn, 'w') as z:\n"
-                "        for p, c in files.items(): z.writestr(p, c)\n"
-                "        di = f'{name}-{ver}.dist-info'\n"
-                "        z.writestr(f'{di}/METADATA', f'Metadata-Version: 2.1\\nName: {name}\\nVersion: {ver}\\n'\n"
-                "                   + ''.join(f'Requires-Dist: {r}\\n' for r in requires))\n"
-                "        z.writestr(f'{di}/WHEEL', f'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: {tag}\\n')\n"
-                "        z.writestr(f'{di}/RECORD', '')\n"
-                "wheel('tinypkg-1.0-py3-none-any.whl', 'tinypkg', '1.0', 'py3-none-any',\n"
-                "      {'tinypkg/__init__.py': 'from tinydep import D\\nVALUE = D * 2\\n'}, ['tinydep>=2', 'six'])\n"
-                "wheel('tinydep-2.0-py3-none-any.whl', 'tinydep', '2.0', 'py3-none-any', {'tinydep.py': 'D = 21\\n'})\n"
-                "wheel('binpkg-1.0-cp311-cp311-manylinux_2_17_x86_64.whl', 'binpkg', '1.0',\n"
-                "      'cp311-cp311-manylinux_2_17_x86_64', {'binpkg/__init__.py': ''})\n"
-                "print('made')\n",
-                dir, "made\n");
+  expect_output(
+      "import zipfile\n"
+      "def wheel(fn, name, ver, tag, files, requires=()):\n"
+      "    with zipfile.ZipFile(fn, 'w') as z:\n"
+      "        for p, c in files.items(): z.writestr(p, c)\n"
+      "        di = f'{name}-{ver}.dist-info'\n"
+      "        z.writestr(f'{di}/METADATA', f'Metadata-Version: 2.1\\nName: {name}\\nVersion: {ver}\\n'\n"
+      "                   + ''.join(f'Requires-Dist: {r}\\n' for r in requires))\n"
+      "        z.writestr(f'{di}/WHEEL', f'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: {tag}\\n')\n"
+      "        z.writestr(f'{di}/RECORD', '')\n"
+      "wheel('tinypkg-1.0-py3-none-any.whl', 'tinypkg', '1.0', 'py3-none-any',\n"
+      "      {'tinypkg/__init__.py': 'from tinydep import D\\nVALUE = D * 2\\n'}, ['tinydep>=2', 'six'])\n"
+      "wheel('tinydep-2.0-py3-none-any.whl', 'tinydep', '2.0', 'py3-none-any', {'tinydep.py': 'D = 21\\n'})\n"
+      "wheel('binpkg-1.0-cp311-cp311-manylinux_2_17_x86_64.whl', 'binpkg', '1.0',\n"
+      "      'cp311-cp311-manylinux_2_17_x86_64', {'binpkg/__init__.py': ''})\n"
+      "print('made')\n",
+      dir, "made\n");
   return dir;
 }
 
@@ -391,8 +397,9 @@ static void test_install_package(void **s) {
   assert_int_equal(wasmbox_session_create(test_wb, NULL, id, err, sizeof err), WASMBOX_OK);
   int rc = wasmbox_session_install(test_wb, id, "tinypkg", NULL, wh, &out, err, sizeof err);
   if (rc) fail_msg("install: %s", err);
-  assert_string_equal(out, "{\"installed\":[{\"name\":\"tinydep\",\"version\":\"2.0\"},{\"name\":\"tinypkg\","
-                           "\"version\":\"1.0\"}],\"built_in\":[{\"name\":\"six\",\"version\":\"1.16.0\"}]}");
+  assert_string_equal(out,
+                      "{\"installed\":[{\"name\":\"tinydep\",\"version\":\"2.0\"},{\"name\":\"tinypkg\","
+                      "\"version\":\"1.0\"}],\"built_in\":[{\"name\":\"six\",\"version\":\"1.16.0\"}]}");
   free(out);
   /* the session's next calls import it; a fork has it; stateless calls do not */
   wasmbox_request req = {.session_id = id, .code = "import tinypkg\nprint(tinypkg.VALUE, tinypkg.__file__)"};
@@ -415,8 +422,8 @@ static void test_install_package(void **s) {
   install_fails(id, "tinypkg", "http://127.0.0.1:9/simple", wh, WASMBOX_EUSAGE, "not both");
   install_fails(id, "pyyaml", NULL, wh, WASMBOX_EUSAGE, "PyYAML is built in (version 6.0, import yaml)");
   install_fails(id, "six>=1.17", NULL, wh, WASMBOX_EUSAGE, "six is built in");
-  static const char *const odd[] = {"../etc", "-r /etc/passwd", "/etc/passwd", "http://x/y.whl", "pkg @ file:///x",
-                                    "git+https://x", ""};
+  static const char *const odd[] = {
+      "../etc", "-r /etc/passwd", "/etc/passwd", "http://x/y.whl", "pkg @ file:///x", "git+https://x", ""};
   for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
     install_fails(id, odd[i], NULL, wh, WASMBOX_EUSAGE, "paths, URLs and options are refused");
   char js[WASMBOX_ID_MAX];
@@ -433,9 +440,9 @@ static void test_install_package(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_each_package_works),      cmocka_unit_test(test_manifest),
-      cmocka_unit_test(test_tree_is_read_only),       cmocka_unit_test(test_stateless_calls_share_nothing),
-      cmocka_unit_test(test_objects_live_in_sessions), cmocka_unit_test(test_operator_packages),
+      cmocka_unit_test(test_each_package_works),        cmocka_unit_test(test_manifest),
+      cmocka_unit_test(test_tree_is_read_only),         cmocka_unit_test(test_stateless_calls_share_nothing),
+      cmocka_unit_test(test_objects_live_in_sessions),  cmocka_unit_test(test_operator_packages),
       cmocka_unit_test(test_operator_packages_refused), cmocka_unit_test(test_install_package),
   };
   /* sessions here live in a state directory of their own */

@@ -164,7 +164,8 @@ static void test_pathlib_tempfile(void **s) {
 static void test_stdin(void **s) {
   (void)s;
   wasmbox_request req = {.code = "import sys\nlines = sys.stdin.read().splitlines()\nprint(len(lines), lines[-1])",
-                         .stdin_data = "one\ntwo\nthree\n", .stdin_len = 14};
+                         .stdin_data = "one\ntwo\nthree\n",
+                         .stdin_len = 14};
   wasmbox_result *r = run_req(&req);
   expect_status(r, WASMBOX_STATUS_OK);
   assert_string_equal(r->stdout_data, "3 three\n");
@@ -252,8 +253,7 @@ static void test_env_allowlist(void **s) {
   setenv("WASMBOX_TEST_SECRET", "hunter2", 1);
   expect_output("import os\nprint(sorted(os.environ))", NULL, "[]\n");
   const char *env[] = {"GREETING=hi", "LANG_X=fr"};
-  wasmbox_request req = {.code = "import os\nprint(os.environ['GREETING'], len(os.environ))", .env = env,
-                         .env_len = 2};
+  wasmbox_request req = {.code = "import os\nprint(os.environ['GREETING'], len(os.environ))", .env = env, .env_len = 2};
   wasmbox_result *r = run_req(&req);
   expect_status(r, WASMBOX_STATUS_OK);
   assert_string_equal(r->stdout_data, "hi 2\n");
@@ -262,9 +262,10 @@ static void test_env_allowlist(void **s) {
 
 static void test_time_sleep(void **s) {
   (void)s;
-  expect_output("import time\nt = time.monotonic()\ntime.sleep(0.15)\nd = time.monotonic() - t\n"
-                "print(0.14 < d < 1.0)",
-                NULL, "True\n");
+  expect_output(
+      "import time\nt = time.monotonic()\ntime.sleep(0.15)\nd = time.monotonic() - t\n"
+      "print(0.14 < d < 1.0)",
+      NULL, "True\n");
 }
 
 static void test_stateless(void **s) {

@@ -169,8 +169,9 @@ static void test_waiting_for_another_thread_is_an_error(void **s) {
   }
   /* a consumer started before its producer: the error is the thread's,
    * reported as threads report theirs, and the program goes on */
-  wasmbox_result *r = run_py("import threading, queue\nq = queue.Queue()\n"
-                             "t = threading.Thread(target=lambda: print(q.get()))\nt.start()\nq.put(1)\nprint('on')\n");
+  wasmbox_result *r = run_py(
+      "import threading, queue\nq = queue.Queue()\n"
+      "t = threading.Thread(target=lambda: print(q.get()))\nt.start()\nq.put(1)\nprint('on')\n");
   expect_status(r, WASMBOX_STATUS_OK);
   assert_string_equal(r->stdout_data, "on\n");
   assert_non_null(strstr(r->stderr_data, "RuntimeError: this program waits for another thread"));
@@ -217,42 +218,46 @@ static void test_asyncio_in_a_session(void **s) {
 /* The POSIX pieces model code touches, with the sandbox's values. */
 static void test_posix_pieces(void **s) {
   (void)s;
-  expect_output("import getpass, os, socket, pwd, grp\n"
-                "print(getpass.getuser(), os.path.expanduser('~/x'), socket.gethostname(), os.getuid(),\n"
-                "      pwd.getpwnam('sandbox').pw_dir, grp.getgrgid(os.getgid()).gr_name)\n"
-                "try:\n"
-                "    pwd.getpwuid(1000)\n"
-                "except KeyError as e:\n"
-                "    print(e)\n",
-                NULL, "sandbox /app/x sandbox 0 /app sandbox\n'getpwuid(): uid not found: 1000'\n");
-  expect_output("import resource\n"
-                "print(resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_AS)[0],\n"
-                "      resource.getrusage(resource.RUSAGE_SELF).ru_utime >= 0)\n"
-                "try:\n"
-                "    resource.setrlimit(resource.RLIMIT_AS, (1 << 20, 1 << 20))\n"
-                "except ValueError as e:\n"
-                "    print('refused:', 'set by the host' in str(e))\n",
-                NULL, "(128, 128) -1 True\nrefused: True\n");
+  expect_output(
+      "import getpass, os, socket, pwd, grp\n"
+      "print(getpass.getuser(), os.path.expanduser('~/x'), socket.gethostname(), os.getuid(),\n"
+      "      pwd.getpwnam('sandbox').pw_dir, grp.getgrgid(os.getgid()).gr_name)\n"
+      "try:\n"
+      "    pwd.getpwuid(1000)\n"
+      "except KeyError as e:\n"
+      "    print(e)\n",
+      NULL, "sandbox /app/x sandbox 0 /app sandbox\n'getpwuid(): uid not found: 1000'\n");
+  expect_output(
+      "import resource\n"
+      "print(resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_AS)[0],\n"
+      "      resource.getrusage(resource.RUSAGE_SELF).ru_utime >= 0)\n"
+      "try:\n"
+      "    resource.setrlimit(resource.RLIMIT_AS, (1 << 20, 1 << 20))\n"
+      "except ValueError as e:\n"
+      "    print('refused:', 'set by the host' in str(e))\n",
+      NULL, "(128, 128) -1 True\nrefused: True\n");
   /* mmap: read, search, write back on close; read-only refuses writes */
-  expect_output("import mmap, re\n"
-                "open('f.bin', 'wb').write(b'hello world\\nsecond\\n')\n"
-                "with open('f.bin', 'r+b') as f, mmap.mmap(f.fileno(), 0) as mm:\n"
-                "    print(mm[:5], mm.find(b'world'), mm.readline(), len(mm), re.search(rb'sec\\w+', mm).group())\n"
-                "    mm[0:5] = b'HELLO'\n"
-                "    mm.seek(0, 2)\n"
-                "print(open('f.bin', 'rb').read())\n"
-                "with open('f.bin', 'rb') as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as ro:\n"
-                "    try:\n"
-                "        ro[0] = 1\n"
-                "    except TypeError as e:\n"
-                "        print(e)\n",
-                NULL,
-                "b'hello' 6 b'hello world\\n' 19 b'second'\nb'HELLO world\\nsecond\\n'\n"
-                "mmap can't modify a readonly memory map.\n");
-  expect_output("import locale\n"
-                "print(locale.setlocale(locale.LC_ALL, '').startswith('C.UTF-8'), locale.getpreferredencoding(),\n"
-                "      locale.localeconv()['decimal_point'])\n",
-                NULL, "True utf-8 .\n");
+  expect_output(
+      "import mmap, re\n"
+      "open('f.bin', 'wb').write(b'hello world\\nsecond\\n')\n"
+      "with open('f.bin', 'r+b') as f, mmap.mmap(f.fileno(), 0) as mm:\n"
+      "    print(mm[:5], mm.find(b'world'), mm.readline(), len(mm), re.search(rb'sec\\w+', mm).group())\n"
+      "    mm[0:5] = b'HELLO'\n"
+      "    mm.seek(0, 2)\n"
+      "print(open('f.bin', 'rb').read())\n"
+      "with open('f.bin', 'rb') as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as ro:\n"
+      "    try:\n"
+      "        ro[0] = 1\n"
+      "    except TypeError as e:\n"
+      "        print(e)\n",
+      NULL,
+      "b'hello' 6 b'hello world\\n' 19 b'second'\nb'HELLO world\\nsecond\\n'\n"
+      "mmap can't modify a readonly memory map.\n");
+  expect_output(
+      "import locale\n"
+      "print(locale.setlocale(locale.LC_ALL, '').startswith('C.UTF-8'), locale.getpreferredencoding(),\n"
+      "      locale.localeconv()['decimal_point'])\n",
+      NULL, "True utf-8 .\n");
 }
 
 int main(void) {

@@ -105,8 +105,10 @@ static void test_javascript_session(void **s) {
   char id[WASMBOX_ID_MAX], err[256];
   wasmbox_session_options o = {.language = "javascript"};
   assert_int_equal(wasmbox_session_create(wb, &o, id, err, sizeof err), WASMBOX_OK);
-  sess_ok(id, "globalThis.total = 40; class A { v() { return 2; } }; globalThis.a = new A();\n"
-              "writeText('/app/j.txt', 'js');", "");
+  sess_ok(id,
+          "globalThis.total = 40; class A { v() { return 2; } }; globalThis.a = new A();\n"
+          "writeText('/app/j.txt', 'js');",
+          "");
   sess_ok(id, "console.log(total + a.v(), readText('j.txt'));", "42 js\n");
   rolled_back(id, "total = 0; writeText('j.txt', 'no'); for (;;) {}", 0.3, WASMBOX_STATUS_TIMEOUT);
   sess_ok(id, "console.log(total, readText('j.txt'));", "40 js\n");
@@ -147,15 +149,18 @@ static void test_rollback_of_failed_calls(void **s) {
   char id[WASMBOX_ID_MAX];
   new_session(id);
   sess_ok(id, "x = 1\nlog = ['a']\nopen('keep.txt', 'w').write('v1')\nopen('gone.txt', 'w').write('g')\n", "");
-  const char *damage = "x = 2\nlog.append('b')\nopen('keep.txt', 'w').write('v2')\nimport os\n"
-                       "os.remove('gone.txt')\nopen('new.txt', 'w').write('n')\nos.mkdir('d')\n";
+  const char *damage =
+      "x = 2\nlog.append('b')\nopen('keep.txt', 'w').write('v2')\nimport os\n"
+      "os.remove('gone.txt')\nopen('new.txt', 'w').write('n')\nos.mkdir('d')\n";
   char code[1024];
   snprintf(code, sizeof code, "%swhile True: pass\n", damage);
   rolled_back(id, code, 0.5, WASMBOX_STATUS_TIMEOUT);
   snprintf(code, sizeof code, "%sbig = bytearray(300 << 20)\n", damage);
   rolled_back(id, code, 0, WASMBOX_STATUS_OUT_OF_MEMORY);
-  snprintf(code, sizeof code, "%simport sys\nsys.setrecursionlimit(10**6)\nl = []\n"
-                              "for i in range(10**5):\n    l = [l]\nrepr(l)\n", damage);
+  snprintf(code, sizeof code,
+           "%simport sys\nsys.setrecursionlimit(10**6)\nl = []\n"
+           "for i in range(10**5):\n    l = [l]\nrepr(l)\n",
+           damage);
   rolled_back(id, code, 0, WASMBOX_STATUS_CRASHED);
   /* exactly the state before: memory and files */
   sess_ok(id, "import os\nprint(x, log, open('keep.txt').read(), open('gone.txt').read(), sorted(os.listdir('.')))\n",
@@ -237,7 +242,8 @@ static void test_file_tools(void **s) {
   (void)s;
   char id[WASMBOX_ID_MAX], fork_id[WASMBOX_ID_MAX], cp[WASMBOX_ID_MAX], err[256];
   new_session(id);
-  assert_int_equal(wasmbox_session_write_file(wb, id, "/app/in/data.csv", "a,b\n1,2\n", 8, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_write_file(wb, id, "/app/in/data.csv", "a,b\n1,2\n", 8, err, sizeof err),
+                   WASMBOX_OK);
   sess_ok(id, "import csv\nprint(list(csv.reader(open('in/data.csv'))))\nopen('out.txt', 'w').write('result')\n",
           "[['a', 'b'], ['1', '2']]\n");
   char *data;
@@ -473,7 +479,8 @@ static void test_kill_9_loses_nothing(void **s) {
     expect_status(r, WASMBOX_STATUS_OK);
     int n = -1, lines = -2;
     assert_int_equal(sscanf(r->stdout_data, "%d %d", &n, &lines), 2);
-    if (n != lines || n < last) fail_msg("round %d: counter %d, file lines %d, last committed %d", round, n, lines, last);
+    if (n != lines || n < last)
+      fail_msg("round %d: counter %d, file lines %d, last committed %d", round, n, lines, last);
     wasmbox_result_free(r);
     wasmbox_free(w);
   }
@@ -481,13 +488,19 @@ static void test_kill_9_loses_nothing(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_state_kept),       cmocka_unit_test(test_javascript_session),
+      cmocka_unit_test(test_state_kept),
+      cmocka_unit_test(test_javascript_session),
       cmocka_unit_test(test_survives_restart),
-      cmocka_unit_test(test_rollback_of_failed_calls), cmocka_unit_test(test_fork_independent),
-      cmocka_unit_test(test_checkpoint_restore), cmocka_unit_test(test_stale_descriptors),
-      cmocka_unit_test(test_env_and_mounts_fixed), cmocka_unit_test(test_file_tools),
-      cmocka_unit_test(test_nesting_is_bounded), cmocka_unit_test(test_bad_ids),
-      cmocka_unit_test(test_kill_9_loses_nothing), cmocka_unit_test(test_many_sessions_no_leaks),
+      cmocka_unit_test(test_rollback_of_failed_calls),
+      cmocka_unit_test(test_fork_independent),
+      cmocka_unit_test(test_checkpoint_restore),
+      cmocka_unit_test(test_stale_descriptors),
+      cmocka_unit_test(test_env_and_mounts_fixed),
+      cmocka_unit_test(test_file_tools),
+      cmocka_unit_test(test_nesting_is_bounded),
+      cmocka_unit_test(test_bad_ids),
+      cmocka_unit_test(test_kill_9_loses_nothing),
+      cmocka_unit_test(test_many_sessions_no_leaks),
   };
   harness_setup(NULL);
   int rc = _cmocka_run_group_tests("sessions", tests, sizeof tests / sizeof tests[0], setup, teardown);

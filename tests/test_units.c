@@ -218,9 +218,8 @@ static void test_changed_files(void **s) {
 
 static void test_join_guest_path(void **s) {
   (void)s;
-  const char *cases[][3] = {{"/app", "x", "/app/x"},       {"/app", "a/./b/../c", "/app/a/c"},
-                            {"/app/", "x//y/", "/app/x/y"}, {"/app", "..", "/"},
-                            {"/app", "../../..", "/"},      {"/app", "", "/app"}};
+  const char *cases[][3] = {{"/app", "x", "/app/x"}, {"/app", "a/./b/../c", "/app/a/c"}, {"/app/", "x//y/", "/app/x/y"},
+                            {"/app", "..", "/"},     {"/app", "../../..", "/"},          {"/app", "", "/app"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char *j = wb_join_guest_path(cases[i][0], cases[i][1]);
     assert_string_equal(j, cases[i][2]);
@@ -264,20 +263,24 @@ static void test_json_strings(void **s) {
   wb_json_str(&b, "a\"\\\n\x01\x7f", 6);
   wb_json_str(&b, "\0x", 2);
   wb_json_str(&b, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9); /* valid UTF-8 passes */
-  wb_json_str(&b, "\xff\xc3\x28\xed\xa0\x80\xf0\x9f", 8);      /* invalid: U+FFFD each */
+  wb_json_str(&b, "\xff\xc3\x28\xed\xa0\x80\xf0\x9f", 8);     /* invalid: U+FFFD each */
   wb_json_num(&b, 1.5);
   wb_json_num(&b, 1.0 / 0.0);
   char *out = wb_buf_take(&b);
-  assert_string_equal(out, "\"a\\\"\\\\\\n\\u0001\\u007f\"\"\\u0000x\"\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\""
-                           "\"\xef\xbf\xbd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"1.5null");
+  assert_string_equal(
+      out,
+      "\"a\\\"\\\\\\n\\u0001\\u007f\"\"\\u0000x\"\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\""
+      "\"\xef\xbf\xbd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"1.5null");
   free(out);
 }
 
 static void test_guidance(void **s) {
   (void)s;
   char *g[WB_GUIDANCE_MAX];
-  wb_guidance_input in = {.language = "python", .status = WASMBOX_STATUS_ERROR,
-                          .error_type = "ModuleNotFoundError", .error_message = "No module named 'pandas'"};
+  wb_guidance_input in = {.language = "python",
+                          .status = WASMBOX_STATUS_ERROR,
+                          .error_type = "ModuleNotFoundError",
+                          .error_message = "No module named 'pandas'"};
   size_t n = wb_guidance(&in, g);
   assert_int_equal(n, 1);
   assert_non_null(strstr(g[0], "'pandas' is not installed"));
@@ -343,7 +346,8 @@ static void test_options(void **state) {
   char err[256];
   const char *pos[2];
   size_t npos;
-  assert_int_equal(parse_opts(&o, err, pos, &npos, 9, "--name", "x", "--secs=2.5", "-n", "7", "--tag", "a", "f1", "--flag"), 0);
+  assert_int_equal(
+      parse_opts(&o, err, pos, &npos, 9, "--name", "x", "--secs=2.5", "-n", "7", "--tag", "a", "f1", "--flag"), 0);
   assert_string_equal(o.name, "x");
   assert_true(o.secs == 2.5 && o.n == 7 && o.flag && o.ntags == 1 && npos == 1);
   assert_string_equal(pos[0], "f1");
@@ -391,12 +395,18 @@ static void test_options(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_path_resolution),       cmocka_unit_test(test_fd_limit),
-      cmocka_unit_test(test_guest_pointers_checked), cmocka_unit_test(test_stdout_bounded),
-      cmocka_unit_test(test_readdir_cut_entry),     cmocka_unit_test(test_sleep_bounded_by_deadline),
-      cmocka_unit_test(test_changed_files),         cmocka_unit_test(test_join_guest_path),
-      cmocka_unit_test(test_image_rejects_corruption), cmocka_unit_test(test_json_strings),
-      cmocka_unit_test(test_guidance),              cmocka_unit_test(test_options),
+      cmocka_unit_test(test_path_resolution),
+      cmocka_unit_test(test_fd_limit),
+      cmocka_unit_test(test_guest_pointers_checked),
+      cmocka_unit_test(test_stdout_bounded),
+      cmocka_unit_test(test_readdir_cut_entry),
+      cmocka_unit_test(test_sleep_bounded_by_deadline),
+      cmocka_unit_test(test_changed_files),
+      cmocka_unit_test(test_join_guest_path),
+      cmocka_unit_test(test_image_rejects_corruption),
+      cmocka_unit_test(test_json_strings),
+      cmocka_unit_test(test_guidance),
+      cmocka_unit_test(test_options),
   };
   return _cmocka_run_group_tests("units", tests, sizeof tests / sizeof tests[0], setup, teardown);
 }

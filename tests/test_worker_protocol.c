@@ -15,12 +15,26 @@
 static void good_result(wb_buf *b, const char *session) {
   static const char *const guidance[] = {"hint one", "hint two"};
   static const char *const files[] = {"/app/a.txt", "/app/b/c.txt"};
-  wasmbox_result r = {.status = WASMBOX_STATUS_ERROR, .exit_code = 1, .stdout_data = "out\n", .stdout_len = 4,
-                      .stderr_data = "err", .stderr_len = 3, .stdout_total = 4, .stderr_total = 10,
-                      .stderr_truncated = true, .error_type = "ValueError", .error_message = "bad",
-                      .error_traceback = "Traceback", .guidance = guidance, .guidance_len = 2, .duration_ms = 1.5,
-                      .fuel_used = 77, .memory_peak_bytes = 1 << 20, .session_id = session,
-                      .files_changed = files, .files_changed_len = 2};
+  wasmbox_result r = {.status = WASMBOX_STATUS_ERROR,
+                      .exit_code = 1,
+                      .stdout_data = "out\n",
+                      .stdout_len = 4,
+                      .stderr_data = "err",
+                      .stderr_len = 3,
+                      .stdout_total = 4,
+                      .stderr_total = 10,
+                      .stderr_truncated = true,
+                      .error_type = "ValueError",
+                      .error_message = "bad",
+                      .error_traceback = "Traceback",
+                      .guidance = guidance,
+                      .guidance_len = 2,
+                      .duration_ms = 1.5,
+                      .fuel_used = 77,
+                      .memory_peak_bytes = 1 << 20,
+                      .session_id = session,
+                      .files_changed = files,
+                      .files_changed_len = 2};
   wb_encode_result(b, &r);
   assert_false(b->failed);
 }
@@ -113,8 +127,14 @@ static wb_result *decode_fields(const fields *f) {
 
 static void test_result_contradictions(void **state) {
   (void)state;
-  const fields ok = {.status = 0, .nguidance = 1, .nfiles = 1, .files_sent = -1, .stdout_total = 3, .duration = 2.0,
-                     .type = "T", .type_len = 1};
+  const fields ok = {.status = 0,
+                     .nguidance = 1,
+                     .nfiles = 1,
+                     .files_sent = -1,
+                     .stdout_total = 3,
+                     .duration = 2.0,
+                     .type = "T",
+                     .type_len = 1};
   wb_result *res = decode_fields(&ok);
   assert_non_null(res);
   wasmbox_result_free(&res->pub);
@@ -175,8 +195,16 @@ static void test_request_bounds(void **state) {
   (void)state;
   static const char *const env[] = {"A=1", "B=2"};
   wasmbox_mount m[2] = {{"/srv/data", "/data"}, {"/srv/more", "/more"}};
-  wasmbox_request q = {.language = "python", .code = "print(1)", .code_len = 8, .env = env, .env_len = 2, .mounts = m,
-                       .mounts_len = 2, .session_id = "s", .no_files = true, .timeout_seconds = 3};
+  wasmbox_request q = {.language = "python",
+                       .code = "print(1)",
+                       .code_len = 8,
+                       .env = env,
+                       .env_len = 2,
+                       .mounts = m,
+                       .mounts_len = 2,
+                       .session_id = "s",
+                       .no_files = true,
+                       .timeout_seconds = 3};
   wb_buf b = {0};
   wb_encode_request(&b, &q);
   wasmbox_request d;
@@ -341,9 +369,9 @@ static void test_frames_that_lie(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_result_round_trip),   cmocka_unit_test(test_result_truncated_or_padded),
+      cmocka_unit_test(test_result_round_trip),     cmocka_unit_test(test_result_truncated_or_padded),
       cmocka_unit_test(test_result_contradictions), cmocka_unit_test(test_bytes_length_lies),
-      cmocka_unit_test(test_request_bounds),      cmocka_unit_test(test_setup_ready_error),
+      cmocka_unit_test(test_request_bounds),        cmocka_unit_test(test_setup_ready_error),
       cmocka_unit_test(test_frames_that_lie),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,15 +11,16 @@
 
 /* Packages code often wants that are not built in (compiled code, or the
  * network). */
-static const char *const third_party[] = {
-    "numpy", "pandas", "requests", "scipy", "matplotlib", "sklearn", "torch", "tensorflow", "lxml",
-    "PIL", "httpx", "aiohttp", "flask", "django", "openai", "docx", "pptx", NULL};
+static const char *const third_party[] = {"numpy", "pandas",     "requests", "scipy", "matplotlib", "sklearn",
+                                          "torch", "tensorflow", "lxml",     "PIL",   "httpx",      "aiohttp",
+                                          "flask", "django",     "openai",   "docx",  "pptx",       NULL};
 
 /* Standard modules that cannot work without processes, threads, native
  * extensions or the network. */
 static const char *const unavailable_stdlib[] = {
-    "_ctypes", "ctypes", "_ssl", "ssl", "_multiprocessing", "multiprocessing", "_posixsubprocess",
-    "readline", "_curses", "curses", "_tkinter", "tkinter", "_hashlib", "dbm", "_dbm", "_gdbm", NULL};
+    "_ctypes",  "ctypes",  "_ssl",   "ssl",      "_multiprocessing", "multiprocessing", "_posixsubprocess",
+    "readline", "_curses", "curses", "_tkinter", "tkinter",          "_hashlib",        "dbm",
+    "_dbm",     "_gdbm",   NULL};
 
 static bool in_list(const char *const *list, const char *s, size_t n) {
   for (size_t i = 0; list[i]; i++)
@@ -104,7 +105,7 @@ static int closest_package(const char *mod, size_t len) {
       fold(cands[c], strlen(cands[c]), name, sizeof name);
       size_t d = distance(want, name);
       if (!strncmp(name, "python", 6) && !strcmp(want, name + 6)) d = 0; /* python-dateutil */
-      if (!strncmp(want, "py", 2) && !strcmp(want + 2, name)) d = 0;    /* pyyaml */
+      if (!strncmp(want, "py", 2) && !strcmp(want + 2, name)) d = 0;     /* pyyaml */
       if (d <= limit && d < best_d) best = (int)i, best_d = d;
     }
   }
@@ -118,40 +119,51 @@ static void python_rules(const wb_guidance_input *in, char **out, size_t *n) {
   if ((is(t, "ModuleNotFoundError") || is(t, "ImportError")) && missing_module(m, &mod, &len)) {
     int near = closest_package(mod, len);
     if (in_list(unavailable_stdlib, mod, len))
-      add(out, n, fmt("'%.*s' is not available in the sandbox: there are no native extensions, "
-                      "processes, threads or network. Use pure-Python standard modules instead.", (int)len, mod));
+      add(out, n,
+          fmt("'%.*s' is not available in the sandbox: there are no native extensions, "
+              "processes, threads or network. Use pure-Python standard modules instead.",
+              (int)len, mod));
     else if (near >= 0)
-      add(out, n, fmt("There is no module '%.*s'; the built-in package %s %s is imported as '%s'.", (int)len, mod,
-                      wb_python_packages[near].distribution, wb_python_packages[near].version,
-                      wb_python_packages[near].module));
+      add(out, n,
+          fmt("There is no module '%.*s'; the built-in package %s %s is imported as '%s'.", (int)len, mod,
+              wb_python_packages[near].distribution, wb_python_packages[near].version,
+              wb_python_packages[near].module));
     else if (in_list(third_party, mod, len))
-      add(out, n, fmt("'%.*s' is not installed. Available: the Python standard library and built-in pure-Python "
-                      "packages (openpyxl, xlsxwriter, pypdf, jinja2, yaml, bs4, networkx, sympy, dateutil, "
-                      "pydantic and more; list_runtimes lists them all). Packages with compiled code cannot be "
-                      "added.", (int)len, mod));
+      add(out, n,
+          fmt("'%.*s' is not installed. Available: the Python standard library and built-in pure-Python "
+              "packages (openpyxl, xlsxwriter, pypdf, jinja2, yaml, bs4, networkx, sympy, dateutil, "
+              "pydantic and more; list_runtimes lists them all). Packages with compiled code cannot be "
+              "added.",
+              (int)len, mod));
     else
-      add(out, n, fmt("Only the Python standard library, the built-in packages (list_runtimes lists them) and "
-                      "files you put in /app can be imported. Check the module name '%.*s'.", (int)len, mod));
+      add(out, n,
+          fmt("Only the Python standard library, the built-in packages (list_runtimes lists them) and "
+              "files you put in /app can be imported. Check the module name '%.*s'.",
+              (int)len, mod));
   }
   bool file_error = is(t, "FileNotFoundError") || is(t, "PermissionError") || is(t, "IsADirectoryError") ||
                     is(t, "NotADirectoryError") || is(t, "OSError");
   if (file_error && m && (has(m, "'/") || has(m, "'..")) && !has(m, "'/app")) {
-    add(out, n, fmt("Only /app (the workspace, also the current directory) can be read and written; "
-                    "other host paths do not exist in the sandbox. Use paths like /app/data.csv."));
+    add(out, n,
+        fmt("Only /app (the workspace, also the current directory) can be read and written; "
+            "other host paths do not exist in the sandbox. Use paths like /app/data.csv."));
   } else if (is(t, "PermissionError") && has(m, "Errno 2")) {
     /* the WASI host refuses both with EACCES */
-    add(out, n, fmt("The path leads outside /app (through '..' or a symlink), or names a FIFO or device; the "
-                    "sandbox only allows regular files and directories inside /app."));
+    add(out, n,
+        fmt("The path leads outside /app (through '..' or a symlink), or names a FIFO or device; the "
+            "sandbox only allows regular files and directories inside /app."));
   }
   if (is(t, "socket.gaierror") || is(t, "urllib.error.URLError") || is(t, "ConnectionRefusedError") ||
       is(t, "ConnectionError") || has(tb, "socket.py") || has(tb, "/http/client.py") || has(m, "ENOTSUP")) {
-    add(out, n, fmt("There is no network access in the sandbox. Pass the data in with the code, on stdin "
-                    "or as a file in /app."));
+    add(out, n,
+        fmt("There is no network access in the sandbox. Pass the data in with the code, on stdin "
+            "or as a file in /app."));
   }
   if (has(tb, "subprocess.py") || has(tb, "os.system") || has(m, "fork") || has(m, "spawn") ||
       (is(t, "AttributeError") && (has(m, "'system'") || has(m, "'fork'") || has(m, "'popen'")))) {
-    add(out, n, fmt("Processes cannot be started in the sandbox (no subprocess, os.system or fork): "
-                    "do the work in Python itself."));
+    add(out, n,
+        fmt("Processes cannot be started in the sandbox (no subprocess, os.system or fork): "
+            "do the work in Python itself."));
   }
   if (is(t, "RecursionError"))
     add(out, n, fmt("Recursion went too deep: rewrite the recursion as a loop with an explicit stack."));
@@ -160,10 +172,12 @@ static void python_rules(const wb_guidance_input *in, char **out, size_t *n) {
 /* Names a program may expect from node or a browser, and what they need. */
 static const char *const js_network[] = {"fetch", "XMLHttpRequest", "WebSocket", "EventSource", NULL};
 /* node core modules the sandbox does not have (README, JavaScript) */
-static const char *const node_missing[] = {"stream", "zlib", "vm", "v8", "module", "inspector", "tty", "async_hooks",
-                                           "diagnostics_channel", "repl", "trace_events", "wasi", NULL};
-#define JS_CORE_MODULES "fs, fs/promises, path, util, events, buffer, crypto, os, url, querystring, " \
-                        "string_decoder, assert, timers, timers/promises, readline"
+static const char *const node_missing[] = {
+    "stream", "zlib",         "vm",   "v8", "module", "inspector", "tty", "async_hooks", "diagnostics_channel",
+    "repl",   "trace_events", "wasi", NULL};
+#define JS_CORE_MODULES                                                         \
+  "fs, fs/promises, path, util, events, buffer, crypto, os, url, querystring, " \
+  "string_decoder, assert, timers, timers/promises, readline"
 
 /* "'fetch' is not defined" -> fetch; "could not load module 'fs'" -> fs */
 static bool quoted_name(const char *msg, const char *after, const char **name, size_t *len) {
@@ -182,29 +196,33 @@ static void javascript_rules(const wb_guidance_input *in, char **out, size_t *n)
   const char *t = in->error_type, *m = in->error_message;
   const char *name;
   size_t len;
-  if (is(t, "ReferenceError") && m && m[0] == '\'' && quoted_name(m, "'", &name, &len) &&
-      has(m, "' is not defined")) {
+  if (is(t, "ReferenceError") && m && m[0] == '\'' && quoted_name(m, "'", &name, &len) && has(m, "' is not defined")) {
     if (in_list(js_network, name, len))
-      add(out, n, fmt("There is no network access in the sandbox ('%.*s' does not exist). Pass the data in with "
-                      "the code, on stdin (readStdin()) or as a file in /app.", (int)len, name));
+      add(out, n,
+          fmt("There is no network access in the sandbox ('%.*s' does not exist). Pass the data in with "
+              "the code, on stdin (readStdin()) or as a file in /app.",
+              (int)len, name));
   }
   if (quoted_name(m, "could not load module '", &name, &len) || quoted_name(m, "Cannot find module '", &name, &len)) {
     if (in_list(node_missing, name, len))
-      add(out, n, fmt("Node's '%.*s' module does not exist here. The core modules are " JS_CORE_MODULES ".",
-                      (int)len, name));
+      add(out, n,
+          fmt("Node's '%.*s' module does not exist here. The core modules are " JS_CORE_MODULES ".", (int)len, name));
     else if (name[0] != '.' && name[0] != '/')
-      add(out, n, fmt("No npm package is installed, and packages cannot be installed. The core modules are "
-                      JS_CORE_MODULES "; require() and import also load your own files from /app."));
+      add(out, n,
+          fmt("No npm package is installed, and packages cannot be installed. The core modules are " JS_CORE_MODULES
+              "; require() and import also load your own files from /app."));
     else
-      add(out, n, fmt("Only files in /app (or a mount) can be required or imported. Check the path '%.*s'.",
-                      (int)len, name));
+      add(out, n,
+          fmt("Only files in /app (or a mount) can be required or imported. Check the path '%.*s'.", (int)len, name));
   }
   if (m && !strncmp(m, "The module '", 12) && has(m, "is not available in the wasmbox sandbox"))
-    add(out, n, fmt("There is no network and there are no processes in the sandbox: pass data in with the code, "
-                    "on stdin or as a file in /app, and do the work in JavaScript itself."));
+    add(out, n,
+        fmt("There is no network and there are no processes in the sandbox: pass data in with the code, "
+            "on stdin or as a file in /app, and do the work in JavaScript itself."));
   if (has(m, "EACCES") && !has(m, "'/app")) {
-    add(out, n, fmt("Only /app (the workspace, also the current directory) can be read and written; other host "
-                    "paths do not exist in the sandbox. Use paths like /app/data.json."));
+    add(out, n,
+        fmt("Only /app (the workspace, also the current directory) can be read and written; other host "
+            "paths do not exist in the sandbox. Use paths like /app/data.json."));
   }
   if (is(t, "InternalError") && is(m, "stack overflow"))
     add(out, n, fmt("Recursion went too deep: rewrite the recursion as a loop with an explicit stack."));
@@ -214,34 +232,43 @@ size_t wb_guidance(const wb_guidance_input *in, char **out) {
   size_t n = 0;
   switch (in->status) {
     case WASMBOX_STATUS_TIMEOUT:
-      add(out, &n, fmt("The code did not finish within %g s and was stopped. Make it faster, process less per "
-                       "call, or raise the timeout (timeout_seconds / --timeout).", in->timeout_seconds));
+      add(out, &n,
+          fmt("The code did not finish within %g s and was stopped. Make it faster, process less per "
+              "call, or raise the timeout (timeout_seconds / --timeout).",
+              in->timeout_seconds));
       break;
     case WASMBOX_STATUS_OUT_OF_MEMORY:
-      add(out, &n, fmt("The code needed more than the %llu MB memory limit. Process data in chunks or with "
-                       "generators, or raise the limit (memory_mb / --memory).",
-                       (unsigned long long)(in->memory_bytes >> 20)));
+      add(out, &n,
+          fmt("The code needed more than the %llu MB memory limit. Process data in chunks or with "
+              "generators, or raise the limit (memory_mb / --memory).",
+              (unsigned long long)(in->memory_bytes >> 20)));
       break;
     case WASMBOX_STATUS_OUT_OF_FUEL:
-      add(out, &n, fmt("The code used up its instruction budget of %llu (fuel). Reduce the work or raise the "
-                       "budget (fuel / --fuel).", (unsigned long long)in->fuel));
+      add(out, &n,
+          fmt("The code used up its instruction budget of %llu (fuel). Reduce the work or raise the "
+              "budget (fuel / --fuel).",
+              (unsigned long long)in->fuel));
       break;
     case WASMBOX_STATUS_CRASHED:
       if (has(in->error_message, "stack"))
-        add(out, &n, fmt("The call stack overflowed (recursion too deep for the sandbox stack): rewrite the "
-                         "recursion as a loop, or keep the default recursion limit."));
+        add(out, &n,
+            fmt("The call stack overflowed (recursion too deep for the sandbox stack): rewrite the "
+                "recursion as a loop, or keep the default recursion limit."));
       break;
-    default:
-      break;
+    default: break;
   }
-  if (in->status == WASMBOX_STATUS_ERROR && (has(in->error_message, "No space left") || has(in->error_message, "ENOSPC")))
-    add(out, &n, fmt("/app holds at most %llu MB of files (its quota). Delete files that are no longer needed, "
-                     "write less, or raise the quota (quota_mb / --quota).",
-                     (unsigned long long)(in->quota_bytes >> 20)));
+  if (in->status == WASMBOX_STATUS_ERROR &&
+      (has(in->error_message, "No space left") || has(in->error_message, "ENOSPC")))
+    add(out, &n,
+        fmt("/app holds at most %llu MB of files (its quota). Delete files that are no longer needed, "
+            "write less, or raise the quota (quota_mb / --quota).",
+            (unsigned long long)(in->quota_bytes >> 20)));
   if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "python")) python_rules(in, out, &n);
   if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "javascript")) javascript_rules(in, out, &n);
   if (in->output_truncated)
-    add(out, &n, fmt("Output beyond %zu bytes per stream was dropped. Print a summary and write large results "
-                     "to a file in /app instead.", in->max_output));
+    add(out, &n,
+        fmt("Output beyond %zu bytes per stream was dropped. Print a summary and write large results "
+            "to a file in /app instead.",
+            in->max_output));
   return n;
 }

@@ -147,14 +147,25 @@ static int execute(const place *pl, const work *w, const wasmbox_request *req, w
    * preopen: the guest's libc numbers preopens as the snapshot saw them) */
   if (req->no_files) mounts[0].writable = false;
   const char *args[] = {pl->rt->language};
-  wb_wasi_config wc = {.args = args, .nargs = 1, .env = pl->env, .nenv = pl->env_len, .mounts = mounts,
-                       .nmounts = nmounts, .stdin_data = (const uint8_t *)req->stdin_data,
-                       .stdin_len = req->stdin_data ? req->stdin_len : 0, .max_output = w->lim.max_output, .quota = w->lim.quota,
-                       .max_fds = MAX_FDS, .fd_base = pl->fd_base};
+  wb_wasi_config wc = {.args = args,
+                       .nargs = 1,
+                       .env = pl->env,
+                       .nenv = pl->env_len,
+                       .mounts = mounts,
+                       .nmounts = nmounts,
+                       .stdin_data = (const uint8_t *)req->stdin_data,
+                       .stdin_len = req->stdin_data ? req->stdin_len : 0,
+                       .max_output = w->lim.max_output,
+                       .quota = w->lim.quota,
+                       .max_fds = MAX_FDS,
+                       .fd_base = pl->fd_base};
   wb_wasi *wasi = wb_wasi_new(&wc, err, errlen);
   if (!wasi) return WASMBOX_EINTERNAL;
-  wb_call call = {.wasi = wasi, .memory_limit = w->lim.memory_limit, .timeout_ns = (uint64_t)(w->lim.timeout_s * 1e9),
-                  .fuel = w->lim.fuel, .cancel = (wb_cancel *)req->cancel};
+  wb_call call = {.wasi = wasi,
+                  .memory_limit = w->lim.memory_limit,
+                  .timeout_ns = (uint64_t)(w->lim.timeout_s * 1e9),
+                  .fuel = w->lim.fuel,
+                  .cancel = (wb_cancel *)req->cancel};
   wb_job job = {.from = pl->from, .fresh = pl->fresh, .code = w->code, .code_len = w->code_len, .name = w->name};
   int rc = WASMBOX_OK;
   if (!wb_instance_call(pl->instance, &call, &job, o, err, errlen)) {
@@ -163,9 +174,10 @@ static int execute(const place *pl, const work *w, const wasmbox_request *req, w
     /* the engine says why (a memory limit below what the runtime needs);
      * or starting took more memory than the limit (a large environment) */
     if (!err[0] && o->memory_grow_failed)
-      snprintf(err, errlen, "the %s runtime does not start within a memory limit of %llu MB with this call's "
-               "environment and arguments: raise the limit", pl->rt->language,
-               (unsigned long long)(w->lim.memory_limit >> 20));
+      snprintf(err, errlen,
+               "the %s runtime does not start within a memory limit of %llu MB with this call's "
+               "environment and arguments: raise the limit",
+               pl->rt->language, (unsigned long long)(w->lim.memory_limit >> 20));
     if (!err[0]) snprintf(err, errlen, "the %s runtime failed to start", pl->rt->language);
     rc = strstr(err, "memory limit") ? WASMBOX_EUSAGE : WASMBOX_EINTERNAL;
   } else if (!(*out = wb_result_build(o, wasi, &w->lim))) {
@@ -188,9 +200,15 @@ static int run_stateless(wb_inprocess *ip, const wasmbox_request *req, const wor
     return WASMBOX_EINTERNAL;
   }
   const wb_snapshot *base = rt->base_snapshot();
-  place pl = {.rt = rt, .workspace = req->workspace ? req->workspace : p.scratch, .env = req->env,
-              .env_len = req->env_len, .mounts = req->mounts, .mounts_len = req->mounts_len, .from = base,
-              .fresh = base != NULL, .instance = p.instance};
+  place pl = {.rt = rt,
+              .workspace = req->workspace ? req->workspace : p.scratch,
+              .env = req->env,
+              .env_len = req->env_len,
+              .mounts = req->mounts,
+              .mounts_len = req->mounts_len,
+              .from = base,
+              .fresh = base != NULL,
+              .instance = p.instance};
   wb_result *r = NULL;
   wb_outcome o;
   memset(&o, 0, sizeof o);
@@ -216,9 +234,17 @@ static int run_in_session(wasmbox *wb, const wasmbox_request *req, work *w, wasm
   }
   w->lim.rt = c.runtime;
   if (!req->filename) w->name = c.runtime->default_name;
-  place pl = {.rt = c.runtime, .workspace = c.workspace, .cow_links = true, .env = c.env, .env_len = c.env_len,
-              .mounts = c.mounts, .mounts_len = c.mounts_len, .fd_base = c.fd_base, .instance = c.instance,
-              .from = c.job_from, .fresh = c.job_fresh};
+  place pl = {.rt = c.runtime,
+              .workspace = c.workspace,
+              .cow_links = true,
+              .env = c.env,
+              .env_len = c.env_len,
+              .mounts = c.mounts,
+              .mounts_len = c.mounts_len,
+              .fd_base = c.fd_base,
+              .instance = c.instance,
+              .from = c.job_from,
+              .fresh = c.job_fresh};
   wb_result *r = NULL;
   wb_outcome o;
   memset(&o, 0, sizeof o);
@@ -250,10 +276,17 @@ int wb_inprocess_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved 
   *out = NULL;
   err[0] = 0;
   if (rs->rt && !rs->rt->prepare(err, errlen)) return WASMBOX_EINTERNAL;
-  work w = {.code = req->code, .code_len = rs->code_len,
-            .name = req->filename ? req->filename : rs->rt ? rs->rt->default_name : "",
-            .lim = {.rt = rs->rt, .timeout_s = rs->timeout_s, .fuel = rs->fuel, .memory_limit = rs->memory,
-                    .max_output = rs->max_output, .quota = rs->quota}};
+  work w = {.code = req->code,
+            .code_len = rs->code_len,
+            .name = req->filename ? req->filename
+                    : rs->rt      ? rs->rt->default_name
+                                  : "",
+            .lim = {.rt = rs->rt,
+                    .timeout_s = rs->timeout_s,
+                    .fuel = rs->fuel,
+                    .memory_limit = rs->memory,
+                    .max_output = rs->max_output,
+                    .quota = rs->quota}};
   return req->session_id ? run_in_session(wb, req, &w, out, err, errlen)
                          : run_stateless(wb->here, req, &w, out, err, errlen);
 }

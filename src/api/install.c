@@ -92,8 +92,9 @@ static int run_pip(char *const argv[], const char *home, wb_buf *out, char *err,
   }
   char env_home[4200];
   snprintf(env_home, sizeof env_home, "HOME=%s", home);
-  char *const env[] = {"PATH=/usr/bin:/bin", env_home, "PIP_CONFIG_FILE=/dev/null", "PIP_NO_INPUT=1",
-                       "PIP_DISABLE_PIP_VERSION_CHECK=1", "LANG=C.UTF-8", NULL};
+  char *const env[] = {
+      "PATH=/usr/bin:/bin", env_home, "PIP_CONFIG_FILE=/dev/null", "PIP_NO_INPUT=1", "PIP_DISABLE_PIP_VERSION_CHECK=1",
+      "LANG=C.UTF-8",       NULL};
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -129,8 +130,7 @@ static int run_pip(char *const argv[], const char *home, wb_buf *out, char *err,
   }
   close(pipefd[0]);
   int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (timed_out) {
     snprintf(err, errlen, "pip did not finish within %d s", PIP_TIMEOUT_S);
     return -1;
@@ -183,14 +183,16 @@ static int make_stubs(const char *tmp, char *err, size_t errlen) {
     argv[k++] = PIP, argv[k++] = "-I", argv[k++] = "-c", argv[k++] = (char *)stubs_code, argv[k++] = (char *)tmp;
     for (size_t i = 0; i < n; i++) {
       bool seen = false; /* a distribution has a row per import name */
-      for (size_t j = 0; j < i; j++) seen = seen || !strcmp(wb_python_packages[j].distribution, wb_python_packages[i].distribution);
+      for (size_t j = 0; j < i; j++)
+        seen = seen || !strcmp(wb_python_packages[j].distribution, wb_python_packages[i].distribution);
       if (seen || asprintf(&specs[i], "%s==%s", wb_python_packages[i].distribution, wb_python_packages[i].version) < 0)
         continue;
       argv[k++] = specs[i];
     }
     wb_buf out = {0};
     rc = run_pip(argv, tmp, &out, err, errlen);
-    if (rc > 0) snprintf(err, errlen, "making the built-in packages' metadata for pip failed: %.200s", out.data ? out.data : "");
+    if (rc > 0)
+      snprintf(err, errlen, "making the built-in packages' metadata for pip failed: %.200s", out.data ? out.data : "");
     wb_buf_free(&out);
     for (size_t i = 0; i < n; i++) free(specs[i]);
   } else {
@@ -263,7 +265,8 @@ static int by_name(const void *a, const void *b) { return strcmp(*(char *const *
 static const char unpack_code[] =
     "def _wasmbox_unpack():\n"
     "    import importlib, os, zipfile\n"
-    "    src, dst = '" WHEELS_DIR "', '/app/.site-packages'\n"
+    "    src, dst = '" WHEELS_DIR
+    "', '/app/.site-packages'\n"
     "    for w in sorted(os.listdir(src)):\n"
     "        with zipfile.ZipFile(os.path.join(src, w)) as z:\n"
     "            z.extractall(dst)\n"
@@ -278,23 +281,27 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
   *out = NULL;
   err[0] = 0;
   if (!index_url && !wheelhouse)
-    return wb_usage(err, errlen, "no package index is configured: packages can be installed only from one "
-                                 "(--package-index URL) or a directory of wheels (--wheelhouse DIR)");
+    return wb_usage(err, errlen,
+                    "no package index is configured: packages can be installed only from one "
+                    "(--package-index URL) or a directory of wheels (--wheelhouse DIR)");
   if (index_url && wheelhouse) return wb_usage(err, errlen, "give a package index or a wheelhouse, not both");
   if (!requirement || !plain_requirement(requirement))
-    return wb_usage(err, errlen, "requirement '%s' is not a package name with an optional version (e.g. "
-                                 "'tabulate' or 'attrs>=22,<24'); paths, URLs and options are refused",
+    return wb_usage(err, errlen,
+                    "requirement '%s' is not a package name with an optional version (e.g. "
+                    "'tabulate' or 'attrs>=22,<24'); paths, URLs and options are refused",
                     requirement ? requirement : "");
   size_t name_len = strspn(requirement, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
   int bi = built_in(requirement, name_len);
   if (bi >= 0)
-    return wb_usage(err, errlen, "%s is built in (version %s, import %s): it is there in every call and cannot "
-                                 "be replaced in a session",
+    return wb_usage(err, errlen,
+                    "%s is built in (version %s, import %s): it is there in every call and cannot "
+                    "be replaced in a session",
                     wb_python_packages[bi].distribution, wb_python_packages[bi].version, wb_python_packages[bi].module);
   wasmbox_session_info info;
   int rc = wasmbox_session_info_get(wb, id, &info, err, errlen);
   if (rc) return rc;
-  if (strcmp(info.language, "python")) return wb_usage(err, errlen, "session %s runs %s: packages are Python's", id, info.language);
+  if (strcmp(info.language, "python"))
+    return wb_usage(err, errlen, "session %s runs %s: packages are Python's", id, info.language);
   char *tmp = wb_scratch_dir("wasmbox-install", err, errlen);
   if (!tmp) return WASMBOX_EINTERNAL;
   char dest[4200];
@@ -310,8 +317,11 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
     rc = WASMBOX_EINTERNAL;
   } else if (pip != 0) {
     char *bin = binary_wheel(requirement, index_url, wheelhouse, tmp);
-    if (bin) rc = wb_usage(err, errlen, "%s has compiled code (%s): only pure-Python wheels (py3-none-any) can be "
-                                       "installed", requirement, bin);
+    if (bin)
+      rc = wb_usage(err, errlen,
+                    "%s has compiled code (%s): only pure-Python wheels (py3-none-any) can be "
+                    "installed",
+                    requirement, bin);
     else rc = wb_usage(err, errlen, "pip: %s", pip_error(&log));
     free(bin);
   } else {

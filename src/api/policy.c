@@ -66,7 +66,8 @@ int wb_policy_wrap(wasmbox_request *req, char **owned, char *err, size_t errlen)
   for (const unsigned char *p = (const unsigned char *)name; *p; p++) wb_buf_printf(&b, "\\x%02x", *p);
   wb_buf_puts(&b, "'.decode('utf-8', 'surrogateescape'), ");
   int rc = WASMBOX_OK;
-  if (req->allow_imports) rc = tuple(&b, "allow_imports", req->allow_imports, req->allow_imports_len, true, err, errlen);
+  if (req->allow_imports)
+    rc = tuple(&b, "allow_imports", req->allow_imports, req->allow_imports_len, true, err, errlen);
   else wb_buf_puts(&b, "None");
   wb_buf_puts(&b, ", ");
   if (!rc) rc = tuple(&b, "deny_imports", req->deny_imports, req->deny_imports_len, true, err, errlen);

@@ -58,14 +58,14 @@ int wb_check_mounts(const wasmbox_mount *m, size_t n, char *err, size_t errlen) 
  * lib/_wasmbox_packages.py). */
 int wb_add_packages(const char *language, const wasmbox_mount *m, size_t n, const char *const *pkgs, size_t npkgs,
                     wasmbox_mount out[WASMBOX_MAX_MOUNTS], size_t *nout, char *err, size_t errlen) {
-  static const char *const guest[WASMBOX_MAX_PACKAGES] = {"/packages/0", "/packages/1", "/packages/2",
-                                                          "/packages/3"};
+  static const char *const guest[WASMBOX_MAX_PACKAGES] = {"/packages/0", "/packages/1", "/packages/2", "/packages/3"};
   *nout = 0;
   if (!npkgs) return WASMBOX_OK;
   const wb_runtime *rt = wb_runtime_find(language ? language : "python");
   if (rt && strcmp(rt->language, "python"))
     return wb_usage(err, errlen, "package directories are Python's; this call runs %s", rt->language);
-  if (npkgs > WASMBOX_MAX_PACKAGES) return wb_usage(err, errlen, "at most %d package directories", WASMBOX_MAX_PACKAGES);
+  if (npkgs > WASMBOX_MAX_PACKAGES)
+    return wb_usage(err, errlen, "at most %d package directories", WASMBOX_MAX_PACKAGES);
   if (n + npkgs > WASMBOX_MAX_MOUNTS)
     return wb_usage(err, errlen, "at most %d mounts and package directories together", WASMBOX_MAX_MOUNTS);
   for (size_t i = 0; i < n; i++) out[i] = m[i];
@@ -105,8 +105,9 @@ int wb_resolve(const wasmbox_request *req, wb_resolved *out, char *err, size_t e
   }
   if (req->session_id) {
     if (req->workspace || req->env_len || req->mounts_len)
-      return wb_usage(err, errlen, "a session call uses the session's workspace, environment and mounts; "
-                                   "set them when creating the session");
+      return wb_usage(err, errlen,
+                      "a session call uses the session's workspace, environment and mounts; "
+                      "set them when creating the session");
     if (req->no_files) return wb_usage(err, errlen, "no_files is for stateless calls: a session's /app is its state");
     return WASMBOX_OK;
   }
@@ -118,7 +119,8 @@ int wb_resolve(const wasmbox_request *req, wb_resolved *out, char *err, size_t e
     return wb_usage(err, errlen, "a workspace and no_files contradict each other: give one");
   if (req->workspace) {
     struct stat st;
-    if (stat(req->workspace, &st) != 0) return wb_usage(err, errlen, "workspace %s: %s", req->workspace, strerror(errno));
+    if (stat(req->workspace, &st) != 0)
+      return wb_usage(err, errlen, "workspace %s: %s", req->workspace, strerror(errno));
     if (!S_ISDIR(st.st_mode)) return wb_usage(err, errlen, "workspace %s is not a directory", req->workspace);
   }
   return WASMBOX_OK;

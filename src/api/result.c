@@ -130,11 +130,17 @@ wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_u
   for (size_t i = 0; r->files && i < nfiles; i++) r->files[i] = strdup(files[i]);
   p->files_changed = (const char *const *)r->files;
   p->files_changed_len = r->files ? nfiles : 0;
-  wb_guidance_input gi = {.language = lim->rt->language, .status = p->status, .error_type = r->type,
-                          .error_message = r->message, .traceback = r->traceback, .timeout_seconds = lim->timeout_s,
+  wb_guidance_input gi = {.language = lim->rt->language,
+                          .status = p->status,
+                          .error_type = r->type,
+                          .error_message = r->message,
+                          .traceback = r->traceback,
+                          .timeout_seconds = lim->timeout_s,
                           .fuel = lim->fuel,
-                          .memory_bytes = lim->memory_limit, .output_truncated = so.truncated || se.truncated,
-                          .max_output = lim->max_output, .quota_bytes = lim->quota};
+                          .memory_bytes = lim->memory_limit,
+                          .output_truncated = so.truncated || se.truncated,
+                          .max_output = lim->max_output,
+                          .quota_bytes = lim->quota};
   p->guidance_len = wb_guidance(&gi, r->guidance);
   p->guidance = (const char *const *)r->guidance;
   return r;
@@ -165,8 +171,11 @@ wasmbox_result *wb_result_failure(wasmbox_status status, const char *type, const
   p->duration_ms = ms;
   p->session_id = r->session;
   p->session_rolled_back = rolled_back;
-  wb_guidance_input gi = {.language = lim->rt ? lim->rt->language : "python", .status = status, .error_type = r->type,
-                          .error_message = r->message, .timeout_seconds = lim->timeout_s,
+  wb_guidance_input gi = {.language = lim->rt ? lim->rt->language : "python",
+                          .status = status,
+                          .error_type = r->type,
+                          .error_message = r->message,
+                          .timeout_seconds = lim->timeout_s,
                           .memory_bytes = lim->memory_limit};
   p->guidance_len = wb_guidance(&gi, r->guidance);
   p->guidance = (const char *const *)r->guidance;
@@ -219,8 +228,8 @@ char *wasmbox_result_json(const wasmbox_result *r) {
   }
   wb_buf_puts(&b, ",\"duration_ms\":");
   wb_json_num(&b, round(r->duration_ms * 1000) / 1000);
-  wb_buf_printf(&b, ",\"fuel_used\":%llu,\"memory_peak_bytes\":%llu,\"session_id\":",
-                (unsigned long long)r->fuel_used, (unsigned long long)r->memory_peak_bytes);
+  wb_buf_printf(&b, ",\"fuel_used\":%llu,\"memory_peak_bytes\":%llu,\"session_id\":", (unsigned long long)r->fuel_used,
+                (unsigned long long)r->memory_peak_bytes);
   wb_json_cstr(&b, r->session_id);
   if (r->session_id) wb_buf_printf(&b, ",\"session_rolled_back\":%s", r->session_rolled_back ? "true" : "false");
   wb_buf_puts(&b, ",\"files_changed\":[");

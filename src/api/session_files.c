@@ -106,8 +106,8 @@ void wasmbox_file_info_free(wasmbox_file_info *v, size_t n) {
   free(v);
 }
 
-int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bool recursive,
-                               wasmbox_file_info **out, size_t *n, char *err, size_t errlen) {
+int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bool recursive, wasmbox_file_info **out,
+                               size_t *n, char *err, size_t errlen) {
   *out = NULL;
   *n = 0;
   char rel[4096];
@@ -155,7 +155,8 @@ int wasmbox_session_read_file(wasmbox *wb, const char *id, const char *path, cha
   if (fd < 0) {
     rc = os_error(-fd, path, err, errlen);
   } else if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    rc = S_ISDIR(sb.st_mode) ? os_error(EISDIR, path, err, errlen) : wb_usage(err, errlen, "%s is not a regular file", path);
+    rc = S_ISDIR(sb.st_mode) ? os_error(EISDIR, path, err, errlen)
+                             : wb_usage(err, errlen, "%s is not a regular file", path);
   } else if ((uint64_t)sb.st_size > WASMBOX_FILE_MAX) {
     rc = wb_usage(err, errlen, "%s is larger than %llu MB", path, WASMBOX_FILE_MAX >> 20);
   } else {
@@ -208,8 +209,8 @@ static int make_parents(int ws, char *rel) {
   return 0;
 }
 
-int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, const void *data, size_t len,
-                               char *err, size_t errlen) {
+int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, const void *data, size_t len, char *err,
+                               size_t errlen) {
   if (len > WASMBOX_FILE_MAX) return wb_usage(err, errlen, "content is larger than %llu MB", WASMBOX_FILE_MAX >> 20);
   char rel[4096];
   int rc = relative(path, rel, sizeof rel, err, errlen);

@@ -16,10 +16,9 @@
 wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
   wasmbox *wb = wb_library_new(opts ? opts->home : NULL, err, errlen);
   if (!wb) return NULL;
-  bool ok = opts && opts->in_process
-                ? (wb->here = wb_inprocess_new(NULL, err, errlen)) != NULL
-                : (wb->workers = wb_workers_new(wb->home, opts ? opts->warm_workers : 0, opts && opts->one_shot, err,
-                                                errlen)) != NULL;
+  bool ok = opts && opts->in_process ? (wb->here = wb_inprocess_new(NULL, err, errlen)) != NULL
+                                     : (wb->workers = wb_workers_new(wb->home, opts ? opts->warm_workers : 0,
+                                                                     opts && opts->one_shot, err, errlen)) != NULL;
   if (!ok) {
     wasmbox_free(wb);
     return NULL;
@@ -78,7 +77,8 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
     if ((rc = wb_policy_wrap(&with, &wrapped, err, errlen))) return rc;
     rs.code_len = with.code_len;
   }
-  rc = wb->workers ? wb_workers_run(wb, &with, &rs, out, err, errlen) : wb_inprocess_run(wb, &with, &rs, out, err, errlen);
+  rc = wb->workers ? wb_workers_run(wb, &with, &rs, out, err, errlen)
+                   : wb_inprocess_run(wb, &with, &rs, out, err, errlen);
   free(wrapped);
   return rc;
 }
@@ -103,8 +103,8 @@ void wasmbox_cancel_free(wasmbox_cancel *c) { wb_cancel_free((wb_cancel *)c); }
 
 /* ---- sessions ------------------------------------------------------------------- */
 
-#define STORE_OR_FAIL(st)                          \
-  wb_store *st = wb_store_of(wb, err, errlen);     \
+#define STORE_OR_FAIL(st)                      \
+  wb_store *st = wb_store_of(wb, err, errlen); \
   if (!st) return WASMBOX_EINTERNAL
 
 int wasmbox_session_create(wasmbox *wb, const wasmbox_session_options *opts, char id[WASMBOX_ID_MAX], char *err,

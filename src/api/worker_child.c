@@ -148,8 +148,8 @@ int wb_worker_main(int sock) {
   memset(&rep, 0, sizeof rep);
   char err[1024] = "";
   wasmbox *wb = NULL;
-  if (wb_jail_enter(&spec, &rep, before_view, NULL, err, sizeof err) && (wb = wb_library_new(su.home, err, sizeof err)) &&
-      !(wb->here = wb_inprocess_new(su.scratch, err, sizeof err)))
+  if (wb_jail_enter(&spec, &rep, before_view, NULL, err, sizeof err) &&
+      (wb = wb_library_new(su.home, err, sizeof err)) && !(wb->here = wb_inprocess_new(su.scratch, err, sizeof err)))
     wb = NULL; /* the process ends: nothing to free */
   runner rn = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .wb = wb};
   rn.done = eventfd(0, EFD_CLOEXEC);

@@ -33,10 +33,10 @@
 #include "api/worker_protocol.h"
 #include "util/os.h"
 
-#define WORKERS_MAX 32     /* processes at once, busy or idle */
-#define IDLE_MAX 12        /* idle ones kept */
-#define WORKER_FDS 256     /* RLIMIT_NOFILE: the guest's 128 and ours */
-#define WORKER_TASKS 32    /* pids cgroup: threads count */
+#define WORKERS_MAX 32                /* processes at once, busy or idle */
+#define IDLE_MAX 12                   /* idle ones kept */
+#define WORKER_FDS 256                /* RLIMIT_NOFILE: the guest's 128 and ours */
+#define WORKER_TASKS 32               /* pids cgroup: threads count */
 #define WORKER_FILE_MAX (16ull << 30) /* RLIMIT_FSIZE backstop; the quota is smaller */
 #define READY_TIMEOUT_NS (20ull * 1000000000ull)
 #ifdef __SANITIZE_ADDRESS__
@@ -48,14 +48,14 @@
 typedef struct {
   pid_t pid;
   int sock;
-  char *key;      /* its placement */
-  char *scratch;  /* its own /app for stateless calls, or NULL */
+  char *key;     /* its placement */
+  char *scratch; /* its own /app for stateless calls, or NULL */
   wb_cgroup cg;
   uint64_t cg_memory;
   bool busy;
-  uint64_t used;  /* when last taken */
+  uint64_t used; /* when last taken */
   wb_jail_report report;
-  bool unreaped;  /* a one-shot process's last worker: its exit is not awaited */
+  bool unreaped; /* a one-shot process's last worker: its exit is not awaited */
 } worker;
 
 struct wb_workers {
@@ -65,8 +65,8 @@ struct wb_workers {
   size_t n, starting;
   uint64_t tick;
   char *home;
-  bool one_shot;  /* the process makes one call: see wasmbox_options */
-  bool logged;    /* layers that are off were reported once */
+  bool one_shot; /* the process makes one call: see wasmbox_options */
+  bool logged;   /* layers that are off were reported once */
 };
 
 /* ---- placements ------------------------------------------------------------ */
@@ -75,7 +75,7 @@ typedef struct {
   wb_buf key;
   wb_jail_spec spec; /* paths malloc'd */
   bool own_scratch;
-  char *home;        /* what the worker opens its store at */
+  char *home; /* what the worker opens its store at */
   uint64_t session_gen;
   bool have_gen;
 } placement;
@@ -103,16 +103,19 @@ static int add_path(placement *pl, const char *path, bool writable, bool is_file
     return wb_usage(err, errlen, "too many paths for one call");
   }
   pl->spec.paths[pl->spec.npaths++] = (wb_jail_path){.path = real, .writable = writable, .is_file = is_file};
-  wb_buf_printf(&pl->key, "%c%llx:%llx:%s\n", writable ? 'w' : is_file ? 'f' : 'r', (unsigned long long)st.st_dev,
-                (unsigned long long)st.st_ino, real);
+  wb_buf_printf(&pl->key, "%c%llx:%llx:%s\n",
+                writable  ? 'w'
+                : is_file ? 'f'
+                          : 'r',
+                (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, real);
   return WASMBOX_OK;
 }
 
 /* The placement of a resolved call, and the request rewritten to the real
  * paths the worker's mount view has (symlinks in them would not resolve
  * there). */
-static int place(wasmbox *wb, const wasmbox_request *req, wasmbox_request *out, wasmbox_mount *mounts,
-                 placement *pl, char *err, size_t errlen) {
+static int place(wasmbox *wb, const wasmbox_request *req, wasmbox_request *out, wasmbox_mount *mounts, placement *pl,
+                 char *err, size_t errlen) {
   memset(pl, 0, sizeof *pl);
   *out = *req;
   int rc = WASMBOX_OK;
@@ -158,8 +161,7 @@ static void worker_end(worker *w) {
   if (w->sock >= 0) close(w->sock);
   if (w->pid > 0) {
     kill(w->pid, SIGKILL);
-    while (!w->unreaped && waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {
-    }
+    while (!w->unreaped && waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {}
   }
   wb_cgroup_destroy(&w->cg);
   if (w->scratch) {
@@ -174,8 +176,7 @@ static void worker_end(worker *w) {
 static void death_reason(worker *w, char *out, size_t n) {
   int st;
   pid_t r;
-  while ((r = waitpid(w->pid, &st, 0)) < 0 && errno == EINTR) {
-  }
+  while ((r = waitpid(w->pid, &st, 0)) < 0 && errno == EINTR) {}
   w->pid = -1;
   if (r < 0) snprintf(out, n, "the worker process ended");
   else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
@@ -184,8 +185,8 @@ static void death_reason(worker *w, char *out, size_t n) {
     snprintf(out, n, "the worker process was killed for using more memory than its cgroup allows");
   else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU)
     snprintf(out, n, "the worker process used up its CPU time limit");
-  else if (WIFSIGNALED(st)) snprintf(out, n, "the worker process was killed by signal %d (%s)", WTERMSIG(st),
-                                     strsignal(WTERMSIG(st)));
+  else if (WIFSIGNALED(st))
+    snprintf(out, n, "the worker process was killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
   else snprintf(out, n, "the worker process exited with status %d", WEXITSTATUS(st));
 }
 
@@ -260,8 +261,7 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
     /* out of the way first, so that no dup lands on its own source */
     int sock = fcntl(sv[1], F_DUPFD_CLOEXEC, 10), report = fcntl(out_of_band[1], F_DUPFD_CLOEXEC, 10);
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (sock < 0 || report < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(sock, 3) < 0)
-      _exit(127);
+    if (sock < 0 || report < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(sock, 3) < 0) _exit(127);
     /* A one-shot process holds nothing but this call: its worker is a plain
      * fork (an exec costs milliseconds). Others start from a clean image,
      * so that no data of other calls is in a worker's memory. */
@@ -631,12 +631,10 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
   kill(w->pid, SIGKILL); /* whatever it was doing, it must not linger */
   if (timed_out)
     snprintf(why, sizeof why, "the call did not end within its %g s timeout and its worker was stopped", rs->timeout_s);
-  else if (got)
-    snprintf(why, sizeof why, "the worker sent an unexpected frame (%u) and was stopped", type);
+  else if (got) snprintf(why, sizeof why, "the worker sent an unexpected frame (%u) and was stopped", type);
   else if (read_errno == EMSGSIZE || read_errno == EPROTO)
     snprintf(why, sizeof why, "the worker sent a malformed or oversized answer and was stopped");
-  else
-    death_reason(w, why, sizeof why); /* it ended first: say how */
+  else death_reason(w, why, sizeof why); /* it ended first: say how */
   bool rolled_back = false;
   if (req->session_id) {
     uint64_t gen = 0;

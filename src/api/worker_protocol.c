@@ -38,10 +38,10 @@ static const uint8_t *take(wb_reader *r, size_t n) {
   return p;
 }
 
-#define GET(type)                        \
-  type v = 0;                            \
-  const uint8_t *p = take(r, sizeof v);  \
-  if (p) memcpy(&v, p, sizeof v);        \
+#define GET(type)                       \
+  type v = 0;                           \
+  const uint8_t *p = take(r, sizeof v); \
+  if (p) memcpy(&v, p, sizeof v);       \
   return v
 
 uint8_t wb_get_u8(wb_reader *r) { GET(uint8_t); }

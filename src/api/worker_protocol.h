@@ -33,8 +33,8 @@
 
 enum { WB_FRAME_SETUP = 1, WB_FRAME_READY, WB_FRAME_RUN, WB_FRAME_CANCEL, WB_FRAME_RESULT, WB_FRAME_ERROR };
 
-#define WB_FRAME_MAX (3ull << 30)      /* two 1 GiB output streams and the rest */
-#define WB_SMALL_FRAME_MAX (1u << 20)  /* SETUP, READY */
+#define WB_FRAME_MAX (3ull << 30)     /* two 1 GiB output streams and the rest */
+#define WB_SMALL_FRAME_MAX (1u << 20) /* SETUP, READY */
 
 /* ---- payloads ---- */
 void wb_put_u8(wb_buf *b, uint8_t v);

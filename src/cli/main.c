@@ -75,7 +75,8 @@ static const wb_option run_table[] = {
     {"--allow-imports", WB_OPT_TEXT, RUN(allow_imports), 0, 0, 0, 0, NULL, "M,M",
      "Python: the code may import only these top-level\nmodules ('' for none); checked before it runs and\n"
      "while it runs. A policy for eval harnesses, not the\nsandbox's security boundary"},
-    {"--deny-imports", WB_OPT_TEXT, RUN(deny_imports), 0, 0, 0, 0, NULL, "M,M", "Python: the code may not import these"},
+    {"--deny-imports", WB_OPT_TEXT, RUN(deny_imports), 0, 0, 0, 0, NULL, "M,M",
+     "Python: the code may not import these"},
     {"--deny-builtins", WB_OPT_TEXT, RUN(deny_builtins), 0, 0, 0, 0, NULL, "B,B",
      "Python: the code may not call these builtins\n(e.g. eval,exec,compile)"},
     {"--no-files", WB_OPT_FLAG, RUN(no_files), 0, 0, 0, 0, NULL, NULL,
@@ -87,18 +88,20 @@ static const wb_option run_table[] = {
 #define N_RUN (sizeof run_table / sizeof run_table[0])
 
 static void run_usage(FILE *out) {
-  fputs("usage: wasmbox run [options] (-c CODE | FILE | -)\n"
-        "\n"
-        "Run Python or JavaScript code in a WebAssembly sandbox. The code sees only\n"
-        "/app (the workspace, also its working directory) and its language's library:\n"
-        "no other files, no network, no processes, no host environment.\n"
-        "\n"
-        "  FILE                 a file holding the program ('-' reads it from stdin)\n",
-        out);
+  fputs(
+      "usage: wasmbox run [options] (-c CODE | FILE | -)\n"
+      "\n"
+      "Run Python or JavaScript code in a WebAssembly sandbox. The code sees only\n"
+      "/app (the workspace, also its working directory) and its language's library:\n"
+      "no other files, no network, no processes, no host environment.\n"
+      "\n"
+      "  FILE                 a file holding the program ('-' reads it from stdin)\n",
+      out);
   wb_opt_usage(run_table, N_RUN, out);
-  fputs("\nexit status: 0 ok, 1 the code raised or exited non-zero, 2 bad usage,\n"
-        "3 a limit stopped it or cut its output, 4 internal error\n",
-        out);
+  fputs(
+      "\nexit status: 0 ok, 1 the code raised or exited non-zero, 2 bad usage,\n"
+      "3 a limit stopped it or cut its output, 4 internal error\n",
+      out);
 }
 
 static const char main_usage[] =
@@ -228,8 +231,7 @@ static int print_result(const wasmbox_result *r, const output_mode *m, size_t ma
     /* MemoryError has no message of its own: name the type then */
     const char *why = r->error_message && *r->error_message ? r->error_message : r->error_type;
     fprintf(stderr, "wasmbox: %s%s%s\n", wasmbox_status_name(r->status), why ? ": " : "", why ? why : "");
-  }
-  else if (r->status == WASMBOX_STATUS_ERROR && !r->error_traceback && r->error_message)
+  } else if (r->status == WASMBOX_STATUS_ERROR && !r->error_traceback && r->error_message)
     fprintf(stderr, "wasmbox: %s\n", r->error_message);
   if (r->stdout_truncated)
     fprintf(stderr, "wasmbox: stdout truncated: %llu bytes written, first %zu kept\n",
@@ -465,22 +467,23 @@ static const wb_option session_table[] = {
 #define N_SESSION (sizeof session_table / sizeof session_table[0])
 
 static void session_usage(FILE *out) {
-  fputs("usage: wasmbox session COMMAND [options]\n"
-        "\n"
-        "  new                   create a session; prints its id\n"
-        "  fork ID               a copy of session ID that then evolves apart\n"
-        "  checkpoint ID         remember its current state; prints a checkpoint id\n"
-        "  restore ID CHECKPOINT go back to a checkpoint (memory and files)\n"
-        "  info ID               what a session holds\n"
-        "  install ID REQUIREMENT (--package-index URL | --wheelhouse DIR)\n"
-        "                        install a pure-Python package and its dependencies\n"
-        "                        into a Python session (pip resolves them on this\n"
-        "                        host; they are unpacked inside the sandbox)\n"
-        "  list                  all sessions\n"
-        "  rm ID                 remove a session\n"
-        "  prune                 remove sessions idle for longer than their TTL\n"
-        "\noptions:\n",
-        out);
+  fputs(
+      "usage: wasmbox session COMMAND [options]\n"
+      "\n"
+      "  new                   create a session; prints its id\n"
+      "  fork ID               a copy of session ID that then evolves apart\n"
+      "  checkpoint ID         remember its current state; prints a checkpoint id\n"
+      "  restore ID CHECKPOINT go back to a checkpoint (memory and files)\n"
+      "  info ID               what a session holds\n"
+      "  install ID REQUIREMENT (--package-index URL | --wheelhouse DIR)\n"
+      "                        install a pure-Python package and its dependencies\n"
+      "                        into a Python session (pip resolves them on this\n"
+      "                        host; they are unpacked inside the sandbox)\n"
+      "  list                  all sessions\n"
+      "  rm ID                 remove a session\n"
+      "  prune                 remove sessions idle for longer than their TTL\n"
+      "\noptions:\n",
+      out);
   wb_opt_usage(session_table, N_SESSION, out);
   fputs("\nSessions live in $WASMBOX_HOME (default ~/.local/share/wasmbox).\n", out);
 }
@@ -557,8 +560,8 @@ static int cmd_session(int argc, char **argv) {
     if (!strcmp(argv[i], "--json")) m.json = true;
   session_options *so = calloc(1, sizeof *so);
   if (!so) return fail_internal(&m, "out of memory");
-  int parsed = wb_opt_parse(session_table, N_SESSION, so, argc, argv, 1, pos, 3, &npos, "wasmbox session", msg,
-                            sizeof msg);
+  int parsed =
+      wb_opt_parse(session_table, N_SESSION, so, argc, argv, 1, pos, 3, &npos, "wasmbox session", msg, sizeof msg);
   if (parsed == 1) {
     session_usage(stdout);
     goto out;
@@ -592,12 +595,12 @@ static int cmd_session(int argc, char **argv) {
   o.mounts_len = nspecs;
   o.packages = so->packages;
   const char *cmd = pos[0] ? pos[0] : "";
-  size_t want = !strcmp(cmd, "new") || !strcmp(cmd, "list") || !strcmp(cmd, "prune") ? 1
-                : !strcmp(cmd, "restore") || !strcmp(cmd, "install")                   ? 3
-                : !strcmp(cmd, "fork") || !strcmp(cmd, "checkpoint") || !strcmp(cmd, "info") || !strcmp(cmd, "rm")
-                    ? 2
-                    : 0;
-  if (!want || npos != want || (strcmp(cmd, "new") && (o.language || o.ttl_seconds || o.env_len || nspecs || o.packages_len)) ||
+  size_t want = !strcmp(cmd, "new") || !strcmp(cmd, "list") || !strcmp(cmd, "prune")                               ? 1
+                : !strcmp(cmd, "restore") || !strcmp(cmd, "install")                                               ? 3
+                : !strcmp(cmd, "fork") || !strcmp(cmd, "checkpoint") || !strcmp(cmd, "info") || !strcmp(cmd, "rm") ? 2
+                                                                                                                   : 0;
+  if (!want || npos != want ||
+      (strcmp(cmd, "new") && (o.language || o.ttl_seconds || o.env_len || nspecs || o.packages_len)) ||
       (strcmp(cmd, "install") && (index_url || wheelhouse))) {
     rc = fail_usage(&m, !want ? "unknown or missing session command (see wasmbox session --help)"
                               : "wrong arguments for this session command (see wasmbox session --help)");
@@ -617,7 +620,8 @@ static int cmd_session(int argc, char **argv) {
   } else if (!strcmp(cmd, "checkpoint")) {
     if (!(r = wasmbox_session_checkpoint(wb, pos[1], id, err, sizeof err))) rc = print_id("checkpoint_id", id, m.json);
   } else if (!strcmp(cmd, "restore")) {
-    if (!(r = wasmbox_session_restore(wb, pos[1], pos[2], err, sizeof err))) rc = print_id("session_id", pos[1], m.json);
+    if (!(r = wasmbox_session_restore(wb, pos[1], pos[2], err, sizeof err)))
+      rc = print_id("session_id", pos[1], m.json);
   } else if (!strcmp(cmd, "rm")) {
     if (!(r = wasmbox_session_destroy(wb, pos[1], err, sizeof err))) rc = print_id("removed", pos[1], m.json);
   } else if (!strcmp(cmd, "install")) {
@@ -666,10 +670,11 @@ static int cmd_doctor(int argc, char **argv) {
     if (!strcmp(argv[i], "--json")) {
       m.json = true;
     } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      fputs("usage: wasmbox doctor [--json]\n"
-            "Start a worker and show each layer of its jail: active, or why not.\n"
-            "exit status: 0 every layer active, 1 some are off, 4 no worker started\n",
-            stdout);
+      fputs(
+          "usage: wasmbox doctor [--json]\n"
+          "Start a worker and show each layer of its jail: active, or why not.\n"
+          "exit status: 0 every layer active, 1 some are off, 4 no worker started\n",
+          stdout);
       return EXIT_OK;
     } else {
       char msg[300];
@@ -703,8 +708,9 @@ static int cmd_doctor(int argc, char **argv) {
     if (s) fputs(s, stdout);
     free(s);
   } else {
-    printf("guest code runs as WebAssembly (bounds-checked memory, no system calls of its own)\n"
-           "in a worker process jailed by:\n");
+    printf(
+        "guest code runs as WebAssembly (bounds-checked memory, no system calls of its own)\n"
+        "in a worker process jailed by:\n");
     for (size_t i = 0; i < n; i++)
       printf("  %-14s %-4s %s\n", layers[i].name, layers[i].active ? "on" : "OFF", layers[i].detail);
     if (off) printf("%zu layer%s off; the others still hold\n", off, off == 1 ? " is" : "s are");

@@ -54,8 +54,8 @@ typedef struct task {
 struct wb_cancel {
   pthread_mutex_t mu;
   bool fired, running;
-  pid_t tid;   /* the guest thread while it runs a call */
-  int event;   /* an eventfd, readable once fired */
+  pid_t tid; /* the guest thread while it runs a call */
+  int event; /* an eventfd, readable once fired */
 };
 
 wb_cancel *wb_cancel_new(void) {

@@ -55,7 +55,7 @@ typedef struct {
   bool fresh;              /* call wasmbox_fresh() before the code */
   const char *code;        /* code to run, or NULL */
   size_t code_len;
-  const char *name;        /* its file name, for tracebacks */
+  const char *name; /* its file name, for tracebacks */
 } wb_job;
 
 typedef struct {

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <wasm-rt.h>
 
-
 /* Where a report goes: the call's outcome's three strings (engine.h),
  * each replaced (the old one freed) by the next report. */
 struct Z_wasmbox_instance_t {

@@ -42,7 +42,7 @@ typedef struct wb_runtime {
    * InternalError for "out of memory" and for "stack overflow"). NULL: the
    * type equals oom_error_type. */
   bool (*is_oom)(const char *type, const char *message);
-  const char *build_id;       /* identifies the native module (snapshots check it) */
+  const char *build_id; /* identifies the native module (snapshots check it) */
   /* Code run once before the base snapshot is taken: what every call should
    * find ready (imports), leaving no names behind. */
   const char *preload;
@@ -55,8 +55,7 @@ typedef struct wb_runtime {
   /* The base snapshot built into this binary (after prepare), or NULL when
    * the binary has none (the tool that makes them). */
   const struct wb_snapshot_s *(*base_snapshot)(void);
-  void (*instantiate)(void *inst, struct Z_wasi_snapshot_preview1_instance_t *wasi,
-                      struct Z_wasmbox_instance_t *host);
+  void (*instantiate)(void *inst, struct Z_wasi_snapshot_preview1_instance_t *wasi, struct Z_wasmbox_instance_t *host);
   /* Point a started instance at another call's hosts. */
   void (*bind)(void *inst, struct Z_wasi_snapshot_preview1_instance_t *wasi, struct Z_wasmbox_instance_t *host);
   void (*free)(void *inst);

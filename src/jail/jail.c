@@ -17,8 +17,8 @@
 
 const char *wb_layer_name(wb_layer l) {
   static const char *const names[WB_LAYER_COUNT] = {
-      "rlimits",  "cgroup_pids", "cgroup_memory", "user_ns",       "mount_ns",     "pid_ns",   "net_ns",
-      "ipc_ns",   "uts_ns",      "mount_view",    "no_new_privs",  "landlock",     "capabilities", "seccomp"};
+      "rlimits", "cgroup_pids", "cgroup_memory", "user_ns",      "mount_ns", "pid_ns",       "net_ns",
+      "ipc_ns",  "uts_ns",      "mount_view",    "no_new_privs", "landlock", "capabilities", "seccomp"};
   return (unsigned)l < WB_LAYER_COUNT ? names[l] : "unknown";
 }
 
@@ -36,11 +36,11 @@ void wb_jail_rlimits(const wb_jail_spec *spec, wb_jail_report *rep) {
   struct rlimit fsize = {spec->max_file_bytes, spec->max_file_bytes};
   /* a lifetime cap; each call narrows the soft limit (wb_jail_cpu_budget) */
   struct rlimit cpu = {48 * 3600, 48 * 3600};
-  const char *failed = setrlimit(RLIMIT_CORE, &core) ? "core"
-                       : spec->max_fds && setrlimit(RLIMIT_NOFILE, &fds) ? "nofile"
+  const char *failed = setrlimit(RLIMIT_CORE, &core)                             ? "core"
+                       : spec->max_fds && setrlimit(RLIMIT_NOFILE, &fds)         ? "nofile"
                        : spec->max_file_bytes && setrlimit(RLIMIT_FSIZE, &fsize) ? "fsize"
-                       : setrlimit(RLIMIT_CPU, &cpu) ? "cpu"
-                                                       : NULL;
+                       : setrlimit(RLIMIT_CPU, &cpu)                             ? "cpu"
+                                                                                 : NULL;
   if (failed) wb_report_set(rep, WB_LAYER_RLIMITS, false, "setrlimit(%s): %s", failed, strerror(errno));
   else
     wb_report_set(rep, WB_LAYER_RLIMITS, true, "no core dumps, %u fds, files up to %llu MB, CPU per call",
@@ -61,8 +61,7 @@ void wb_jail_cpu_budget(double seconds) {
  * parent sees the real cause (a seccomp kill is SIGSYS, not "exit 0"). */
 static void mirror(pid_t child) {
   int st;
-  while (waitpid(child, &st, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(child, &st, 0) < 0 && errno == EINTR) {}
   if (WIFSIGNALED(st)) {
     int sig = WTERMSIG(st);
     signal(sig, SIG_DFL);

@@ -81,8 +81,8 @@ void wb_cgroup_create(wb_cgroup *cg, pid_t pid, unsigned max_pids, uint64_t max_
     }
     if (c == 0) snprintf(value, sizeof value, "%u", max_pids);
     else snprintf(value, sizeof value, "%" PRIu64, max_memory);
-    bool ok = mkdir(cg->dir[c], 0755) == 0 &&
-              write_value(cg->dir[c], c == 0 ? "pids.max" : "memory.limit_in_bytes", value);
+    bool ok =
+        mkdir(cg->dir[c], 0755) == 0 && write_value(cg->dir[c], c == 0 ? "pids.max" : "memory.limit_in_bytes", value);
     if (ok && c == 1) write_value(cg->dir[c], "memory.swappiness", "0");
     snprintf(value, sizeof value, "%d", (int)pid);
     ok = ok && write_value(cg->dir[c], "cgroup.procs", value);

@@ -102,8 +102,8 @@ void wb_jail_landlock(const wb_jail_spec *spec, wb_jail_report *rep) {
   if (syscall(SYS_landlock_restrict_self, rs, 0u) != 0) {
     wb_report_set(rep, WB_LAYER_LANDLOCK, false, "restrict_self: %s", strerror(errno));
   } else {
-    wb_report_set(rep, WB_LAYER_LANDLOCK, true, "ABI %d: %zu paths%s%s", abi, spec->npaths,
-                  abi >= 4 ? ", no TCP" : "", abi >= 6 ? ", no signals or abstract sockets out" : "");
+    wb_report_set(rep, WB_LAYER_LANDLOCK, true, "ABI %d: %zu paths%s%s", abi, spec->npaths, abi >= 4 ? ", no TCP" : "",
+                  abi >= 6 ? ", no signals or abstract sockets out" : "");
   }
   close(rs);
 }

@@ -92,7 +92,8 @@ static bool bind_one(const wb_jail_path *p, char *err, size_t errlen) {
     bool ok = mkdirs(to);
     *slash = '/';
     int fd = ok ? open(to, O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
-    if (fd < 0 && errno != EROFS && errno != EEXIST) return FAIL("cannot make %s in the view: %s", p->path, strerror(errno));
+    if (fd < 0 && errno != EROFS && errno != EEXIST)
+      return FAIL("cannot make %s in the view: %s", p->path, strerror(errno));
     if (fd >= 0) close(fd);
   } else if (!mkdirs(to)) {
     return FAIL("cannot make %s in the view: %s", p->path, strerror(errno));
@@ -123,8 +124,7 @@ bool wb_jail_mount_view(const wb_jail_spec *spec, wb_jail_report *rep, char *err
   if (mkdir("/tmp/newroot", 0755) != 0 || mkdir("/tmp/oldroot", 0755) != 0 ||
       syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") != 0 || chdir("/") != 0)
     return FAIL("mount view: cannot switch to the new root: %s", strerror(errno));
-  if (mount("/newroot", "/newroot", NULL, MS_BIND | MS_REC, NULL) != 0)
-    return FAIL("mount view: %s", strerror(errno));
+  if (mount("/newroot", "/newroot", NULL, MS_BIND | MS_REC, NULL) != 0) return FAIL("mount view: %s", strerror(errno));
   /* directories first (longest paths last, so inner binds land on outer
    * ones), then single files bound over entries of those directories */
   for (int files = 0; files < 2; files++) {
@@ -148,9 +148,9 @@ bool wb_jail_mount_view(const wb_jail_spec *spec, wb_jail_report *rep, char *err
     return FAIL("mount view: cannot leave the old root: %s", strerror(errno));
   if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
     return FAIL("mount view: cannot make the root read-only: %s", strerror(errno));
-  wb_report_set(rep, WB_LAYER_MOUNT_VIEW, true, "%zu host paths%s", spec->npaths,
-                proc ? " and its own /proc" : "");
-  if (!proc) snprintf(rep->detail[WB_LAYER_MOUNT_VIEW], sizeof rep->detail[0], "%zu host paths, no /proc (%s)",
-                      spec->npaths, strerror(proc_errno));
+  wb_report_set(rep, WB_LAYER_MOUNT_VIEW, true, "%zu host paths%s", spec->npaths, proc ? " and its own /proc" : "");
+  if (!proc)
+    snprintf(rep->detail[WB_LAYER_MOUNT_VIEW], sizeof rep->detail[0], "%zu host paths, no /proc (%s)", spec->npaths,
+             strerror(proc_errno));
   return true;
 }

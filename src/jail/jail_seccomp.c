@@ -14,6 +14,8 @@
 #include "wasm_rt/tracker.h"
 #include "jail/jail.h"
 
+/* one group of calls a line */
+/* clang-format off */
 static const int allowed[] = {
     /* files, beneath the Landlocked paths */
     SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(readv), SCMP_SYS(writev), SCMP_SYS(pread64), SCMP_SYS(pwrite64),
@@ -41,6 +43,7 @@ static const int allowed[] = {
     SCMP_SYS(prlimit64), SCMP_SYS(getrlimit), SCMP_SYS(setrlimit), SCMP_SYS(getrusage), SCMP_SYS(uname),
     SCMP_SYS(getuid), SCMP_SYS(geteuid), SCMP_SYS(getgid), SCMP_SYS(getegid),
 };
+/* clang-format on */
 
 void wb_jail_seccomp(wb_jail_report *rep) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);

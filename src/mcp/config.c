@@ -23,12 +23,14 @@ enum { SERVE_ONLY = 1, MCP_ONLY = 2 };
 static const wb_option options[] = {
     {"--listen", WB_OPT_TEXT, OFF(listen), sizeof(((mcp_config *)0)->listen), 0, 0, 0, NULL, "HOST:PORT",
      "address to serve MCP on, at /mcp (default 127.0.0.1:8765; port 0 picks a free one). Addresses other than "
-     "loopback need --token", SERVE_ONLY},
+     "loopback need --token",
+     SERVE_ONLY},
     {"--token", WB_OPT_TEXT, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, 0, NULL, "TOKEN",
      "require 'Authorization: Bearer TOKEN' on every request (also $WASMBOX_MCP_TOKEN)", SERVE_ONLY},
     {"--allow-origin", WB_OPT_LIST, OFF(origins), OFF(n_origins), MCP_MAX_LIST, 0, 0, NULL, "ORIGIN",
      "also accept browser requests from ORIGIN (repeatable); loopback origins always are", SERVE_ONLY},
-    {"--max-connections", WB_OPT_U64, OFF(max_connections), 0, 0, 1, 10000, NULL, "N", "open HTTP connections (default 256)", SERVE_ONLY},
+    {"--max-connections", WB_OPT_U64, OFF(max_connections), 0, 0, 1, 10000, NULL, "N",
+     "open HTTP connections (default 256)", SERVE_ONLY},
     {"--idle-timeout", WB_OPT_DOUBLE, OFF(idle_timeout), 0, 0, 0.1, 3600, NULL, "SECONDS",
      "close an HTTP connection silent this long (default 30)", SERVE_ONLY},
     {"--request-timeout", WB_OPT_DOUBLE, OFF(request_timeout), 0, 0, 0.1, 3600, NULL, "SECONDS",
@@ -42,7 +44,8 @@ static const wb_option options[] = {
      "execute_code time limit when the call names none (default 30)", 0},
     {"--max-timeout", WB_OPT_DOUBLE, OFF(max_timeout), 0, 0, 0.001, 86400, NULL, "SECONDS",
      "largest timeout_seconds a call may ask for (default 300)", 0},
-    {"--memory", WB_OPT_U64, OFF(memory_mb), 0, 0, 1, 4096, NULL, "MB", "memory limit when the call names none (default 256)", 0},
+    {"--memory", WB_OPT_U64, OFF(memory_mb), 0, 0, 1, 4096, NULL, "MB",
+     "memory limit when the call names none (default 256)", 0},
     {"--max-memory", WB_OPT_U64, OFF(max_memory_mb), 0, 0, 1, 4096, NULL, "MB",
      "largest memory_mb a call may ask for (default 1024)", 0},
     {"--fuel", WB_OPT_U64, OFF(fuel), 0, 0, 1, 1ull << 53, NULL, "N",
@@ -59,13 +62,16 @@ static const wb_option options[] = {
      "idle time after which a session may be removed, when create_session names none (default 86400)", 0},
     {"--external-files", WB_OPT_LIST, OFF(external), OFF(n_external), MCP_MAX_LIST, 0, 0, NULL, "PATH...",
      "copy these host files or directories, read-only, to /external in every call and session (symlinks are "
-     "refused)", 0},
+     "refused)",
+     0},
     {"--packages", WB_OPT_LIST, OFF(packages), OFF(n_packages), MCP_MAX_LIST, 0, 0, NULL, "DIR",
      "Python: a directory of pure-Python packages or py3-none-any wheels, read-only on sys.path in every Python "
-     "call and session (repeatable, at most 4)", 0},
+     "call and session (repeatable, at most 4)",
+     0},
     {"--allow-imports", WB_OPT_LIST, OFF(allow_imports), OFF(n_allow_imports), MCP_MAX_LIST, 0, 0, NULL, "MODULE",
      "Python calls may import only these top-level modules (repeatable); checked before and while the code runs. "
-     "A policy for eval harnesses, not the sandbox's security boundary", 0},
+     "A policy for eval harnesses, not the sandbox's security boundary",
+     0},
     {"--deny-imports", WB_OPT_LIST, OFF(deny_imports), OFF(n_deny_imports), MCP_MAX_LIST, 0, 0, NULL, "MODULE",
      "Python calls may not import these top-level modules (repeatable)", 0},
     {"--deny-builtins", WB_OPT_LIST, OFF(deny_builtins), OFF(n_deny_builtins), MCP_MAX_LIST, 0, 0, NULL, "NAME",
@@ -251,7 +257,8 @@ static const char *intro(bool http) {
 void mcp_config_usage(bool http, FILE *out) {
   fputs(intro(http), out);
   fputs("\noptions (each also $WASMBOX_MCP_<NAME>, or a key of the --config file):\n", out);
-  fprintf(out, "  %-30s %s\n", "--config FILE", "JSON object of settings, e.g. {\"timeout\": 10, \"external-files\": [\"/data/in.csv\"]}");
+  fprintf(out, "  %-30s %s\n", "--config FILE",
+          "JSON object of settings, e.g. {\"timeout\": 10, \"external-files\": [\"/data/in.csv\"]}");
   for (size_t i = 0; i < N_OPTIONS; i++) {
     const wb_option *o = &options[i];
     if (!applies(o, http)) continue;
@@ -259,9 +266,10 @@ void mcp_config_usage(bool http, FILE *out) {
     snprintf(flag, sizeof flag, "%s %s", o->name, o->arg);
     fprintf(out, "  %-30s %s\n", flag, o->help);
   }
-  fputs("\nPrecedence: flags, then environment, then the config file, then defaults.\n"
-        "Lists in the environment are separated by ':'.\n",
-        out);
+  fputs(
+      "\nPrecedence: flags, then environment, then the config file, then defaults.\n"
+      "Lists in the environment are separated by ':'.\n",
+      out);
 }
 
 int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, size_t errlen) {

@@ -14,9 +14,9 @@
 #define MCP_MAX_LIST 64 /* repeatable settings: origins, external files */
 
 typedef struct {
-  bool http;                  /* wasmbox serve (else wasmbox mcp) */
-  char listen[256];           /* HOST:PORT */
-  char token[512];            /* bearer token; "" = none */
+  bool http;                         /* wasmbox serve (else wasmbox mcp) */
+  char listen[256];                  /* HOST:PORT */
+  char token[512];                   /* bearer token; "" = none */
   const char *origins[MCP_MAX_LIST]; /* extra allowed Origin values */
   size_t n_origins;
   const char *external[MCP_MAX_LIST]; /* host files/dirs shown at /external */
@@ -38,18 +38,18 @@ typedef struct {
   uint64_t max_sessions;      /* HTTP: MCP sessions (Mcp-Session-Id) kept */
   double timeout;             /* default execute_code timeout */
   double max_timeout;
-  uint64_t memory_mb;         /* default memory limit */
+  uint64_t memory_mb; /* default memory limit */
   uint64_t max_memory_mb;
-  uint64_t fuel;              /* default instruction budget, 0: none */
+  uint64_t fuel; /* default instruction budget, 0: none */
   uint64_t max_fuel;
-  uint64_t max_output_bytes;  /* per stream */
-  uint64_t max_file_bytes;    /* read_file / write_file / inline images */
-  uint64_t max_image_bytes;   /* an image returned inline as image content */
-  double session_ttl;         /* default create_session ttl */
-  char package_index[1024];   /* install_package: pip's --index-url, or */
-  char wheelhouse[1024];      /* a directory of wheels; "" = none */
-  char home[1024];            /* state directory; "" = the library's default */
-  char log_level[16];         /* stderr: error, warning, info, debug */
+  uint64_t max_output_bytes; /* per stream */
+  uint64_t max_file_bytes;   /* read_file / write_file / inline images */
+  uint64_t max_image_bytes;  /* an image returned inline as image content */
+  double session_ttl;        /* default create_session ttl */
+  char package_index[1024];  /* install_package: pip's --index-url, or */
+  char wheelhouse[1024];     /* a directory of wheels; "" = none */
+  char home[1024];           /* state directory; "" = the library's default */
+  char log_level[16];        /* stderr: error, warning, info, debug */
   char *owned[2 * MCP_MAX_LIST];
   size_t n_owned;
 } mcp_config;

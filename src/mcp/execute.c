@@ -144,19 +144,21 @@ static void install_hint(mcp_server *s, cJSON *structured, const wasmbox_result 
   cJSON_ArrayForEach(h, g) if (cJSON_IsString(h) && strstr(h->valuestring, "is imported as")) return;
   char text[512];
   if (sid)
-    snprintf(text, sizeof text, "If '%.*s' is a pure-Python package, install_package(session_id=\"%s\", "
+    snprintf(text, sizeof text,
+             "If '%.*s' is a pure-Python package, install_package(session_id=\"%s\", "
              "requirement=\"%.*s\") installs it into this session (its pip name may differ from the module name).",
              n, p, sid, n, p);
   else
-    snprintf(text, sizeof text, "If '%.*s' is a pure-Python package, create_session, then install_package("
+    snprintf(text, sizeof text,
+             "If '%.*s' is a pure-Python package, create_session, then install_package("
              "session_id, requirement=\"%.*s\") installs it there (its pip name may differ from the module name).",
              n, p, n, p);
   if (cJSON_IsArray(g)) cJSON_AddItemToArray(g, cJSON_CreateString(text));
 }
 
 cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
-  static const char *const allowed[] = {"code", "language", "session_id", "timeout_seconds", "memory_mb", "fuel",
-                                        "stdin", NULL};
+  static const char *const allowed[] = {"code",      "language", "session_id", "timeout_seconds",
+                                        "memory_mb", "fuel",     "stdin",      NULL};
   static const char *const languages[] = {"python", "javascript", NULL};
   mcp_server *s = m->srv;
   mcp_args a;

@@ -32,7 +32,8 @@ static int fail(budget *b, const char *fmt, ...) {
 
 static int copy_file(budget *b, const char *src, const char *dst) {
   int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (in < 0) return fail(b, "--external-files: %s: %s", src, errno == ELOOP ? "is a symlink (refused)" : strerror(errno));
+  if (in < 0)
+    return fail(b, "--external-files: %s: %s", src, errno == ELOOP ? "is a symlink (refused)" : strerror(errno));
   struct stat st;
   if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
     close(in);
@@ -76,7 +77,8 @@ static int copy_file(budget *b, const char *src, const char *dst) {
 
 static int copy_tree(budget *b, const char *src, const char *dst, int depth) {
   struct stat st;
-  if (++b->entries > EXTERNAL_MAX_ENTRIES) return fail(b, "--external-files: more than %d entries", EXTERNAL_MAX_ENTRIES);
+  if (++b->entries > EXTERNAL_MAX_ENTRIES)
+    return fail(b, "--external-files: more than %d entries", EXTERNAL_MAX_ENTRIES);
   if (depth > 64) return fail(b, "--external-files: %s: nested too deeply", src);
   if (lstat(src, &st)) return fail(b, "--external-files: %s: %s", src, strerror(errno));
   if (S_ISLNK(st.st_mode)) return fail(b, "--external-files: %s is a symlink (refused: it could lead anywhere)", src);

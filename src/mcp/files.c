@@ -65,9 +65,10 @@ cJSON *tool_read_file(mcp_msg *m, const cJSON *args) {
   if (rc) return lib_error("read_file", rc, err);
   cJSON *r = NULL;
   if (len > m->srv->cfg->max_file_bytes) {
-    r = tool_error("read_file: %s is %zu bytes, more than this server returns (%llu); have the code print or write "
-                   "the part you need",
-                   path, len, (unsigned long long)m->srv->cfg->max_file_bytes);
+    r = tool_error(
+        "read_file: %s is %zu bytes, more than this server returns (%llu); have the code print or write "
+        "the part you need",
+        path, len, (unsigned long long)m->srv->cfg->max_file_bytes);
   } else if (!strcmp(enc, "utf-8") && (!rpc_utf8_valid(data, len) || memchr(data, 0, len))) {
     r = tool_error("read_file: %s is not UTF-8 text; read it with encoding \"base64\"", path);
   } else {

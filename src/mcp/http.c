@@ -20,7 +20,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-
 #include "mcp/jsonrpc.h"
 #include "mcp/mhd.h"
 #include "mcp/transport.h"
@@ -33,8 +32,8 @@ typedef struct watched {
 
 typedef struct {
   mcp_server *srv;
-  bool loopback;             /* bound to a loopback address */
-  pthread_mutex_t lock;      /* watched */
+  bool loopback;        /* bound to a loopback address */
+  pthread_mutex_t lock; /* watched */
   watched *watch;
   bool stop;
 } http_state;
@@ -43,8 +42,8 @@ typedef struct {
   char *body;
   size_t len, cap;
   double started;
-  bool responded;            /* a response was queued before the body ended */
-  bool too_large;            /* the body passed the limit: now discarded */
+  bool responded; /* a response was queued before the body ended */
+  bool too_large; /* the body passed the limit: now discarded */
   int fd;
   watched entry;
   http_state *hs;
@@ -122,7 +121,9 @@ static bool loopback_host(const char *h, size_t n) {
 static bool origin_ok(http_state *hs, const char *origin) {
   for (size_t i = 0; i < hs->srv->cfg->n_origins; i++)
     if (!strcmp(origin, hs->srv->cfg->origins[i])) return true;
-  const char *p = !strncasecmp(origin, "http://", 7) ? origin + 7 : !strncasecmp(origin, "https://", 8) ? origin + 8 : NULL;
+  const char *p = !strncasecmp(origin, "http://", 7)    ? origin + 7
+                  : !strncasecmp(origin, "https://", 8) ? origin + 8
+                                                        : NULL;
   return p && !strchr(p, '/') && loopback_host(p, strlen(p));
 }
 
@@ -145,11 +146,13 @@ static const char *header(struct MHD_Connection *c, const char *name) {
 static bool accepts(const char *accept, const char *type) { return accept && strcasestr(accept, type); }
 
 /* 0 when the request may go on, else the status already queued. */
-static int precheck(http_state *hs, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *res) {
+static int precheck(http_state *hs, struct MHD_Connection *c, const char *url, const char *method,
+                    enum MHD_Result *res) {
   const char *host = header(c, MHD_HTTP_HEADER_HOST), *origin = header(c, "Origin");
   unsigned status = 0;
   const char *why = NULL;
-  if (strcmp(url, "/mcp") && strcmp(url, "/mcp/")) status = MHD_HTTP_NOT_FOUND, why = "Not found: the MCP endpoint is /mcp";
+  if (strcmp(url, "/mcp") && strcmp(url, "/mcp/"))
+    status = MHD_HTTP_NOT_FOUND, why = "Not found: the MCP endpoint is /mcp";
   else if (origin && !origin_ok(hs, origin))
     status = MHD_HTTP_FORBIDDEN, why = "Forbidden: Origin not allowed (only loopback origins and --allow-origin)";
   else if (hs->loopback && (!host || !loopback_host(host, strlen(host))))
@@ -209,7 +212,8 @@ static void *monitor(void *arg) {
       pthread_mutex_unlock(&hs->lock);
       return NULL;
     }
-    for (watched *w = hs->watch; w && n < 256; w = w->next) fds[n++] = (struct pollfd){.fd = w->fd, .events = POLLRDHUP};
+    for (watched *w = hs->watch; w && n < 256; w = w->next)
+      fds[n++] = (struct pollfd){.fd = w->fd, .events = POLLRDHUP};
     pthread_mutex_unlock(&hs->lock);
     if (!n) {
       usleep(50000);
@@ -240,7 +244,9 @@ static bool is_initialize(const cJSON *msg) {
 
 static enum MHD_Result handle_delete(http_state *hs, struct MHD_Connection *c) {
   const char *sid = header(c, "Mcp-Session-Id");
-  if (!sid) return refuse(hs, c, MHD_HTTP_BAD_REQUEST, RPC_INVALID_REQUEST, "Bad request: Mcp-Session-Id header required", NULL);
+  if (!sid)
+    return refuse(hs, c, MHD_HTTP_BAD_REQUEST, RPC_INVALID_REQUEST, "Bad request: Mcp-Session-Id header required",
+                  NULL);
   if (!mcp_conn_remove(hs->srv, sid)) return refuse(hs, c, MHD_HTTP_NOT_FOUND, -32001, "Session not found", NULL);
   mcp_log(hs->srv, MCP_LOG_INFO, "session %s ended by the client", sid);
   return send_body(c, MHD_HTTP_OK, NULL, NULL, NULL);
@@ -435,8 +441,10 @@ int mcp_http_serve(mcp_server *s) {
     return 2;
   }
   if (!hs.loopback && !s->cfg->token[0]) {
-    fprintf(stderr, "wasmbox serve: refusing to listen on %s without --token: anyone who can reach it could run "
-                    "code\n", s->cfg->listen);
+    fprintf(stderr,
+            "wasmbox serve: refusing to listen on %s without --token: anyone who can reach it could run "
+            "code\n",
+            s->cfg->listen);
     return 2;
   }
   if (!mhd_load(err, sizeof err)) {

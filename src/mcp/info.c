@@ -120,8 +120,11 @@ cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args) {
   cJSON_AddNumberToObject(lim, "default_session_ttl_seconds", s->cfg->session_ttl);
   cJSON_AddItemToObject(r, "limits", lim);
   if (s->n_mounts) {
-    wasmbox_request req = {.code = "import os\nfor d, _, fs in os.walk('/external'):\n    for f in fs: print(os.path.join(d, f))\n",
-                           .mounts = s->mounts, .mounts_len = s->n_mounts, .timeout_seconds = 30};
+    wasmbox_request req = {
+        .code = "import os\nfor d, _, fs in os.walk('/external'):\n    for f in fs: print(os.path.join(d, f))\n",
+        .mounts = s->mounts,
+        .mounts_len = s->n_mounts,
+        .timeout_seconds = 30};
     wasmbox_result *res = NULL;
     char err[256];
     if (wasmbox_run(s->wb, &req, &res, err, sizeof err) == WASMBOX_OK && res->status == WASMBOX_STATUS_OK) {

@@ -63,7 +63,8 @@ cJSON *mcp_prompt_get(mcp_msg *m, const cJSON *params, mcp_fault *f) {
     fault(f, RPC_INVALID_PARAMS, "Missing required argument 'task'");
     return NULL;
   }
-  if (lang && (!cJSON_IsString(lang) || (strcmp(lang->valuestring, "python") && strcmp(lang->valuestring, "javascript")))) {
+  if (lang &&
+      (!cJSON_IsString(lang) || (strcmp(lang->valuestring, "python") && strcmp(lang->valuestring, "javascript")))) {
     fault(f, RPC_INVALID_PARAMS, "Argument 'language' must be python or javascript");
     return NULL;
   }
@@ -71,15 +72,16 @@ cJSON *mcp_prompt_get(mcp_msg *m, const cJSON *params, mcp_fault *f) {
   size_t n = strlen(task->valuestring) + 1024;
   char *text = malloc(n);
   if (!text) return NULL;
-  snprintf(text, n,
-           "Task: %s\n\n"
-           "Solve it by running %s code with the wasmbox execute_code tool rather than by guessing: compute, then "
-           "check the output. The sandbox has the standard library and, in Python, built-in pure-Python "
-           "packages (see list_runtimes), no network and no package installs. If the task needs several steps or data that should stay loaded, call "
-           "create_session first and pass its session_id to every execute_code call; put input files in with "
-           "write_file and fetch results with read_file. When a call fails, read error.guidance in the result, "
-           "fix the code and run it again.",
-           task->valuestring, l);
+  snprintf(
+      text, n,
+      "Task: %s\n\n"
+      "Solve it by running %s code with the wasmbox execute_code tool rather than by guessing: compute, then "
+      "check the output. The sandbox has the standard library and, in Python, built-in pure-Python "
+      "packages (see list_runtimes), no network and no package installs. If the task needs several steps or data that should stay loaded, call "
+      "create_session first and pass its session_id to every execute_code call; put input files in with "
+      "write_file and fetch results with read_file. When a call fails, read error.guidance in the result, "
+      "fix the code and run it again.",
+      task->valuestring, l);
   cJSON *r = cJSON_CreateObject(), *msgs = cJSON_CreateArray(), *msg = cJSON_CreateObject(),
         *content = cJSON_CreateObject();
   if (!r || !msgs || !msg || !content) {
@@ -137,8 +139,8 @@ cJSON *mcp_complete(mcp_msg *m, const cJSON *params, mcp_fault *f) {
       for (size_t i = 0; i < n; i++) offer(values, av->valuestring, all[i].id, &total);
       free(all);
     } else if (!strcmp(an->valuestring, "path")) {
-      const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(params, "context"),
-                                                          "arguments");
+      const cJSON *ctx =
+          cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(params, "context"), "arguments");
       const cJSON *sid = cJSON_GetObjectItemCaseSensitive(ctx, "session_id");
       wasmbox_file_info *v = NULL;
       if (cJSON_IsString(sid) &&

@@ -24,8 +24,8 @@
 #define META_SERVER "io.modelcontextprotocol/serverInfo"
 
 static const char *const legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL};
-static const char *const all_versions[] = {MCP_STATELESS_VERSION, "2025-11-25", "2025-06-18", "2025-03-26",
-                                           "2024-11-05", NULL};
+static const char *const all_versions[] = {MCP_STATELESS_VERSION, "2025-11-25", "2025-06-18",
+                                           "2025-03-26",          "2024-11-05", NULL};
 
 static const char instructions[] =
     "wasmbox runs Python 3.11 and JavaScript (QuickJS) in a WebAssembly sandbox: no network, no host files "
@@ -76,10 +76,8 @@ static cJSON *versions_array(void) {
 /* An error response; over HTTP with the status the era asks for. */
 static cJSON *fail(mcp_msg *m, const cJSON *id, int code, const char *message, cJSON *data) {
   if (m->http) {
-    if (m->stateless)
-      m->http_status = code == RPC_METHOD_NOT_FOUND ? 404 : code == RPC_INTERNAL_ERROR ? 500 : 400;
-    else if (code == RPC_INVALID_REQUEST || code == RPC_PARSE_ERROR)
-      m->http_status = 400;
+    if (m->stateless) m->http_status = code == RPC_METHOD_NOT_FOUND ? 404 : code == RPC_INTERNAL_ERROR ? 500 : 400;
+    else if (code == RPC_INVALID_REQUEST || code == RPC_PARSE_ERROR) m->http_status = 400;
   }
   mcp_metrics_request(&m->srv->metrics, 1);
   return rpc_error(id, code, message, data);
@@ -143,8 +141,8 @@ static cJSON *check_stateless(mcp_msg *m, const cJSON *id, const char *method, c
     if (!m->h_method || !header_equals(m->h_method, method))
       return fail(m, id, MCP_HEADER_MISMATCH, "Header mismatch: the Mcp-Method header must equal the method", NULL);
     const char *key = !strcmp(method, "tools/call") || !strcmp(method, "prompts/get") ? "name"
-                      : !strcmp(method, "resources/read")                              ? "uri"
-                                                                                       : NULL;
+                      : !strcmp(method, "resources/read")                             ? "uri"
+                                                                                      : NULL;
     const cJSON *name = key ? cJSON_GetObjectItemCaseSensitive(params, key) : NULL;
     if (cJSON_IsString(name) && (!m->h_name || !header_equals(m->h_name, name->valuestring)))
       return fail(m, id, MCP_HEADER_MISMATCH, "Header mismatch: the Mcp-Name header must equal params.name (or uri)",
@@ -172,7 +170,8 @@ static cJSON *initialize(mcp_msg *m, const cJSON *id, const cJSON *params) {
   const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
   if (!cJSON_IsString(pv)) return fail(m, id, RPC_INVALID_PARAMS, "initialize needs params.protocolVersion", NULL);
   const cJSON *caps = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
-  if (caps && !cJSON_IsObject(caps)) return fail(m, id, RPC_INVALID_PARAMS, "params.capabilities must be an object", NULL);
+  if (caps && !cJSON_IsObject(caps))
+    return fail(m, id, RPC_INVALID_PARAMS, "params.capabilities must be an object", NULL);
   /* the client's version when we speak it, else our latest (the client decides) */
   const char *v = known(pv->valuestring, legacy_versions);
   if (!v) v = MCP_LATEST_LEGACY;

@@ -24,11 +24,12 @@ static void fault(mcp_fault *f, int code, const char *msg, const char *uri) {
 static const char *mime_of(const char *path) {
   static const struct {
     const char *ext, *mime;
-  } map[] = {{".png", "image/png"},       {".svg", "image/svg+xml"}, {".jpg", "image/jpeg"}, {".jpeg", "image/jpeg"},
-             {".gif", "image/gif"},       {".webp", "image/webp"},   {".json", "application/json"},
-             {".csv", "text/csv"},        {".txt", "text/plain"},    {".md", "text/markdown"},
-             {".html", "text/html"},      {".py", "text/x-python"},  {".js", "text/javascript"},
-             {".mjs", "text/javascript"}, {".xml", "application/xml"}, {".pdf", "application/pdf"}};
+  } map[] = {{".png", "image/png"},         {".svg", "image/svg+xml"},   {".jpg", "image/jpeg"},
+             {".jpeg", "image/jpeg"},       {".gif", "image/gif"},       {".webp", "image/webp"},
+             {".json", "application/json"}, {".csv", "text/csv"},        {".txt", "text/plain"},
+             {".md", "text/markdown"},      {".html", "text/html"},      {".py", "text/x-python"},
+             {".js", "text/javascript"},    {".mjs", "text/javascript"}, {".xml", "application/xml"},
+             {".pdf", "application/pdf"}};
   const char *dot = strrchr(path, '.');
   for (size_t i = 0; dot && i < sizeof map / sizeof map[0]; i++)
     if (!strcasecmp(dot, map[i].ext)) return map[i].mime;
@@ -196,8 +197,8 @@ cJSON *mcp_resource_read(mcp_msg *m, const cJSON *params, mcp_fault *f) {
     return NULL;
   }
   const char *mime = mime_of(path);
-  bool text = rpc_utf8_valid(data, len) && !memchr(data, 0, len) && (!mime || strncmp(mime, "image/", 6) ||
-                                                                       !strcmp(mime, "image/svg+xml"));
+  bool text = rpc_utf8_valid(data, len) && !memchr(data, 0, len) &&
+              (!mime || strncmp(mime, "image/", 6) || !strcmp(mime, "image/svg+xml"));
   cJSON *r = cJSON_CreateObject(), *arr = cJSON_CreateArray(), *c = cJSON_CreateObject();
   char *b64 = text ? NULL : b64_encode(data, len);
   if (!r || !arr || !c || (!text && !b64)) {

@@ -38,8 +38,8 @@ double mcp_now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static const char *const level_names[] = {"debug", "info", "notice", "warning", "error", "critical", "alert",
-                                          "emergency"};
+static const char *const level_names[] = {"debug", "info",     "notice", "warning",
+                                          "error", "critical", "alert",  "emergency"};
 
 int mcp_log_level_parse(const char *name) {
   for (int i = 0; i < 8; i++)
@@ -91,8 +91,12 @@ static void *warm_workers(void *arg) {
   char *ws[WARM_WORKSPACES] = {NULL};
   for (size_t i = 0; i < WARM_WORKSPACES; i++) {
     if (!(ws[i] = mcp_workspace_take(s))) break;
-    wasmbox_request req = {.code = "pass", .workspace = ws[i], .mounts = s->mounts, .mounts_len = s->n_mounts,
-                           .packages = (const char *const *)s->cfg->packages, .packages_len = s->cfg->n_packages};
+    wasmbox_request req = {.code = "pass",
+                           .workspace = ws[i],
+                           .mounts = s->mounts,
+                           .mounts_len = s->n_mounts,
+                           .packages = (const char *const *)s->cfg->packages,
+                           .packages_len = s->cfg->n_packages};
     wasmbox_result *r = NULL;
     char err[256];
     if (wasmbox_run(s->wb, &req, &r, err, sizeof err) != WASMBOX_OK) mcp_log(s, MCP_LOG_WARNING, "warm-up: %s", err);

@@ -36,42 +36,42 @@ typedef struct mcp_conn {
   atomic_int log_level;            /* set by logging/setLevel; MCP_LOG_NONE */
   atomic_bool initialized;
   double last_used;
-  int refs;                        /* under the server's lock */
+  int refs; /* under the server's lock */
   bool removed;
 } mcp_conn;
 
 typedef struct mcp_server {
   mcp_config *cfg;
   wasmbox *wb;
-  wasmbox_mount mounts[1];         /* /external, when configured */
+  wasmbox_mount mounts[1]; /* /external, when configured */
   size_t n_mounts;
-  char *external_dir;              /* our private copy of --external-files */
-  char *scratch;                   /* workspaces of stateless calls */
-  pthread_mutex_t ws_lock;         /* empty workspaces kept for reuse */
+  char *external_dir;      /* our private copy of --external-files */
+  char *scratch;           /* workspaces of stateless calls */
+  pthread_mutex_t ws_lock; /* empty workspaces kept for reuse */
   char *ws_free[64];
   size_t ws_n;
-  pthread_t warmer;                /* starts workers for the first calls */
+  pthread_t warmer; /* starts workers for the first calls */
   bool warming;
   mcp_metrics metrics;
-  int log_level;                   /* stderr */
+  int log_level; /* stderr */
   double started;
-  struct mcp_state *state;         /* connections and calls in flight */
+  struct mcp_state *state; /* connections and calls in flight */
 } mcp_server;
 
 typedef struct mcp_msg mcp_msg;
 struct mcp_msg {
   mcp_server *srv;
-  mcp_conn *conn;       /* NULL over HTTP without a session */
+  mcp_conn *conn; /* NULL over HTTP without a session */
   bool http;
   const char *h_version, *h_method, *h_name; /* HTTP headers, or NULL */
   /* set by mcp_handle */
-  int http_status;      /* 0: 200 */
-  cJSON *notes;         /* notifications to send before the response */
+  int http_status; /* 0: 200 */
+  cJSON *notes;    /* notifications to send before the response */
   char new_session[MCP_SESSION_ID_LEN + 1];
-  bool no_response;     /* the request was cancelled: answer nothing */
-  bool stateless;       /* handled under 2026-07-28 rules */
-  int log_level;        /* notifications/message wanted from this level */
-  const char *version;  /* protocol version of this message */
+  bool no_response;       /* the request was cancelled: answer nothing */
+  bool stateless;         /* handled under 2026-07-28 rules */
+  int log_level;          /* notifications/message wanted from this level */
+  const char *version;    /* protocol version of this message */
   wasmbox_cancel *cancel; /* the running tools/call's token */
   /* HTTP: watch the client while a call runs (fire `cancel` if it leaves) */
   void (*watch)(mcp_msg *m, bool start);

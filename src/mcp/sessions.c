@@ -32,8 +32,8 @@ cJSON *tool_create_session(mcp_msg *m, const cJSON *args) {
   const char *lang = args_enum(&a, "language", languages, "python");
   double ttl = args_num(&a, "ttl_seconds", 1, 365 * 86400.0, m->srv->cfg->session_ttl);
   if (a.bad) return tool_error("create_session: %s", a.msg);
-  wasmbox_session_options o = {.language = lang, .ttl_seconds = ttl, .mounts = m->srv->mounts,
-                               .mounts_len = m->srv->n_mounts};
+  wasmbox_session_options o = {
+      .language = lang, .ttl_seconds = ttl, .mounts = m->srv->mounts, .mounts_len = m->srv->n_mounts};
   if (!strcmp(lang, "python")) {
     o.packages = (const char *const *)m->srv->cfg->packages;
     o.packages_len = m->srv->cfg->n_packages;

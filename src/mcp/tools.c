@@ -20,8 +20,8 @@ static const char exec_in[] =
     "JavaScript: a script whose top level may await (console.log to print), or an ES module.\"},"
     "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\"],\"default\":\"python\","
     "\"description\":\"python (CPython 3.11) or javascript (QuickJS, ES2023). With session_id, leave it out: the "
-    "session's language is used.\"},"
-    SID "\"description\":\"Run in this session (from create_session): variables, functions, imports and /app files "
+    "session's language is used.\"}," SID
+    "\"description\":\"Run in this session (from create_session): variables, functions, imports and /app files "
     "of its earlier calls are still there. Leave out for a fresh, stateless run.\"},"
     "\"timeout_seconds\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Wall-clock limit.\"},"
     "\"memory_mb\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Memory limit in MB.\"},"
@@ -60,7 +60,8 @@ static const char create_out[] =
     "\"ttl_seconds\":{\"type\":\"number\"},\"external\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}]}},"
     "\"required\":[\"session_id\",\"language\",\"ttl_seconds\",\"external\"]}";
 
-static const char sid_in[] = "{\"type\":\"object\",\"properties\":{" SID_IN "},\"required\":[\"session_id\"],"
+static const char sid_in[] = "{\"type\":\"object\",\"properties\":{" SID_IN
+                             "},\"required\":[\"session_id\"],"
                              "\"additionalProperties\":false}";
 static const char destroy_out[] =
     "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"destroyed\":{\"type\":\"boolean\"}},"
@@ -72,7 +73,8 @@ static const char checkpoint_out[] =
     "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"checkpoint_id\":{\"type\":\"string\"}},"
     "\"required\":[\"session_id\",\"checkpoint_id\"]}";
 static const char restore_in[] =
-    "{\"type\":\"object\",\"properties\":{" SID_IN ",\"checkpoint_id\":{\"type\":\"string\",\"minLength\":1,"
+    "{\"type\":\"object\",\"properties\":{" SID_IN
+    ",\"checkpoint_id\":{\"type\":\"string\",\"minLength\":1,"
     "\"maxLength\":63,\"description\":\"An id from checkpoint_session.\"}},\"required\":[\"session_id\","
     "\"checkpoint_id\"],\"additionalProperties\":false}";
 static const char restore_out[] =
@@ -86,7 +88,8 @@ static const char list_sessions_out[] =
     "\"required\":[\"session_id\",\"language\"]}}},\"required\":[\"sessions\"]}";
 
 static const char list_files_in[] =
-    "{\"type\":\"object\",\"properties\":{" SID_IN ",\"path\":{\"type\":\"string\",\"default\":\"/app\","
+    "{\"type\":\"object\",\"properties\":{" SID_IN
+    ",\"path\":{\"type\":\"string\",\"default\":\"/app\","
     "\"description\":\"A directory under /app (absolute, or relative to /app).\"},"
     "\"recursive\":{\"type\":\"boolean\",\"default\":false}},\"required\":[\"session_id\"],"
     "\"additionalProperties\":false}";
@@ -97,7 +100,8 @@ static const char list_files_out[] =
     "\"mtime\":{\"type\":\"number\"}},\"required\":[\"path\",\"type\",\"size\"]}}},"
     "\"required\":[\"session_id\",\"path\",\"entries\"]}";
 static const char read_in[] =
-    "{\"type\":\"object\",\"properties\":{" SID_IN ",\"path\":{\"type\":\"string\",\"description\":\"A file under "
+    "{\"type\":\"object\",\"properties\":{" SID_IN
+    ",\"path\":{\"type\":\"string\",\"description\":\"A file under "
     "/app (absolute, or relative to /app).\"},\"encoding\":{\"type\":\"string\",\"enum\":[\"utf-8\",\"base64\"],"
     "\"default\":\"utf-8\"}},\"required\":[\"session_id\",\"path\"],\"additionalProperties\":false}";
 static const char read_out[] =
@@ -105,7 +109,8 @@ static const char read_out[] =
     "\"encoding\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"}},"
     "\"required\":[\"session_id\",\"path\",\"encoding\",\"content\",\"size\"]}";
 static const char write_in[] =
-    "{\"type\":\"object\",\"properties\":{" SID_IN ",\"path\":{\"type\":\"string\",\"description\":\"Where, under "
+    "{\"type\":\"object\",\"properties\":{" SID_IN
+    ",\"path\":{\"type\":\"string\",\"description\":\"Where, under "
     "/app (absolute, or relative to /app); parent directories are created.\"},\"content\":{\"type\":\"string\"},"
     "\"encoding\":{\"type\":\"string\",\"enum\":[\"utf-8\",\"base64\"],\"default\":\"utf-8\",\"description\":"
     "\"How content is written here: utf-8 text, or base64 for binary data.\"}},\"required\":[\"session_id\","
@@ -114,7 +119,8 @@ static const char write_out[] =
     "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
     "\"size\":{\"type\":\"integer\"}},\"required\":[\"session_id\",\"path\",\"size\"]}";
 static const char install_in[] =
-    "{\"type\":\"object\",\"properties\":{" SID_IN ",\"requirement\":{\"type\":\"string\",\"minLength\":1,"
+    "{\"type\":\"object\",\"properties\":{" SID_IN
+    ",\"requirement\":{\"type\":\"string\",\"minLength\":1,"
     "\"maxLength\":200,\"description\":\"A package name with an optional version, as pip takes it: 'tabulate', "
     "'attrs>=22,<24'.\"}},\"required\":[\"session_id\",\"requirement\"],\"additionalProperties\":false}";
 static const char install_out[] =
@@ -163,8 +169,9 @@ static const mcp_tool tools[] = {
      "builds files; skip it for one-off calculations. Sessions are kept on disk (they survive a server restart) "
      "until destroy_session or until idle for ttl_seconds. Returns session_id.",
      create_in, create_out, false, false, false, tool_create_session},
-    {"destroy_session", "Delete a session", "Delete a session with its memory, files and checkpoints. Cannot be undone.",
-     sid_in, destroy_out, false, true, true, tool_destroy_session},
+    {"destroy_session", "Delete a session",
+     "Delete a session with its memory, files and checkpoints. Cannot be undone.", sid_in, destroy_out, false, true,
+     true, tool_destroy_session},
     {"fork_session", "Copy a session",
      "Copy a session (memory and files) into a new one; the two then evolve apart. Use it to try something risky "
      "or explore alternatives without losing the current state. Returns the new session_id.",
@@ -194,8 +201,8 @@ static const mcp_tool tools[] = {
      "Parent directories are created. Use encoding base64 for binary data.",
      write_in, write_out, false, true, true, tool_write_file},
     {"reset_workspace", "Empty a session's files",
-     "Delete every file in a session's workspace (/app). Variables in memory stay.",
-     sid_in, reset_out, false, true, true, tool_reset_workspace},
+     "Delete every file in a session's workspace (/app). Variables in memory stay.", sid_in, reset_out, false, true,
+     true, tool_reset_workspace},
     {"install_package", "Install a Python package into a session",
      "Install a pure-Python package and its dependencies into a Python session, from the package index this "
      "server is configured with; the session's later execute_code calls import it. Check list_runtimes first: "
@@ -224,7 +231,8 @@ static void add_limits(mcp_server *s, cJSON *tool, cJSON *in) {
   cJSON *props = cJSON_GetObjectItemCaseSensitive(in, "properties");
   cJSON *t = cJSON_GetObjectItemCaseSensitive(props, "timeout_seconds");
   cJSON *mem = cJSON_GetObjectItemCaseSensitive(props, "memory_mb");
-  if (t) cJSON_AddNumberToObject(t, "maximum", s->cfg->max_timeout), cJSON_AddNumberToObject(t, "default", s->cfg->timeout);
+  if (t)
+    cJSON_AddNumberToObject(t, "maximum", s->cfg->max_timeout), cJSON_AddNumberToObject(t, "default", s->cfg->timeout);
   if (mem)
     cJSON_AddNumberToObject(mem, "maximum", (double)s->cfg->max_memory_mb),
         cJSON_AddNumberToObject(mem, "default", (double)s->cfg->memory_mb);

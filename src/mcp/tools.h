@@ -29,19 +29,19 @@ cJSON *tool_result(cJSON *structured, bool is_error);
 cJSON *tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Handlers, by file. */
-cJSON *tool_execute_code(mcp_msg *m, const cJSON *args);         /* execute.c */
-cJSON *tool_create_session(mcp_msg *m, const cJSON *args);       /* sessions.c */
+cJSON *tool_execute_code(mcp_msg *m, const cJSON *args);   /* execute.c */
+cJSON *tool_create_session(mcp_msg *m, const cJSON *args); /* sessions.c */
 cJSON *tool_destroy_session(mcp_msg *m, const cJSON *args);
 cJSON *tool_fork_session(mcp_msg *m, const cJSON *args);
 cJSON *tool_checkpoint_session(mcp_msg *m, const cJSON *args);
 cJSON *tool_restore_session(mcp_msg *m, const cJSON *args);
 cJSON *tool_list_sessions(mcp_msg *m, const cJSON *args);
 cJSON *tool_install_package(mcp_msg *m, const cJSON *args);
-cJSON *tool_list_files(mcp_msg *m, const cJSON *args);           /* files.c */
+cJSON *tool_list_files(mcp_msg *m, const cJSON *args); /* files.c */
 cJSON *tool_read_file(mcp_msg *m, const cJSON *args);
 cJSON *tool_write_file(mcp_msg *m, const cJSON *args);
 cJSON *tool_reset_workspace(mcp_msg *m, const cJSON *args);
-cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args);        /* info.c */
+cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args); /* info.c */
 cJSON *tool_get_metrics(mcp_msg *m, const cJSON *args);
 
 #endif

@@ -51,8 +51,9 @@ const wb_runtime wb_runtime_javascript = {
     .is_oom = is_oom,
     /* what first calls touch: the console's formatter, JSON, a regexp, dates;
      * warmed once so every call starts with their shapes and atoms made */
-    .preload = "void [JSON.stringify(JSON.parse('{\"a\":[1]}')), /a(?<b>c)/u.test('ac'), new Date(0).toISOString(),\n"
-               "      String(Symbol.iterator), [3, 1, 2].sort().join(), Object.keys(globalThis).length];\n",
+    .preload =
+        "void [JSON.stringify(JSON.parse('{\"a\":[1]}')), /a(?<b>c)/u.test('ac'), new Date(0).toISOString(),\n"
+        "      String(Symbol.iterator), [3, 1, 2].sort().join(), Object.keys(globalThis).length];\n",
     .prepare = prepare,
     .mounts = mounts,
     WB_MODULE_FIELDS(javascript),

@@ -37,8 +37,7 @@ static void prepare_once(void) {
     snprintf(prepare_error, sizeof prepare_error, "python packages: %s", err);
   else if (!wb_image_open(&zoneinfo, wb_zoneinfo, (size_t)(wb_zoneinfo_end - wb_zoneinfo), err, sizeof err))
     snprintf(prepare_error, sizeof prepare_error, "zoneinfo: %s", err);
-  else if (!open_base_snapshot(err, sizeof err))
-    snprintf(prepare_error, sizeof prepare_error, "%s", err);
+  else if (!open_base_snapshot(err, sizeof err)) snprintf(prepare_error, sizeof prepare_error, "%s", err);
 }
 
 static bool prepare(char *err, size_t errlen) {
@@ -68,18 +67,19 @@ const wb_runtime wb_runtime_python = {
      * (65 ms, 6 MB), pypdf/PyPDF2 (35 ms, 3 MB each), html5lib, mpmath...
      * The heap is then frozen: the collector never walks it, so a call
      * dirties no page of it. (README, "Python packages") */
-    .preload = "for m in ('json', 're', 'math', 'datetime', 'collections', 'itertools', 'functools',\n"
-               "          'random', 'statistics', 'csv', 'decimal', 'traceback', 'linecache', 'typing',\n"
-               "          'dataclasses', 'pathlib', 'string', 'textwrap', 'hashlib', 'base64', 'copy',\n"
-               "          'openpyxl', 'xlsxwriter', 'tabulate', 'jinja2', 'markdown', 'yaml', 'bs4',\n"
-               "          'dateutil.parser', 'dateutil.relativedelta', 'dateutil.tz', 'dateutil.rrule', 'pytz',\n"
-               "          'pydantic', 'attrs', 'six', 'asyncio', 'concurrent.futures'):\n"
-               "    __import__(m)\n"
-               "del m\n"
-               "import gc\n"
-               "gc.collect()\n"
-               "gc.freeze()\n"
-               "del gc\n",
+    .preload =
+        "for m in ('json', 're', 'math', 'datetime', 'collections', 'itertools', 'functools',\n"
+        "          'random', 'statistics', 'csv', 'decimal', 'traceback', 'linecache', 'typing',\n"
+        "          'dataclasses', 'pathlib', 'string', 'textwrap', 'hashlib', 'base64', 'copy',\n"
+        "          'openpyxl', 'xlsxwriter', 'tabulate', 'jinja2', 'markdown', 'yaml', 'bs4',\n"
+        "          'dateutil.parser', 'dateutil.relativedelta', 'dateutil.tz', 'dateutil.rrule', 'pytz',\n"
+        "          'pydantic', 'attrs', 'six', 'asyncio', 'concurrent.futures'):\n"
+        "    __import__(m)\n"
+        "del m\n"
+        "import gc\n"
+        "gc.collect()\n"
+        "gc.freeze()\n"
+        "del gc\n",
     .prepare = prepare,
     .mounts = mounts,
     WB_MODULE_FIELDS(python),

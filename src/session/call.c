@@ -83,7 +83,8 @@ static bool load_memory(wb_session *s, const wb_snapshot *base, wb_snapshot *out
   bool ok = fd >= 0 && ftruncate(fd, (off_t)bytes) == 0;
   if (ok) mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ok = ok && mem != MAP_FAILED;
-  uint64_t from_base = (uint64_t)(base->memory.pages < s->head.pages ? base->memory.pages : s->head.pages) * WB_WASM_PAGE;
+  uint64_t from_base =
+      (uint64_t)(base->memory.pages < s->head.pages ? base->memory.pages : s->head.pages) * WB_WASM_PAGE;
   for (uint64_t at = 0; ok && at < from_base;) {
     ssize_t r = pread(base->memory.fd, mem + at, from_base - at, (off_t)(base->memory.offset + at));
     if (r < 0 && errno == EINTR) continue;
@@ -102,8 +103,10 @@ static bool load_memory(wb_session *s, const wb_snapshot *base, wb_snapshot *out
     if (fd >= 0) close(fd);
     return false;
   }
-  *out = (wb_snapshot){.runtime = s->rt, .memory = {.fd = fd, .offset = 0, .pages = s->head.pages},
-                       .globals = s->globals, .owns_fd = true};
+  *out = (wb_snapshot){.runtime = s->rt,
+                       .memory = {.fd = fd, .offset = 0, .pages = s->head.pages},
+                       .globals = s->globals,
+                       .owns_fd = true};
   s->globals = NULL; /* now the snapshot's */
   return true;
 }
@@ -151,8 +154,8 @@ int wb_session_begin(wb_store *st, const char *id, wb_session **out, wb_session_
   if (s->head.gen && strcmp(s->head.build_id, s->rt->build_id) != 0) {
     session_free(s);
     return wb_fail(err, n, WASMBOX_EUSAGE,
-                "session %s was saved by another build of the %s runtime; its memory cannot be used here", id,
-                s->rt->language);
+                   "session %s was saved by another build of the %s runtime; its memory cannot be used here", id,
+                   s->rt->language);
   }
   const wb_snapshot *base = s->rt->base_snapshot();
   if (!base) {
@@ -304,8 +307,8 @@ static bool commit(wb_session *s, char *err, size_t n) {
   wb_tree_remove(s->dir, pre);
   s->saved_workspace = false;
   free(l->image.globals);
-  l->image = (wb_snapshot){.runtime = rt, .memory = {.fd = img, .offset = 0, .pages = mem->pages},
-                           .globals = globals, .owns_fd = true};
+  l->image = (wb_snapshot){
+      .runtime = rt, .memory = {.fd = img, .offset = 0, .pages = mem->pages}, .globals = globals, .owns_fd = true};
   l->gen = h.gen;
   s->head = h;
   /* the memory is the new image: count the next call's writes from here */
@@ -358,4 +361,3 @@ int wb_session_end(wb_session *s, bool keep, bool *rolled_back, char *err, size_
   release(s);
   return code;
 }
-

@@ -183,7 +183,8 @@ bool wb_meta_read(int dir, wb_meta *m) {
     if (k >= 2 && !strcmp(key, "language")) snprintf(m->language, sizeof m->language, "%.15s", a);
     else if (k >= 2 && !strcmp(key, "created")) m->created = atof(a);
     else if (k >= 2 && !strcmp(key, "ttl")) m->ttl = atof(a);
-    else if (k >= 2 && !strcmp(key, "env") && m->nenv < WB_SESSION_ENV_MAX) ok = (m->env[m->nenv++] = get_hex(a)) != NULL;
+    else if (k >= 2 && !strcmp(key, "env") && m->nenv < WB_SESSION_ENV_MAX)
+      ok = (m->env[m->nenv++] = get_hex(a)) != NULL;
     else if (k == 3 && !strcmp(key, "mount") && m->nmounts < WASMBOX_MAX_MOUNTS) {
       m->mounts[m->nmounts].host_dir = get_hex(a);
       m->mounts[m->nmounts].guest_path = get_hex(b);
@@ -218,7 +219,9 @@ bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals) {
   return write_atomic(dir, "HEAD", h, sizeof *h, globals, h->globals_size);
 }
 
-void wb_state_name(char *out, size_t n, const char *kind, uint64_t no) { snprintf(out, n, "%s-%llu", kind, (unsigned long long)no); }
+void wb_state_name(char *out, size_t n, const char *kind, uint64_t no) {
+  snprintf(out, n, "%s-%llu", kind, (unsigned long long)no);
+}
 
 /* Put back what an interrupted process left (see session.h). Lock held. */
 bool wb_session_repair(int dir, const wb_head *h) {
@@ -259,4 +262,3 @@ bool wb_session_repair(int dir, const wb_head *h) {
   close(lf);
   return ok;
 }
-

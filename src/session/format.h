@@ -17,7 +17,7 @@
 
 typedef struct {
   char magic[8];
-  uint64_t gen;       /* commits so far; 0: never run (the base snapshot) */
+  uint64_t gen; /* commits so far; 0: never run (the base snapshot) */
   uint64_t log_no, log_len, records;
   uint64_t ws_no;
   uint32_t pages, globals_size;

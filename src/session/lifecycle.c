@@ -21,15 +21,17 @@
 
 /* ---- create ------------------------------------------------------------------------- */
 
-int wb_session_create(wb_store *st, const wasmbox_session_options *o, char id[WASMBOX_ID_MAX], char *err,
-                      size_t n) {
+int wb_session_create(wb_store *st, const wasmbox_session_options *o, char id[WASMBOX_ID_MAX], char *err, size_t n) {
   const char *lang = o && o->language ? o->language : "python";
   const wb_runtime *rt = wb_runtime_find(lang);
   if (!rt) return wb_fail(err, n, WASMBOX_EUSAGE, "unknown language '%s'", lang);
   double ttl = o && o->ttl_seconds ? o->ttl_seconds : WASMBOX_DEFAULT_SESSION_TTL_S;
-  if (!(ttl > 0 && ttl <= 365.0 * 24 * 3600)) return wb_fail(err, n, WASMBOX_EUSAGE, "ttl must be between 0 and a year");
-  if (o && o->env_len > WB_SESSION_ENV_MAX) return wb_fail(err, n, WASMBOX_EUSAGE, "at most %d environment entries", WB_SESSION_ENV_MAX);
-  if (o && o->mounts_len > WASMBOX_MAX_MOUNTS) return wb_fail(err, n, WASMBOX_EUSAGE, "at most %d mounts", WASMBOX_MAX_MOUNTS);
+  if (!(ttl > 0 && ttl <= 365.0 * 24 * 3600))
+    return wb_fail(err, n, WASMBOX_EUSAGE, "ttl must be between 0 and a year");
+  if (o && o->env_len > WB_SESSION_ENV_MAX)
+    return wb_fail(err, n, WASMBOX_EUSAGE, "at most %d environment entries", WB_SESSION_ENV_MAX);
+  if (o && o->mounts_len > WASMBOX_MAX_MOUNTS)
+    return wb_fail(err, n, WASMBOX_EUSAGE, "at most %d mounts", WASMBOX_MAX_MOUNTS);
   if (!rt->prepare(err, n)) return WASMBOX_EINTERNAL;
 
   wb_meta m;
@@ -43,7 +45,8 @@ int wb_session_create(wb_store *st, const wasmbox_session_options *o, char id[WA
   char tmp[WASMBOX_ID_MAX + 8];
   wb_new_id('s', id);
   snprintf(tmp, sizeof tmp, ".new-%s", id);
-  if (mkdirat(st->sessions, tmp, 0700) != 0) return wb_fail(err, n, WASMBOX_EINTERNAL, "cannot create a session: %s", strerror(errno));
+  if (mkdirat(st->sessions, tmp, 0700) != 0)
+    return wb_fail(err, n, WASMBOX_EINTERNAL, "cannot create a session: %s", strerror(errno));
   int dir = openat(st->sessions, tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   wb_head h;
   memset(&h, 0, sizeof h);
@@ -51,8 +54,9 @@ int wb_session_create(wb_store *st, const wasmbox_session_options *o, char id[WA
   h.last_used = m.created;
   snprintf(h.build_id, sizeof h.build_id, "%s", rt->build_id);
   int lf = dir >= 0 ? openat(dir, "log-0", O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
-  bool ok = dir >= 0 && lf >= 0 && mkdirat(dir, "ws-0", 0755) == 0 && wb_meta_write(dir, &m) && wb_head_write(dir, &h, NULL) &&
-            renameat(st->sessions, tmp, st->sessions, id) == 0 && fsync(st->sessions) == 0;
+  bool ok = dir >= 0 && lf >= 0 && mkdirat(dir, "ws-0", 0755) == 0 && wb_meta_write(dir, &m) &&
+            wb_head_write(dir, &h, NULL) && renameat(st->sessions, tmp, st->sessions, id) == 0 &&
+            fsync(st->sessions) == 0;
   int e = errno;
   if (lf >= 0) close(lf);
   if (dir >= 0) close(dir);
@@ -297,4 +301,3 @@ int wb_session_prune(wb_store *st, size_t *removed, char *err, size_t n) {
   else if (it >= 0) close(it);
   return WASMBOX_OK;
 }
-

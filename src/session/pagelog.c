@@ -11,8 +11,8 @@
 #include "util/os.h"
 
 #define MAGIC 0x47504257u /* "WBPG" */
-#define BATCH 1024         /* pages per record: 4 MiB uncompressed */
-#define LEVEL 1            /* fast: a save sits on the call's critical path */
+#define BATCH 1024        /* pages per record: 4 MiB uncompressed */
+#define LEVEL 1           /* fast: a save sits on the call's critical path */
 
 bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *pages, size_t n, uint64_t *end,
                        char *err, size_t errlen) {
@@ -33,7 +33,8 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *
   ok = ok && cctx;
   for (size_t i = 0; ok && i < n; i += BATCH) {
     size_t k = n - i < BATCH ? n - i : BATCH;
-    for (size_t j = 0; j < k; j++) memcpy(raw + j * WB_HOST_PAGE, mem + (size_t)pages[i + j] * WB_HOST_PAGE, WB_HOST_PAGE);
+    for (size_t j = 0; j < k; j++)
+      memcpy(raw + j * WB_HOST_PAGE, mem + (size_t)pages[i + j] * WB_HOST_PAGE, WB_HOST_PAGE);
     size_t c = ZSTD_compress2(cctx, comp, cap, raw, k * WB_HOST_PAGE);
     if (ZSTD_isError(c)) {
       ok = false;
@@ -47,7 +48,8 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *
     ok = wb_pwrite_all(fd, head, hlen, at) && wb_pwrite_all(fd, comp, c, at + hlen);
     at += hlen + c;
   }
-  if (!ok) snprintf(err, errlen, "cannot write the session's memory: %s", errno ? strerror(errno) : "compression failed");
+  if (!ok)
+    snprintf(err, errlen, "cannot write the session's memory: %s", errno ? strerror(errno) : "compression failed");
   free(raw);
   free(comp);
   *end = at;

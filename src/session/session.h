@@ -50,15 +50,15 @@ int wb_session_prune(wb_store *st, size_t *removed, char *err, size_t n);
 /* What a call on a session works with. */
 typedef struct {
   const wb_runtime *runtime;
-  char workspace[4096];      /* host path of the current workspace */
-  const char *const *env;    /* the session's environment */
+  char workspace[4096];   /* host path of the current workspace */
+  const char *const *env; /* the session's environment */
   size_t env_len;
   const wasmbox_mount *mounts; /* the session's read-only mounts */
   size_t mounts_len;
-  uint32_t fd_base;          /* descriptor numbering for this call */
-  wb_instance *instance;     /* started, or to be started from job_from */
+  uint32_t fd_base;            /* descriptor numbering for this call */
+  wb_instance *instance;       /* started, or to be started from job_from */
   const wb_snapshot *job_from; /* when the instance is not started */
-  bool job_fresh;            /* a first call: refresh the base copy */
+  bool job_fresh;              /* a first call: refresh the base copy */
 } wb_session_call;
 
 /* The workspace of session `id`, locked against calls and other changes

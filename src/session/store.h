@@ -16,8 +16,8 @@ typedef struct {
   char id[WASMBOX_ID_MAX];
   uint64_t gen;
   wb_instance *instance;
-  wb_snapshot image;  /* committed memory (memfd) and globals */
-  uint8_t *logged;    /* bitmap: 4 KiB pages the log holds */
+  wb_snapshot image; /* committed memory (memfd) and globals */
+  uint8_t *logged;   /* bitmap: 4 KiB pages the log holds */
   size_t logged_pages;
   uint64_t used;
   bool busy;
@@ -25,7 +25,7 @@ typedef struct {
 
 struct wb_store {
   char *home;
-  int sessions;       /* $home/sessions */
+  int sessions;         /* $home/sessions */
   pthread_mutex_t lock; /* the live table */
   wb_live live[WB_LIVE_MAX];
   uint64_t tick;

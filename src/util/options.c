@@ -59,9 +59,7 @@ static int bad_number(const wb_option *o, const char *src, const char *v, char *
 int wb_opt_set(const wb_option *o, void *target, const char *v, const char *src, char *err, size_t errlen) {
   char *base = target;
   switch (o->kind) {
-    case WB_OPT_FLAG:
-      *(bool *)(base + o->off) = true;
-      return 0;
+    case WB_OPT_FLAG: *(bool *)(base + o->off) = true; return 0;
     case WB_OPT_TEXT:
       if (!o->size) {
         *(const char **)(base + o->off) = v;

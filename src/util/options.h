@@ -21,7 +21,7 @@ typedef enum {
 } wb_opt_kind;
 
 typedef struct {
-  const char *name;  /* as written: "--timeout", "-c" */
+  const char *name; /* as written: "--timeout", "-c" */
   wb_opt_kind kind;
   size_t off;        /* where the value goes */
   size_t size;       /* TEXT: buffer size (0: a pointer); LIST: offset of the count */

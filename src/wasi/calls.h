@@ -36,10 +36,14 @@ uint32_t wasi_fd_tell(wb_wasi *w, uint32_t fd, uint32_t out);
 uint32_t wasi_fd_write(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint32_t nwritten);
 uint32_t wasi_path_create_directory(wb_wasi *w, uint32_t fd, uint32_t path, uint32_t len);
 uint32_t wasi_path_filestat_get(wb_wasi *w, uint32_t fd, uint32_t flags, uint32_t path, uint32_t len, uint32_t out);
-uint32_t wasi_path_filestat_set_times(wb_wasi *w, uint32_t fd, uint32_t flags, uint32_t path, uint32_t len, uint64_t atim, uint64_t mtim, uint32_t fst);
-uint32_t wasi_path_link(wb_wasi *w, uint32_t fd1, uint32_t flags, uint32_t p1, uint32_t l1, uint32_t fd2, uint32_t p2, uint32_t l2);
-uint32_t wasi_path_open(wb_wasi *w, uint32_t fd, uint32_t lookup, uint32_t path, uint32_t len, uint32_t oflags, uint64_t rights, uint64_t inheriting, uint32_t fdflags, uint32_t out);
-uint32_t wasi_path_readlink(wb_wasi *w, uint32_t fd, uint32_t path, uint32_t len, uint32_t buf, uint32_t buflen, uint32_t used);
+uint32_t wasi_path_filestat_set_times(wb_wasi *w, uint32_t fd, uint32_t flags, uint32_t path, uint32_t len,
+                                      uint64_t atim, uint64_t mtim, uint32_t fst);
+uint32_t wasi_path_link(wb_wasi *w, uint32_t fd1, uint32_t flags, uint32_t p1, uint32_t l1, uint32_t fd2, uint32_t p2,
+                        uint32_t l2);
+uint32_t wasi_path_open(wb_wasi *w, uint32_t fd, uint32_t lookup, uint32_t path, uint32_t len, uint32_t oflags,
+                        uint64_t rights, uint64_t inheriting, uint32_t fdflags, uint32_t out);
+uint32_t wasi_path_readlink(wb_wasi *w, uint32_t fd, uint32_t path, uint32_t len, uint32_t buf, uint32_t buflen,
+                            uint32_t used);
 uint32_t wasi_path_remove_directory(wb_wasi *w, uint32_t fd, uint32_t path, uint32_t len);
 uint32_t wasi_path_rename(wb_wasi *w, uint32_t fd1, uint32_t p1, uint32_t l1, uint32_t fd2, uint32_t p2, uint32_t l2);
 uint32_t wasi_path_symlink(wb_wasi *w, uint32_t target, uint32_t tlen, uint32_t fd, uint32_t path, uint32_t len);
@@ -49,7 +53,8 @@ void wasi_proc_exit(wb_wasi *w, uint32_t code);
 uint32_t wasi_random_get(wb_wasi *w, uint32_t buf, uint32_t len);
 uint32_t wasi_sched_yield(wb_wasi *w);
 uint32_t wasi_sock_accept(wb_wasi *w, uint32_t fd, uint32_t flags, uint32_t out);
-uint32_t wasi_sock_recv(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint32_t flags, uint32_t nread, uint32_t oflags);
+uint32_t wasi_sock_recv(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint32_t flags, uint32_t nread,
+                        uint32_t oflags);
 uint32_t wasi_sock_send(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint32_t flags, uint32_t nwritten);
 uint32_t wasi_sock_shutdown(wb_wasi *w, uint32_t fd, uint32_t how);
 

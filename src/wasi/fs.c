@@ -197,8 +197,8 @@ uint32_t wasi_fd_advise(wb_wasi *w, uint32_t fd, uint64_t off, uint64_t len, uin
   if (!f) return WASI_EBADF;
   if (advice > 5) return WASI_EINVAL;
   if (f->kind == FD_HOST && !f->is_dir) {
-    static const int map[] = {POSIX_FADV_NORMAL, POSIX_FADV_SEQUENTIAL, POSIX_FADV_RANDOM,
-                              POSIX_FADV_WILLNEED, POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE};
+    static const int map[] = {POSIX_FADV_NORMAL,   POSIX_FADV_SEQUENTIAL, POSIX_FADV_RANDOM,
+                              POSIX_FADV_WILLNEED, POSIX_FADV_DONTNEED,   POSIX_FADV_NOREUSE};
     posix_fadvise(f->host_fd, (off_t)off, (off_t)len, map[advice]);
   }
   return 0; /* advice: nothing to report either way */
@@ -447,8 +447,9 @@ static uint32_t write_common(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n,
       uint64_t len = 0;
       for (int i = 0; i < k; i++) len += v[i].iov_len;
       size = file_size(f->host_fd);
-      off_t cur = positional ? (off_t)off : (f->fdflags & WASI_FDFLAG_APPEND) ? (off_t)size
-                                                                                 : lseek(f->host_fd, 0, SEEK_CUR);
+      off_t cur = positional                          ? (off_t)off
+                  : (f->fdflags & WASI_FDFLAG_APPEND) ? (off_t)size
+                                                      : lseek(f->host_fd, 0, SEEK_CUR);
       uint64_t end = (cur > 0 ? (uint64_t)cur : 0) + len;
       growth = end > size ? end - size : 0;
       uint64_t allowed = quota_allows(w, growth);
@@ -652,7 +653,7 @@ uint32_t wasi_fd_seek(wb_wasi *w, uint32_t fd, int64_t off, uint32_t whence, uin
   }
   if (f->kind == FD_IMAGE) {
     if (f->is_dir) return WASI_EISDIR;
-    int64_t base = whence == WASI_WHENCE_SET ? 0
+    int64_t base = whence == WASI_WHENCE_SET   ? 0
                    : whence == WASI_WHENCE_CUR ? (int64_t)f->pos
                                                : (int64_t)f->mount->image->nodes[f->node].size;
     if ((off > 0 && base > INT64_MAX - off) || base + off < 0) return WASI_EINVAL;
@@ -679,7 +680,8 @@ uint32_t wasi_path_open(wb_wasi *w, uint32_t dirfd, uint32_t lookup, uint32_t pa
   if (!outp) return WASI_EFAULT;
   if (oflags & ~0xfu || fdflags & ~0x1fu) return WASI_EINVAL;
 
-  bool want_write = (rights & WRITE_RIGHTS) || (oflags & (WASI_O_CREAT | WASI_O_TRUNC)) || (fdflags & WASI_FDFLAG_APPEND);
+  bool want_write =
+      (rights & WRITE_RIGHTS) || (oflags & (WASI_O_CREAT | WASI_O_TRUNC)) || (fdflags & WASI_FDFLAG_APPEND);
   bool want_read = (rights & (WASI_RIGHT_FD_READ | WASI_RIGHT_FD_READDIR)) != 0;
   uint32_t newfd;
   wb_fd *entry;
@@ -810,8 +812,8 @@ uint32_t wasi_path_filestat_set_times(wb_wasi *w, uint32_t dirfd, uint32_t flags
 
 /* Open the parent of a guest path in a writable host directory: `path` gets
  * the whole guest path (for reports), `leaf` its last component. */
-static int writable_parent(wb_wasi *w, uint32_t dirfd, uint32_t ptr, uint32_t len, char *path, char *leaf,
-                           wb_fd **dp, int *pfd) {
+static int writable_parent(wb_wasi *w, uint32_t dirfd, uint32_t ptr, uint32_t len, char *path, char *leaf, wb_fd **dp,
+                           int *pfd) {
   wb_fd *d;
   int e = dir_fd(w, dirfd, &d);
   if (e) return e;
@@ -912,8 +914,8 @@ uint32_t wasi_path_rename(wb_wasi *w, uint32_t fd1, uint32_t p1, uint32_t l1, ui
   return 0;
 }
 
-uint32_t wasi_path_link(wb_wasi *w, uint32_t fd1, uint32_t flags, uint32_t p1, uint32_t l1, uint32_t fd2,
-                        uint32_t p2, uint32_t l2) {
+uint32_t wasi_path_link(wb_wasi *w, uint32_t fd1, uint32_t flags, uint32_t p1, uint32_t l1, uint32_t fd2, uint32_t p2,
+                        uint32_t l2) {
   char a[WB_PATH_MAX], la[WB_PATH_MAX], b[WB_PATH_MAX], lb[WB_PATH_MAX];
   wb_fd *da, *db;
   int pa, pb, e;

@@ -28,10 +28,10 @@ typedef struct {
 typedef struct {
   uint32_t name_off, name_len; /* into the names area */
   uint32_t parent;
-  uint32_t kind;               /* WB_NODE_DIR or WB_NODE_FILE */
+  uint32_t kind; /* WB_NODE_DIR or WB_NODE_FILE */
   uint32_t first_child, child_count;
-  uint64_t data_off;           /* files: offset of the contents in the image */
-  uint64_t size;               /* files: bytes */
+  uint64_t data_off; /* files: offset of the contents in the image */
+  uint64_t size;     /* files: bytes */
 } wb_image_node;
 
 typedef struct {

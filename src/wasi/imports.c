@@ -111,14 +111,16 @@ uint32_t Z_wasi_snapshot_preview1Z_fd_filestat_set_size(wb_wasi *w, uint32_t fd,
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_fd_filestat_set_times(wb_wasi *w, uint32_t fd, uint64_t atim, uint64_t mtim, uint32_t fst) {
+uint32_t Z_wasi_snapshot_preview1Z_fd_filestat_set_times(wb_wasi *w, uint32_t fd, uint64_t atim, uint64_t mtim,
+                                                         uint32_t fst) {
   wb_host_enter();
   uint32_t r = wasi_fd_filestat_set_times(w, fd, atim, mtim, fst);
   wb_host_leave();
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_fd_pread(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint64_t offset, uint32_t nread) {
+uint32_t Z_wasi_snapshot_preview1Z_fd_pread(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint64_t offset,
+                                            uint32_t nread) {
   wb_host_enter();
   uint32_t r = wasi_fd_pread(w, fd, iovs, n, offset, nread);
   wb_host_leave();
@@ -139,7 +141,8 @@ uint32_t Z_wasi_snapshot_preview1Z_fd_prestat_get(wb_wasi *w, uint32_t fd, uint3
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_fd_pwrite(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint64_t offset, uint32_t nwritten) {
+uint32_t Z_wasi_snapshot_preview1Z_fd_pwrite(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint64_t offset,
+                                             uint32_t nwritten) {
   wb_host_enter();
   uint32_t r = wasi_fd_pwrite(w, fd, iovs, n, offset, nwritten);
   wb_host_leave();
@@ -153,7 +156,8 @@ uint32_t Z_wasi_snapshot_preview1Z_fd_read(wb_wasi *w, uint32_t fd, uint32_t iov
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_fd_readdir(wb_wasi *w, uint32_t fd, uint32_t buf, uint32_t len, uint64_t cookie, uint32_t used) {
+uint32_t Z_wasi_snapshot_preview1Z_fd_readdir(wb_wasi *w, uint32_t fd, uint32_t buf, uint32_t len, uint64_t cookie,
+                                              uint32_t used) {
   wb_host_enter();
   uint32_t r = wasi_fd_readdir(w, fd, buf, len, cookie, used);
   wb_host_leave();
@@ -202,35 +206,41 @@ uint32_t Z_wasi_snapshot_preview1Z_path_create_directory(wb_wasi *w, uint32_t fd
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_path_filestat_get(wb_wasi *w, uint32_t fd, uint32_t flags, uint32_t path, uint32_t len, uint32_t out) {
+uint32_t Z_wasi_snapshot_preview1Z_path_filestat_get(wb_wasi *w, uint32_t fd, uint32_t flags, uint32_t path,
+                                                     uint32_t len, uint32_t out) {
   wb_host_enter();
   uint32_t r = wasi_path_filestat_get(w, fd, flags, path, len, out);
   wb_host_leave();
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_path_filestat_set_times(wb_wasi *w, uint32_t fd, uint32_t flags, uint32_t path, uint32_t len, uint64_t atim, uint64_t mtim, uint32_t fst) {
+uint32_t Z_wasi_snapshot_preview1Z_path_filestat_set_times(wb_wasi *w, uint32_t fd, uint32_t flags, uint32_t path,
+                                                           uint32_t len, uint64_t atim, uint64_t mtim, uint32_t fst) {
   wb_host_enter();
   uint32_t r = wasi_path_filestat_set_times(w, fd, flags, path, len, atim, mtim, fst);
   wb_host_leave();
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_path_link(wb_wasi *w, uint32_t fd1, uint32_t flags, uint32_t p1, uint32_t l1, uint32_t fd2, uint32_t p2, uint32_t l2) {
+uint32_t Z_wasi_snapshot_preview1Z_path_link(wb_wasi *w, uint32_t fd1, uint32_t flags, uint32_t p1, uint32_t l1,
+                                             uint32_t fd2, uint32_t p2, uint32_t l2) {
   wb_host_enter();
   uint32_t r = wasi_path_link(w, fd1, flags, p1, l1, fd2, p2, l2);
   wb_host_leave();
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_path_open(wb_wasi *w, uint32_t fd, uint32_t lookup, uint32_t path, uint32_t len, uint32_t oflags, uint64_t rights, uint64_t inheriting, uint32_t fdflags, uint32_t out) {
+uint32_t Z_wasi_snapshot_preview1Z_path_open(wb_wasi *w, uint32_t fd, uint32_t lookup, uint32_t path, uint32_t len,
+                                             uint32_t oflags, uint64_t rights, uint64_t inheriting, uint32_t fdflags,
+                                             uint32_t out) {
   wb_host_enter();
   uint32_t r = wasi_path_open(w, fd, lookup, path, len, oflags, rights, inheriting, fdflags, out);
   wb_host_leave();
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_path_readlink(wb_wasi *w, uint32_t fd, uint32_t path, uint32_t len, uint32_t buf, uint32_t buflen, uint32_t used) {
+uint32_t Z_wasi_snapshot_preview1Z_path_readlink(wb_wasi *w, uint32_t fd, uint32_t path, uint32_t len, uint32_t buf,
+                                                 uint32_t buflen, uint32_t used) {
   wb_host_enter();
   uint32_t r = wasi_path_readlink(w, fd, path, len, buf, buflen, used);
   wb_host_leave();
@@ -244,14 +254,16 @@ uint32_t Z_wasi_snapshot_preview1Z_path_remove_directory(wb_wasi *w, uint32_t fd
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_path_rename(wb_wasi *w, uint32_t fd1, uint32_t p1, uint32_t l1, uint32_t fd2, uint32_t p2, uint32_t l2) {
+uint32_t Z_wasi_snapshot_preview1Z_path_rename(wb_wasi *w, uint32_t fd1, uint32_t p1, uint32_t l1, uint32_t fd2,
+                                               uint32_t p2, uint32_t l2) {
   wb_host_enter();
   uint32_t r = wasi_path_rename(w, fd1, p1, l1, fd2, p2, l2);
   wb_host_leave();
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_path_symlink(wb_wasi *w, uint32_t target, uint32_t tlen, uint32_t fd, uint32_t path, uint32_t len) {
+uint32_t Z_wasi_snapshot_preview1Z_path_symlink(wb_wasi *w, uint32_t target, uint32_t tlen, uint32_t fd, uint32_t path,
+                                                uint32_t len) {
   wb_host_enter();
   uint32_t r = wasi_path_symlink(w, target, tlen, fd, path, len);
   wb_host_leave();
@@ -265,7 +277,8 @@ uint32_t Z_wasi_snapshot_preview1Z_path_unlink_file(wb_wasi *w, uint32_t fd, uin
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_poll_oneoff(wb_wasi *w, uint32_t in, uint32_t out, uint32_t nsubs, uint32_t nevents) {
+uint32_t Z_wasi_snapshot_preview1Z_poll_oneoff(wb_wasi *w, uint32_t in, uint32_t out, uint32_t nsubs,
+                                               uint32_t nevents) {
   wb_host_enter();
   uint32_t r = wasi_poll_oneoff(w, in, out, nsubs, nevents);
   wb_host_leave();
@@ -298,14 +311,16 @@ uint32_t Z_wasi_snapshot_preview1Z_sock_accept(wb_wasi *w, uint32_t fd, uint32_t
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_sock_recv(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint32_t flags, uint32_t nread, uint32_t oflags) {
+uint32_t Z_wasi_snapshot_preview1Z_sock_recv(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint32_t flags,
+                                             uint32_t nread, uint32_t oflags) {
   wb_host_enter();
   uint32_t r = wasi_sock_recv(w, fd, iovs, n, flags, nread, oflags);
   wb_host_leave();
   return r;
 }
 
-uint32_t Z_wasi_snapshot_preview1Z_sock_send(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint32_t flags, uint32_t nwritten) {
+uint32_t Z_wasi_snapshot_preview1Z_sock_send(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint32_t flags,
+                                             uint32_t nwritten) {
   wb_host_enter();
   uint32_t r = wasi_sock_send(w, fd, iovs, n, flags, nwritten);
   wb_host_leave();

@@ -31,11 +31,11 @@ typedef struct {
   bool readable, writable;
   uint16_t fdflags;
   const wb_mount *mount;
-  char *guest_path;    /* absolute guest path, for prestat and reports */
-  int host_fd;         /* FD_HOST */
-  uint32_t node;       /* FD_IMAGE */
-  uint64_t pos;        /* FD_IMAGE files */
-  dir_entry *listing;  /* directory snapshot taken at readdir cookie 0 */
+  char *guest_path;   /* absolute guest path, for prestat and reports */
+  int host_fd;        /* FD_HOST */
+  uint32_t node;      /* FD_IMAGE */
+  uint64_t pos;       /* FD_IMAGE files */
+  dir_entry *listing; /* directory snapshot taken at readdir cookie 0 */
   uint32_t nlisting;
 } wb_fd;
 
@@ -47,10 +47,10 @@ typedef struct {
 
 struct Z_wasi_snapshot_preview1_instance_t {
   wasm_rt_memory_t *mem;
-  wb_fd *fds;            /* slots: stdio, preopens, then opened files */
+  wb_fd *fds; /* slots: stdio, preopens, then opened files */
   uint32_t nfds, max_fds;
-  uint32_t nfixed;       /* stdio and preopens: slot == descriptor */
-  uint32_t fd_base;      /* other slots are descriptor fd_base + slot */
+  uint32_t nfixed;  /* stdio and preopens: slot == descriptor */
+  uint32_t fd_base; /* other slots are descriptor fd_base + slot */
   char **args;
   size_t nargs;
   char **env;
@@ -64,8 +64,8 @@ struct Z_wasi_snapshot_preview1_instance_t {
   uint64_t deadline_ns;
   char **changed;
   size_t nchanged, changed_cap;
-  uint64_t quota;        /* see wb_wasi_config */
-  uint64_t quota_used;   /* an upper bound once counted */
+  uint64_t quota;      /* see wb_wasi_config */
+  uint64_t quota_used; /* an upper bound once counted */
   bool quota_counted;
 };
 
@@ -77,8 +77,16 @@ static inline uint8_t *gmem(wb_wasi *w, uint32_t addr, uint64_t len) {
 static inline void put_u16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static inline void put_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void put_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-static inline uint32_t get_u32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static inline uint64_t get_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline uint32_t get_u32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+static inline uint64_t get_u64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
 
 /* The fd, or NULL if it is not open. */
 wb_fd *wb_fd_get(wb_wasi *w, uint32_t fd);

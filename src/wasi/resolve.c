@@ -16,7 +16,8 @@
 
 /* openat2 beneath dirfd; returns an fd or -errno. */
 int wb_beneath(int dirfd, const char *path, int flags, mode_t mode) {
-  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .mode = (flags & O_CREAT) ? mode : 0,
+  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
+                         .mode = (flags & O_CREAT) ? mode : 0,
                          .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV};
   long fd;
   do fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
@@ -196,4 +197,3 @@ int wb_break_shared_link(int dirfd, const char *path, bool follow) {
   }
   return -ELOOP;
 }
-

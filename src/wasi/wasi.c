@@ -63,9 +63,14 @@ wb_wasi *wb_wasi_new(const wb_wasi_config *cfg, char *err, size_t errlen) {
     if (!m->guest_path || (cfg->mounts[i].host_dir && !m->host_dir)) goto oom;
     w->nmounts = i + 1;
     wb_fd *f = &w->fds[w->nfds];
-    *f = (wb_fd){.kind = m->image ? FD_IMAGE : FD_HOST, .is_dir = true, .preopen = true,
-                 .readable = true, .writable = m->writable && !m->image, .mount = m,
-                 .host_fd = -1, .node = 0};
+    *f = (wb_fd){.kind = m->image ? FD_IMAGE : FD_HOST,
+                 .is_dir = true,
+                 .preopen = true,
+                 .readable = true,
+                 .writable = m->writable && !m->image,
+                 .mount = m,
+                 .host_fd = -1,
+                 .node = 0};
     f->guest_path = strdup(m->guest_path);
     if (!f->guest_path) goto oom;
     if (!m->image) {
@@ -113,8 +118,7 @@ void wb_wasi_bind_memory(wb_wasi *w, wasm_rt_memory_t *mem) { w->mem = mem; }
 void wb_wasi_set_deadline(wb_wasi *w, uint64_t deadline_ns) { w->deadline_ns = deadline_ns; }
 
 static wb_output output_of(const out_buf *b) {
-  return (wb_output){.data = b->data ? b->data : "", .len = b->len, .total = b->total,
-                     .truncated = b->total > b->len};
+  return (wb_output){.data = b->data ? b->data : "", .len = b->len, .total = b->total, .truncated = b->total > b->len};
 }
 
 wb_output wb_wasi_stdout(const wb_wasi *w) { return output_of(&w->out[0]); }
@@ -337,9 +341,7 @@ static uint32_t strings_get(wb_wasi *w, char **v, size_t n, uint32_t ptrs, uint3
 uint32_t wasi_args_sizes_get(wb_wasi *w, uint32_t count, uint32_t size) {
   return strings_sizes(w, w->args, w->nargs, count, size);
 }
-uint32_t wasi_args_get(wb_wasi *w, uint32_t ptrs, uint32_t buf) {
-  return strings_get(w, w->args, w->nargs, ptrs, buf);
-}
+uint32_t wasi_args_get(wb_wasi *w, uint32_t ptrs, uint32_t buf) { return strings_get(w, w->args, w->nargs, ptrs, buf); }
 uint32_t wasi_environ_sizes_get(wb_wasi *w, uint32_t count, uint32_t size) {
   return strings_sizes(w, w->env, w->nenv, count, size);
 }
@@ -556,7 +558,8 @@ uint32_t wasi_sock_accept(wb_wasi *w, uint32_t fd, uint32_t flags, uint32_t out)
   (void)out;
   return no_socket(w, fd);
 }
-uint32_t wasi_sock_recv(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint32_t flags, uint32_t nread, uint32_t oflags) {
+uint32_t wasi_sock_recv(wb_wasi *w, uint32_t fd, uint32_t iovs, uint32_t n, uint32_t flags, uint32_t nread,
+                        uint32_t oflags) {
   (void)iovs, (void)n, (void)flags, (void)nread, (void)oflags;
   return no_socket(w, fd);
 }

@@ -40,11 +40,11 @@ typedef struct {
   size_t nenv;
   const wb_mount *mounts;
   size_t nmounts;
-  const char *cwd;        /* guest working directory (a mount path) */
+  const char *cwd; /* guest working directory (a mount path) */
   const uint8_t *stdin_data;
   size_t stdin_len;
-  size_t max_output;      /* bytes kept per output stream */
-  uint32_t max_fds;       /* open descriptors, stdio and preopens included */
+  size_t max_output; /* bytes kept per output stream */
+  uint32_t max_fds;  /* open descriptors, stdio and preopens included */
   /* Descriptors the guest opens are numbered from fd_base + (3 + nmounts):
    * a session's calls use different bases, so a descriptor the guest kept
    * from an earlier call is invalid instead of naming another file. */
@@ -57,9 +57,9 @@ typedef struct {
 
 typedef struct {
   const char *data;
-  size_t len;       /* bytes kept */
-  uint64_t total;   /* bytes the guest wrote */
-  bool truncated;   /* total > len */
+  size_t len;     /* bytes kept */
+  uint64_t total; /* bytes the guest wrote */
+  bool truncated; /* total > len */
 } wb_output;
 
 /* Create the host. Fails (NULL, reason in err) if a mount cannot be opened. */

@@ -28,10 +28,10 @@ typedef struct wb_guest_frame {
   volatile sig_atomic_t deadline_hit; /* set by the timer signal */
   uint8_t *mem_base;                  /* linear memory reservation, for faults */
   size_t mem_reserved;
-  uintptr_t stack_lo, stack_hi;       /* this thread's stack incl. guard */
-  int memory_grow_failed;             /* a memory.grow hit the limit */
-  uint64_t fault_offset;              /* OOB trap: faulting offset in memory */
-  uint32_t exit_code;                 /* valid after WB_TRAP_EXIT */
+  uintptr_t stack_lo, stack_hi; /* this thread's stack incl. guard */
+  int memory_grow_failed;       /* a memory.grow hit the limit */
+  uint64_t fault_offset;        /* OOB trap: faulting offset in memory */
+  uint32_t exit_code;           /* valid after WB_TRAP_EXIT */
   /* While the module's code [code_lo, code_hi) runs, its fuel counter lives
    * in r15 (x86-64; tools/w2c_split.py). A fault or the timer that interrupts
    * that code stores the interrupted r15 here before unwinding. NULL: the

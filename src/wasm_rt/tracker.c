@@ -63,9 +63,14 @@ bool wb_track_arm(uint8_t *base, size_t reserved, size_t len) {
 
 /* One PAGEMAP_SCAN pass over [start, end): written regions into vec. */
 static long scan(uint64_t start, uint64_t end, bool rearm, struct page_region *vec, size_t n, uint64_t *walk_end) {
-  struct pm_scan_arg a = {.size = sizeof a, .flags = PM_SCAN_CHECK_WPASYNC | (rearm ? PM_SCAN_WP_MATCHING : 0),
-                          .start = start, .end = end, .vec = (uintptr_t)vec, .vec_len = n,
-                          .category_mask = PAGE_IS_WRITTEN, .return_mask = PAGE_IS_WRITTEN};
+  struct pm_scan_arg a = {.size = sizeof a,
+                          .flags = PM_SCAN_CHECK_WPASYNC | (rearm ? PM_SCAN_WP_MATCHING : 0),
+                          .start = start,
+                          .end = end,
+                          .vec = (uintptr_t)vec,
+                          .vec_len = n,
+                          .category_mask = PAGE_IS_WRITTEN,
+                          .return_mask = PAGE_IS_WRITTEN};
   long r = ioctl(pagemap, PAGEMAP_SCAN, &a);
   *walk_end = a.walk_end;
   return r;

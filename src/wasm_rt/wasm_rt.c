@@ -133,8 +133,7 @@ static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool 
   size_t keep = (size_t)img->pages * PAGE_SIZE;
   if (m->pages > img->pages) {
     size_t len = (size_t)(m->pages - img->pages) * PAGE_SIZE;
-    if (madvise(m->data + keep, len, MADV_DONTNEED) != 0 || mprotect(m->data + keep, len, PROT_NONE) != 0)
-      return false;
+    if (madvise(m->data + keep, len, MADV_DONTNEED) != 0 || mprotect(m->data + keep, len, PROT_NONE) != 0) return false;
   }
   if (copy) {
     wb_span *spans;
@@ -152,8 +151,7 @@ static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool 
 }
 
 void wasm_rt_allocate_memory(wasm_rt_memory_t *m, uint32_t initial_pages, uint32_t max_pages) {
-  void *base = mmap(NULL, WB_MEMORY_RESERVATION, PROT_NONE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void *base = mmap(NULL, WB_MEMORY_RESERVATION, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) abort(); /* address space exhausted: host failure */
   const wb_memory_image *img = pending_image;
   pending_image = NULL;
@@ -219,8 +217,7 @@ uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t delta) {
     return UINT32_MAX;
   }
   if (delta == 0) return old;
-  if (mprotect(m->data + (size_t)old * PAGE_SIZE, (size_t)delta * PAGE_SIZE,
-               PROT_READ | PROT_WRITE) != 0)
+  if (mprotect(m->data + (size_t)old * PAGE_SIZE, (size_t)delta * PAGE_SIZE, PROT_READ | PROT_WRITE) != 0)
     return UINT32_MAX;
   m->pages = (uint32_t)want;
   m->size = byte_size(want); /* 65536 pages is 4 GiB, which a u32 cannot hold */
