@@ -228,7 +228,7 @@ static void test_external(void **state) {
   write_text(a, "hello");
   mkdir(d, 0700);
   write_text(sub, "world");
-  char *paths[] = {a, d};
+  const char *paths[] = {a, d};
   assert_int_equal(mcp_external_prepare(paths, 2, 1 << 20, &dir, err, sizeof err), 0);
   char p[300];
   snprintf(p, sizeof p, "%s/d/b.txt", dir);
@@ -238,12 +238,12 @@ static void test_external(void **state) {
   free(dir);
   assert_int_equal(mcp_external_prepare(paths, 2, 6, &dir, err, sizeof err), -1); /* 10 bytes > 6 */
   assert_int_equal(symlink("/etc/passwd", l), 0);
-  char *link[] = {l};
+  const char *link[] = {l};
   assert_int_equal(mcp_external_prepare(link, 1, 1 << 20, &dir, err, sizeof err), -1);
   assert_non_null(strstr(err, "symlink"));
-  char *twice[] = {a, a};
+  const char *twice[] = {a, a};
   assert_int_equal(mcp_external_prepare(twice, 2, 1 << 20, &dir, err, sizeof err), -1);
-  char *missing[] = {"/no/such/file"};
+  const char *missing[] = {"/no/such/file"};
   assert_int_equal(mcp_external_prepare(missing, 1, 1 << 20, &dir, err, sizeof err), -1);
 }
 
