@@ -22,12 +22,12 @@ MCP_LIBS := -lcjson
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Guest runtimes: each is runtimes/NAME/build.sh (-> NAME.wasm) plus the glue
-# src/runtimes/NAME.c; everything below is generic over this list.
+# src/bindings/NAME.c; everything below is generic over this list.
 RUNTIMES := python javascript
 
 SRC_LIB := $(wildcard src/util/*.c src/wasm_rt/*.c src/wasi/*.c src/engine/*.c src/session/*.c src/jail/*.c src/api/*.c) \
-  src/runtimes/registry.c
-SRC_RT  := $(RUNTIMES:%=src/runtimes/%.c)
+  src/bindings/registry.c
+SRC_RT  := $(RUNTIMES:%=src/bindings/%.c)
 SRC_CLI := src/cli/main.c
 SRC_MCP := $(wildcard src/mcp/*.c)
 # Fuel metering, run on every module before wasm2c (runtimes/native.sh).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The layer map of ARCHITECTURE.md, checked on every #include "..." in src/.
 
-    util <- wasm_rt <- wasi <- engine <- {session, jail, runtimes} <- api <- {cli, mcp}
+    util <- wasm_rt <- wasi <- engine <- {session, jail, bindings} <- api <- {cli, mcp}
 
 A folder may include its own headers and those of lower layers, never a
 higher layer or a sibling. cli and mcp, the library's clients, include only
@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-RANK = {"util": 0, "wasm_rt": 1, "wasi": 2, "engine": 3, "session": 4, "jail": 4, "runtimes": 4,
+RANK = {"util": 0, "wasm_rt": 1, "wasi": 2, "engine": 3, "session": 4, "jail": 4, "bindings": 4,
         "api": 5, "cli": 6, "mcp": 6}
 CLIENTS = {"cli", "mcp"}
 CLIENT_MAY = {"cli": {"mcp/transport.h"}, "mcp": set()}

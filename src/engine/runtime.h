@@ -9,7 +9,7 @@
  *   wasmbox_run(code, len, name, len) -> exit status (buffers freed by guest)
  * and imports only wasi_snapshot_preview1 and wasmbox.report_error. A new
  * language is a recipe under runtimes/ plus a glue file filling this table
- * (src/runtimes/NAME.c); the engine never names a module. */
+ * (src/bindings/NAME.c); the engine never names a module. */
 #ifndef WASMBOX_ENGINE_RUNTIME_H
 #define WASMBOX_ENGINE_RUNTIME_H
 

@@ -9,7 +9,7 @@
 
 #include "javascript.h"
 #include "javascript_unbudgeted.h"
-#include "runtimes/module_glue.h"
+#include "bindings/module_glue.h"
 
 WB_MODULE_GLUE(javascript)
 

@@ -7,7 +7,7 @@
 
 #include "python.h"
 #include "python_unbudgeted.h"
-#include "runtimes/module_glue.h"
+#include "bindings/module_glue.h"
 
 WB_MODULE_GLUE(python)
 

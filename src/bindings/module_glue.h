@@ -20,8 +20,8 @@
  *
  * What differs between runtimes (names, images, preload) stays in the glue
  * file; this header is all that is the same. */
-#ifndef WASMBOX_RUNTIMES_MODULE_GLUE_H
-#define WASMBOX_RUNTIMES_MODULE_GLUE_H
+#ifndef WASMBOX_BINDINGS_MODULE_GLUE_H
+#define WASMBOX_BINDINGS_MODULE_GLUE_H
 
 #include <stdbool.h>
 #include <stdint.h>
