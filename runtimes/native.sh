@@ -117,7 +117,7 @@ compile() {  # compile PROFILE_FLAGS
 # link_module DIR: the objects as DIR/NAME.o, next to NAME.h. All the
 # module's code goes in one section between two symbols: a signal handler
 # tells by the interrupted address whether the module's code was running
-# (src/engine/guest.c: then r15 holds its fuel counter).
+# (src/wasm_rt/guest.c: then r15 holds its fuel counter).
 cat > "$work/code.ld" <<EOF
 SECTIONS {
   .text.wb_$name : {

@@ -33,7 +33,7 @@ to allocate, made the Python compute suite 3 % faster (make bench). Elsewhere
 register of its own, callee-saved in every function that calls, because gcc
 must assume a callee may change r14: CPython's eval loop spilled a fifth
 more, and the compute suite ran 4 % slower, paired runs of PGO builds.)
-This is sound only because our wasm-rt (src/engine/wasm_rt.c) never moves a
+This is sound only because our wasm-rt (src/wasm_rt/wasm_rt.c) never moves a
 memory: growth changes protection inside a reservation made once, and
 snapshots remap at the same address; and because no guest code runs but
 through an export (neither module has a start function).
@@ -48,7 +48,7 @@ back where the host can look: when an export returns, before every import
 call (proc_exit never returns) and in every trap the code raises itself (so
 out of fuel is exact). A fault or a timeout unwinds from a signal handler,
 which takes the counter from the interrupted r15 when the interrupted code
-is the module's (src/engine/guest.c; native.sh brackets the module's code
+is the module's (src/wasm_rt/guest.c; native.sh brackets the module's code
 with Z_<mod>_wb_code_start/end, and Z_<mod>_wb_fuel_in_register says whether
 this build keeps the counter in r15). Writing it back at every loop header
 instead cost 1-3 % of compute time (make bench). r15 is callee-saved, so
