@@ -36,7 +36,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-mcp check-layers format check-format bench bench-mcp conformance clean
+.PHONY: all deps run test test-asan test-mcp check-layers format check-format fuzz bench bench-mcp conformance clean
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -232,12 +232,44 @@ test-asan: deps $(BUILD)/wasmbox-asan $(BUILD)/wasm_fuel-asan $(BUILD)/pgo_train
 	  UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh $(BUILD)/tests-asan $(BUILD)/wasmbox-asan \
 	  $(BUILD)/wasm_fuel-asan $(BUILD)/pgo_train-asan $(TESTS)
 
+# ---- fuzzing ------------------------------------------------------------------
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) against the library and the MCP
+# server compiled by clang with coverage, ASan and UBSan; the runtimes' native
+# code is linked as it is. make fuzz FUZZ_SECONDS=N runs each for N seconds
+# from its committed corpus (tests/fuzz/corpus/NAME) and fails on a finding.
+FUZZ_CC     := clang-19
+FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# clang, unlike gcc, counts libseccomp's SCMP_A1() macro against us (gcc's -Wextra holds the line)
+FUZZ_WARN   := $(WARN) -Wno-missing-field-initializers
+FUZZ_SECONDS ?= 60
+FUZZERS     := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_OBJ     = $(SRC_LIB:src/%.c=$(BUILD)/fuzz-obj/%.o) $(SRC_RT:src/%.c=$(BUILD)/fuzz-obj/%.o) \
+               $(SRC_MCP:src/%.c=$(BUILD)/fuzz-obj/%.o)
+
+$(BUILD)/fuzz-obj/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(NATIVE_DIRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(FUZZ_WARN) $(CPPFLAGS) -MMD -MP -I$(BUILD)/gen \
+	  $(foreach d,$(NATIVE_DIRS),-I"$$(cat $(d))") -c $< -o $@
+-include $(wildcard $(BUILD)/fuzz-obj/*/*.d)
+
+$(BUILD)/libwasmbox-fuzz.a: $(FUZZ_OBJ) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_DIRS)
+	rm -f $@
+	ar rcs $@ $(FUZZ_OBJ) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libwasmbox-fuzz.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-fuzz.a -o $@ \
+	  $(MCP_LIBS) $(LDLIBS)
+
+fuzz: deps $(FUZZERS:%=$(BUILD)/fuzz/%)
+	@bash tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS) $(FUZZERS)
+
 # the layer map of ARCHITECTURE.md
 check-layers:
 	@python3 scripts/check_layers.py
 
 # the style of .clang-format
-FORMATTED = $(wildcard src/*/*.[ch] include/*.h tests/*.[ch] bench/*.c)
+FORMATTED = $(wildcard src/*/*.[ch] include/*.h tests/*.[ch] tests/fuzz/*.c bench/*.c)
 format:
 	clang-format-19 -i $(FORMATTED)
 check-format: deps

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# make fuzz: run each harness for SECONDS, starting from its committed corpus
+# (tests/fuzz/corpus/NAME). New inputs go to a scratch corpus: the committed
+# one changes by hand, with a minimized reproducer for each finding. A
+# finding (crash, leak, UB, timeout) is kept in DIR/findings/ and fails the run.
+#   run.sh DIR SECONDS NAME...
+set -uo pipefail
+dir=$1 secs=$2
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/wasmbox-fuzz-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$dir/findings"
+# guest traps are the engine's signals, not ASan's (as in make test-asan)
+export ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:use_sigaltstack=0
+export UBSAN_OPTIONS=print_stacktrace=1
+bad=0
+for f in "$@"; do
+  mkdir -p "$work/$f"
+  start=$(date +%s)
+  "$dir/$f" -max_total_time="$secs" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+    -artifact_prefix="$dir/findings/$f-" "$work/$f" "$here/corpus/$f" > "$work/$f.log" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$f.log")
+  cov=$(grep -o 'cov: [0-9]*' "$work/$f.log" | tail -1)
+  ft=$(grep -o 'ft: [0-9]*' "$work/$f.log" | tail -1)
+  printf 'fuzz: %-22s %4s s  %9s executions  %s  %s  %s\n' "$f" "$(( $(date +%s) - start ))" "${execs:-?}" \
+    "${cov:-cov: ?}" "${ft:-ft: ?}" "$([ $rc = 0 ] && echo 'no finding' || echo FINDING)"
+  if [ $rc != 0 ]; then
+    bad=1
+    grep -A30 -m1 'ERROR\|runtime error\|==[0-9]*==\|deadly signal\|timeout' "$work/$f.log" | head -40
+    echo "fuzz: $f: the input is in $dir/findings/ (reproduce: $dir/$f FILE)"
+  fi
+done
+exit $bad
