@@ -8,6 +8,7 @@ Fails when a test fails in wasmbox that is not listed, or a module does not run.
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -51,8 +52,12 @@ def last_json(text):
 def run_native(testdir, module):
     env = dict(os.environ, PYTHONPATH=os.path.dirname(testdir))
     with tempfile.TemporaryDirectory() as cwd:
+        # SIGINT at its default: started from a background job it is ignored, and
+        # test_runners' interrupt_main() then waits forever (asyncio installs its
+        # handler only over the default one)
         p = subprocess.run(['/usr/bin/python3.11', os.path.join(HERE, 'runner.py'), module],
-                           capture_output=True, text=True, env=env, cwd=cwd, timeout=1200)
+                           capture_output=True, text=True, env=env, cwd=cwd, timeout=1200,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return last_json(p.stdout)
 
 
