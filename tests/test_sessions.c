@@ -2,12 +2,14 @@
  * rollback of failed calls, survival of a restart and of kill -9, and many
  * sessions without leaks. Each test uses its own state directory. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include "harness.h"
+#include "session/format.h"
 
 static char *home;
 static wasmbox *wb;
@@ -365,6 +367,40 @@ static void test_bad_ids(void **s) {
   }
 }
 
+/* A HEAD damaged on disk: its build id another build's, or no string at
+ * all. Each is reported as what it is (once a message read freed memory);
+ * a sibling session is untouched. */
+static void patch_head(const char *id, const void *bytes, size_t n) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/sessions/%s/HEAD", home, id);
+  int fd = open(path, O_WRONLY);
+  assert_true(fd >= 0);
+  assert_int_equal(pwrite(fd, bytes, n, offsetof(wb_head, build_id)), (ssize_t)n);
+  close(fd);
+}
+
+static void test_damaged_head(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], other[WASMBOX_ID_MAX], err[512];
+  new_session(id);
+  new_session(other);
+  sess_ok(id, "x = 1", "");
+  sess_ok(other, "y = 2", "");
+  patch_head(id, "another-build", 14);
+  wasmbox_request req = {.code = "print(x)", .session_id = id};
+  wasmbox_result *r = NULL;
+  assert_int_equal(wasmbox_run(wb, &req, &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(err, "saved by another build of the python runtime"));
+  char unterminated[64];
+  memset(unterminated, 'A', sizeof unterminated);
+  patch_head(id, unterminated, sizeof unterminated);
+  assert_int_equal(wasmbox_run(wb, &req, &r, err, sizeof err), WASMBOX_EINTERNAL);
+  assert_non_null(strstr(err, "is damaged"));
+  sess_ok(other, "print(y)", "2\n");
+  assert_int_equal(wasmbox_session_destroy(wb, id, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_destroy(wb, other, err, sizeof err), WASMBOX_OK);
+}
+
 static int count_fds(void) {
   int n = 0;
   DIR *d = opendir("/proc/self/fd");
@@ -499,6 +535,7 @@ int main(void) {
       cmocka_unit_test(test_file_tools),
       cmocka_unit_test(test_nesting_is_bounded),
       cmocka_unit_test(test_bad_ids),
+      cmocka_unit_test(test_damaged_head),
       cmocka_unit_test(test_kill_9_loses_nothing),
       cmocka_unit_test(test_many_sessions_no_leaks),
   };

@@ -151,16 +151,17 @@ int wb_session_begin(wb_store *st, const char *id, wb_session **out, wb_session_
     session_free(s);
     return WASMBOX_EINTERNAL;
   }
-  if (s->head.gen && strcmp(s->head.build_id, s->rt->build_id) != 0) {
+  const wb_runtime *rt = s->rt; /* outlives s in the messages below */
+  if (s->head.gen && strcmp(s->head.build_id, rt->build_id) != 0) {
     session_free(s);
     return wb_fail(err, n, WASMBOX_EUSAGE,
                    "session %s was saved by another build of the %s runtime; its memory cannot be used here", id,
-                   s->rt->language);
+                   rt->language);
   }
-  const wb_snapshot *base = s->rt->base_snapshot();
+  const wb_snapshot *base = rt->base_snapshot();
   if (!base) {
     session_free(s);
-    return wb_fail(err, n, WASMBOX_EINTERNAL, "this build has no %s snapshot to start sessions from", s->rt->language);
+    return wb_fail(err, n, WASMBOX_EINTERNAL, "this build has no %s snapshot to start sessions from", rt->language);
   }
   if (!wb_session_repair(s->dir, &s->head)) {
     session_free(s);

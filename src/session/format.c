@@ -205,7 +205,10 @@ bool wb_head_read(int dir, wb_head *h, uint8_t **globals) {
   if (!buf) return false;
   bool ok = len >= sizeof *h;
   if (ok) memcpy(h, buf, sizeof *h);
-  ok = ok && !memcmp(h->magic, WB_HEAD_MAGIC, 8) && len == sizeof *h + h->globals_size;
+  /* a HEAD from disk is checked whole: a build id that is a string, no
+   * more memory than a 32-bit guest has */
+  ok = ok && !memcmp(h->magic, WB_HEAD_MAGIC, 8) && len == sizeof *h + h->globals_size &&
+       memchr(h->build_id, 0, sizeof h->build_id) && h->pages <= 65536;
   if (ok) {
     *globals = malloc(h->globals_size ? h->globals_size : 1);
     ok = *globals != NULL;

@@ -191,10 +191,12 @@ static int destroy_locked(wb_store *st, const char *id, wb_locked *k, char *err,
   return ok ? WASMBOX_OK : wb_fail(err, n, WASMBOX_EINTERNAL, "cannot remove session %s: %s", id, strerror(e));
 }
 
+/* Only the lock: a session whose HEAD or meta is damaged can still go. */
 int wb_session_destroy(wb_store *st, const char *id, char *err, size_t n) {
-  wb_locked k;
-  int code = wb_lock_session(st, id, &k, err, n);
-  return code ? code : destroy_locked(st, id, &k, err, n);
+  wb_locked k = {0};
+  int code;
+  k.dir = wb_open_locked(st, id, &k.lockfd, true, err, n, &code);
+  return k.dir < 0 ? code : destroy_locked(st, id, &k, err, n);
 }
 
 static bool info_of(wb_store *st, const char *id, wasmbox_session_info *out) {
