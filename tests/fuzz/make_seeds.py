@@ -81,3 +81,8 @@ write("fuzz_config", [
     b"\x00" + b"\0".join([b"--timeout", b"2.5", b"--memory=64", b"--workers", b"3", b"--deny-builtins", b"eval"]),
     b"\x02" + b"\0".join([b"--listen", b"127.0.0.1:0", b"--idle-timeout", b"1", b"--allow-origin", b"a"]),
 ])
+
+# fuzz_session_store: byte 0 picks the file (HEAD, meta, log) and how it is
+# damaged (replaced, cut, patched), bytes 1-2 where, the rest what is written
+write("fuzz_session_store", [bytes([f + 3 * m, 0x80, 0x00]) + b"WBHEAD\0\1" + b"\xff" * 8
+                             for m in range(3) for f in range(3)])
