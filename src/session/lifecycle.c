@@ -289,15 +289,29 @@ int wb_session_prune(wb_store *st, size_t *removed, char *err, size_t n) {
   }
   free(all);
   /* and what an interrupted create, fork or destroy left (a .new- entry
-   * is someone's create in progress unless it is old) */
+   * is someone's create in progress unless it is old); and sessions whose
+   * HEAD or meta is damaged, which list cannot show, once their directory
+   * has been untouched for the default TTL (a commit renames in it) */
   int it = dup(st->sessions);
   DIR *d = it >= 0 ? fdopendir(it) : NULL;
   struct dirent *e;
+  if (d) rewinddir(d); /* the dup shares its offset with list's walk, which ended at the end */
   while (d && (e = readdir(d))) {
     struct stat sb;
-    bool old = fstatat(st->sessions, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && now - (double)sb.st_mtime > 3600;
-    if (!strncmp(e->d_name, ".trash-", 7) || (!strncmp(e->d_name, ".new-", 5) && old))
+    bool seen = fstatat(st->sessions, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+    double idle = seen ? now - (double)sb.st_mtime : 0;
+    wasmbox_session_info info;
+    if (!strncmp(e->d_name, ".trash-", 7) || (!strncmp(e->d_name, ".new-", 5) && idle > 3600)) {
       wb_tree_remove(st->sessions, e->d_name);
+    } else if (seen && S_ISDIR(sb.st_mode) && idle > WASMBOX_DEFAULT_SESSION_TTL_S && wb_id_valid(e->d_name) &&
+               !info_of(st, e->d_name, &info)) {
+      char id[WASMBOX_ID_MAX], e2[256];
+      int c;
+      memcpy(id, e->d_name, strlen(e->d_name) + 1); /* a valid id fits */
+      wb_locked k = {0};
+      k.dir = wb_open_locked(st, id, &k.lockfd, false, e2, sizeof e2, &c);
+      if (k.dir >= 0 && destroy_locked(st, id, &k, e2, sizeof e2) == WASMBOX_OK) (*removed)++;
+    }
   }
   if (d) closedir(d);
   else if (it >= 0) close(it);
