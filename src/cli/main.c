@@ -268,6 +268,24 @@ static void name_list_free(name_list *l) {
   free(l->names);
 }
 
+/* --mount HOST_DIR:GUEST_PATH values as mounts; specs[0..*n) hold the host
+ * directories (free them). EXIT_OK, or the exit code of a message printed. */
+static int split_mounts(const output_mode *m, const char *const *v, size_t count, wasmbox_mount *mounts, char **specs,
+                        size_t *n) {
+  for (size_t i = 0; i < count; i++) {
+    const char *colon = strrchr(v[i], ':');
+    if (!colon || colon == v[i] || !colon[1]) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "--mount wants HOST_DIR:GUEST_PATH, not '%s'", v[i]);
+      return fail_usage(m, msg);
+    }
+    if (!(specs[*n] = strndup(v[i], (size_t)(colon - v[i])))) return fail_internal(m, "out of memory");
+    mounts[*n] = (wasmbox_mount){.host_dir = specs[*n], .guest_path = colon + 1};
+    (*n)++;
+  }
+  return EXIT_OK;
+}
+
 /* "a,b,c" as a list of names ("" is the empty list). */
 static bool split_into(const char *v, name_list *l) { return !v || split_names(v, l); }
 
@@ -309,20 +327,7 @@ static int cmd_run(int argc, char **argv) {
     rc = fail_usage(&m, msg);
     goto out;
   }
-  for (size_t i = 0; i < o->nmounts; i++) {
-    const char *v = o->mounts[i], *colon = strrchr(v, ':');
-    if (!colon || colon == v || !colon[1]) {
-      snprintf(msg, sizeof msg, "--mount wants HOST_DIR:GUEST_PATH, not '%s'", v);
-      rc = fail_usage(&m, msg);
-      goto out;
-    }
-    if (!(mount_specs[nmounts] = strndup(v, (size_t)(colon - v)))) {
-      rc = fail_internal(&m, "out of memory");
-      goto out;
-    }
-    mounts[nmounts] = (wasmbox_mount){.host_dir = mount_specs[nmounts], .guest_path = colon + 1};
-    nmounts++;
-  }
+  if ((rc = split_mounts(&m, o->mounts, o->nmounts, mounts, mount_specs, &nmounts))) goto out;
   for (size_t i = 0; i < o->nenv; i++) {
     const char *v = o->env[i];
     if (strchr(v, '=')) {
@@ -575,18 +580,7 @@ static int cmd_session(int argc, char **argv) {
     snprintf(msg, sizeof msg, "--env wants NAME=VALUE, not '%s'", so->env[i]);
     rc = fail_usage(&m, msg);
   }
-  for (size_t i = 0; rc == EXIT_OK && i < so->nmounts; i++) {
-    const char *v = so->mounts[i], *colon = strrchr(v, ':');
-    if (!colon || colon == v || !colon[1]) {
-      snprintf(msg, sizeof msg, "--mount wants HOST_DIR:GUEST_PATH, not '%s'", v);
-      rc = fail_usage(&m, msg);
-    } else if (!(specs[nspecs] = strndup(v, (size_t)(colon - v)))) {
-      rc = fail_internal(&m, "out of memory");
-    } else {
-      mounts[nspecs] = (wasmbox_mount){.host_dir = specs[nspecs], .guest_path = colon + 1};
-      nspecs++;
-    }
-  }
+  if (rc == EXIT_OK) rc = split_mounts(&m, so->mounts, so->nmounts, mounts, specs, &nspecs);
   const char *index_url = so->package_index, *wheelhouse = so->wheelhouse;
   o.language = so->lang;
   o.ttl_seconds = so->ttl;
