@@ -16,9 +16,11 @@ BUILD   ?= build
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
+CXX     ?= g++
+CXXWARN := -std=c++17 -Wall -Wextra -Werror
 CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
-LDLIBS  := -lzstd -lseccomp -lpthread -lm
-MCP_LIBS := -lcjson
+LDLIBS  := -lcjson -lzstd -lseccomp -lpthread -lm
+MCP_LIBS := -lcjson -lcurl -lcrypto -lstdc++
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Guest runtimes: each is runtimes/NAME/build.sh (-> NAME.wasm) plus the glue
@@ -30,6 +32,7 @@ SRC_LIB := $(wildcard src/util/*.c src/wasm_rt/*.c src/wasi/*.c src/engine/*.c s
 SRC_RT  := $(RUNTIMES:%=src/bindings/%.c)
 SRC_CLI := src/cli/main.c
 SRC_MCP := $(wildcard src/mcp/*.c)
+SRC_MCP_CXX := $(wildcard src/mcp/*.cc)
 # Fuel metering, run on every module before wasm2c (runtimes/native.sh).
 # FUEL=counter-only: the unmetered baseline build `make bench` compares with.
 FUEL ?= on
@@ -145,6 +148,11 @@ $(1)/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(NAT
 $(1)/mcp/%.o: src/mcp/%.c
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -MMD -MP -c $$< -o $$@
+
+# the one C++ file: valijson (a header-only C++ library) behind a C function
+$(1)/mcp/%.o: src/mcp/%.cc
+	@mkdir -p $$(dir $$@)
+	$$(CXX) $$(CFLAGS) $(2) $$(CXXWARN) $$(CPPFLAGS) -MMD -MP -c $$< -o $$@
 endef
 $(eval $(call objects,$(BUILD)/obj,))
 $(eval $(call objects,$(BUILD)/asan,$(SAN)))
@@ -185,8 +193,8 @@ $(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $
 	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ)
 
 # the MCP server (src/mcp) is part of the command, a client of the library
-OBJ_MCP  = $(SRC_MCP:src/%.c=$(BUILD)/obj/%.o)
-ASAN_MCP = $(SRC_MCP:src/%.c=$(BUILD)/asan/%.o)
+OBJ_MCP  = $(SRC_MCP:src/%.c=$(BUILD)/obj/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/obj/%.o)
+ASAN_MCP = $(SRC_MCP:src/%.c=$(BUILD)/asan/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/asan/%.o)
 
 $(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(OBJ_MCP) $(BUILD)/libwasmbox.a
 	$(CC) $(CFLAGS) $^ -o $@ $(MCP_LIBS) $(LDLIBS)
@@ -244,12 +252,15 @@ FUZZ_WARN   := $(WARN) -Wno-missing-field-initializers
 FUZZ_SECONDS ?= 60
 FUZZERS     := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_OBJ     = $(SRC_LIB:src/%.c=$(BUILD)/fuzz-obj/%.o) $(SRC_RT:src/%.c=$(BUILD)/fuzz-obj/%.o) \
-               $(SRC_MCP:src/%.c=$(BUILD)/fuzz-obj/%.o)
+               $(SRC_MCP:src/%.c=$(BUILD)/fuzz-obj/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/fuzz-obj/%.o)
 
 $(BUILD)/fuzz-obj/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(NATIVE_DIRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(FUZZ_WARN) $(CPPFLAGS) -MMD -MP -I$(BUILD)/gen \
 	  $(foreach d,$(NATIVE_DIRS),-I"$$(cat $(d))") -c $< -o $@
+$(BUILD)/fuzz-obj/%.o: src/%.cc
+	@mkdir -p $(dir $@)
+	clang++-19 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(CXXWARN) $(CPPFLAGS) -MMD -MP -c $< -o $@
 -include $(wildcard $(BUILD)/fuzz-obj/*/*.d)
 
 $(BUILD)/libwasmbox-fuzz.a: $(FUZZ_OBJ) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_DIRS)

@@ -75,6 +75,55 @@ typedef struct {
  * already imported stays the built-in one). */
 #define WASMBOX_MAX_PACKAGES 4
 
+/* Tools: guest code can call tools of the embedder's (Python `from wasmbox
+ * import tools`, JavaScript's global `tools`; README "Code mode"). Each
+ * request the guest makes is checked by the library (its JSON, the
+ * request's allowed_tools, its limits) and then given to the request's
+ * tool handler:
+ *   op "list"   -> reply: a JSON array of {"name", "description", ...}
+ *   op "search" -> the same, best matches of `query` first, at most `limit`
+ *   op "schema" -> the tool's definition: {"name", "description",
+ *                  "inputSchema", ...}
+ *   op "call"   -> an MCP CallToolResult: {"content": [...],
+ *                  "structuredContent"?, "isError"?}
+ * The library drops entries of a list or search that the call may not use,
+ * and refuses calls and schemas of those tools before the handler sees them.
+ * The handler returns WASMBOX_TOOL_OK with *reply (malloc'd, NUL-terminated
+ * JSON text; the library frees it), or WASMBOX_TOOL_ERROR,
+ * WASMBOX_TOOL_NOT_ALLOWED or WASMBOX_TOOL_BAD_ARGUMENTS (the arguments do
+ * not match the tool's inputSchema) with a message in err: the guest gets a
+ * ToolError, ToolNotAllowed or ToolArgumentError with it. A handler never
+ * sees guest memory. It runs on a thread of the
+ * library while the call runs, one request at a time per call, and must
+ * return within `seconds_left`: time spent in tools counts against the
+ * call's timeout (fuel does not). */
+typedef struct {
+  const char *op;        /* "call", "list", "search", "schema" */
+  const char *name;      /* call, schema: the tool's name (ASCII, no spaces) */
+  const char *arguments; /* call: a JSON object, as text */
+  size_t arguments_len;
+  const char *query;      /* search */
+  unsigned limit;         /* search: 1..WASMBOX_TOOL_SEARCH_MAX */
+  double seconds_left;    /* until the call's deadline */
+  const char *session_id; /* the call's session, or NULL */
+} wasmbox_tool_request;
+
+/* What a handler returns: 0, or why it has no reply. */
+enum { WASMBOX_TOOL_OK = 0, WASMBOX_TOOL_ERROR = 1, WASMBOX_TOOL_NOT_ALLOWED = 2, WASMBOX_TOOL_BAD_ARGUMENTS = 3 };
+typedef int (*wasmbox_tool_handler)(void *ctx, const wasmbox_tool_request *req, char **reply, char *err, size_t errlen);
+/* Told of every op "call" request once it is answered or refused, for an
+ * audit log: outcome is "ok", "error" (the tool or handler failed),
+ * "not_allowed", "bad_arguments", "limit", "timeout" or "bad_request"; req->name and
+ * req->arguments may be NULL for a malformed request. */
+typedef void (*wasmbox_tool_audit)(void *ctx, const wasmbox_tool_request *req, const char *outcome, double duration_ms);
+
+#define WASMBOX_DEFAULT_MAX_TOOL_CALLS 100
+#define WASMBOX_MAX_TOOL_CALLS 100000
+#define WASMBOX_DEFAULT_MAX_TOOL_BYTES (16ull << 20) /* requests and replies, all together */
+#define WASMBOX_MAX_TOOL_BYTES (1ull << 30)
+#define WASMBOX_TOOL_SEARCH_MAX 1000
+#define WASMBOX_MAX_ALLOWED_TOOLS 64 /* patterns in allowed_tools */
+
 typedef struct {
   const char *language;    /* "python" (default; alias "py") or "javascript" ("js") */
   const char *code;        /* the program */
@@ -121,6 +170,17 @@ typedef struct {
                              its environment, mounts and packages are the
                              session's (`workspace`, `env`, `mounts`,
                              `packages` must be unset) */
+  /* Tools (above). Without a handler every tool request fails. Which tools
+   * the call may use: names matching a pattern of allowed_tools (shell
+   * globs, fnmatch(3): "github__*", "*__read_*") and no pattern starting
+   * with "!" ("!github__delete_*"); none when the list is empty. */
+  wasmbox_tool_handler tool_handler;
+  wasmbox_tool_audit tool_audit; /* or NULL */
+  void *tool_ctx;                /* both are given it */
+  const char *const *allowed_tools;
+  size_t allowed_tools_len;
+  unsigned max_tool_calls; /* op "call" requests; 0: the default */
+  uint64_t max_tool_bytes; /* bytes of requests and replies; 0: the default */
 } wasmbox_request;
 
 typedef struct {

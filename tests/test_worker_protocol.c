@@ -367,11 +367,43 @@ static void test_frames_that_lie(void **state) {
   wb_buf_free(&b);
 }
 
+/* TOOL / TOOL_REPLY: a number and bytes; anything cut, padded or without
+ * its bytes fails whole. */
+static void test_tool_frames(void **state) {
+  (void)state;
+  wb_buf b = {0};
+  wb_encode_tool(&b, 7, "{\"op\":\"list\"}", 13);
+  uint32_t seq;
+  const char *bytes;
+  size_t n;
+  wb_reader r = {.p = (const uint8_t *)b.data, .len = b.len};
+  assert_true(wb_decode_tool(&r, &seq, &bytes, &n));
+  assert_int_equal(seq, 7);
+  assert_int_equal(n, 13);
+  assert_memory_equal(bytes, "{\"op\":\"list\"}", 13);
+  for (size_t cut = 0; cut < b.len; cut++) {
+    wb_reader c = {.p = (const uint8_t *)b.data, .len = cut};
+    assert_false(wb_decode_tool(&c, &seq, &bytes, &n));
+  }
+  wb_buf_append(&b, "x", 1);
+  wb_reader padded = {.p = (const uint8_t *)b.data, .len = b.len};
+  assert_false(wb_decode_tool(&padded, &seq, &bytes, &n));
+  wb_buf_free(&b);
+  wb_encode_tool(&b, 1, NULL, 0); /* no bytes at all: not a request */
+  wb_reader none = {.p = (const uint8_t *)b.data, .len = b.len};
+  assert_false(wb_decode_tool(&none, &seq, &bytes, &n));
+  wb_buf_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_result_round_trip),     cmocka_unit_test(test_result_truncated_or_padded),
-      cmocka_unit_test(test_result_contradictions), cmocka_unit_test(test_bytes_length_lies),
-      cmocka_unit_test(test_request_bounds),        cmocka_unit_test(test_setup_ready_error),
+      cmocka_unit_test(test_tool_frames),
+      cmocka_unit_test(test_result_round_trip),
+      cmocka_unit_test(test_result_truncated_or_padded),
+      cmocka_unit_test(test_result_contradictions),
+      cmocka_unit_test(test_bytes_length_lies),
+      cmocka_unit_test(test_request_bounds),
+      cmocka_unit_test(test_setup_ready_error),
       cmocka_unit_test(test_frames_that_lie),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

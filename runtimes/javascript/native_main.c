@@ -23,6 +23,17 @@ void wb_report_error(const char *type, uint32_t type_len, const char *msg, uint3
   (void)type, (void)type_len, (void)msg, (void)msg_len, (void)tb, (void)tb_len;
 }
 
+/* No host to route tool calls to: every request gets this error reply. */
+static const char no_tools[] =
+    "{\"ok\":false,\"error\":{\"type\":\"ToolError\",\"message\":\"no tools: jsnative has no host\"}}";
+
+uint32_t wb_tool_request(const char *req, uint32_t len) {
+  (void)req, (void)len;
+  return sizeof no_tools - 1;
+}
+
+void wb_tool_reply(char *buf, uint32_t len) { memcpy(buf, no_tools, len); }
+
 static char *copy(const char *s, size_t n) {
   char *d = wasmbox_alloc((uint32_t)n);
   if (d) memcpy(d, s, n);

@@ -46,6 +46,16 @@ __attribute__((import_module("wasmbox"), import_name("report_error")))
 #endif
 void wb_report_error(const char *type, uint32_t type_len, const char *msg, uint32_t msg_len, const char *tb,
                      uint32_t tb_len);
+/* A JSON tool request in (tools.js), the length of the host's JSON reply
+ * out; the host holds the reply until tool_reply copies it. */
+#ifdef __wasi__
+__attribute__((import_module("wasmbox"), import_name("tool_request")))
+#endif
+uint32_t wb_tool_request(const char *req, uint32_t len);
+#ifdef __wasi__
+__attribute__((import_module("wasmbox"), import_name("tool_reply")))
+#endif
+void wb_tool_reply(char *buf, uint32_t len);
 #ifndef WB_EXPORT
 #define WB_EXPORT(name)
 #endif
@@ -289,6 +299,25 @@ static JSValue n_random(JSContext *c, JSValueConst this_val, int argc, JSValueCo
   return JS_NewFloat64(c, (double)((rng[1] + s0) >> 11) * 0x1.0p-53);
 }
 
+static JSValue n_tool_request(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+  size_t len;
+  const char *req = JS_ToCStringLen(c, &len, argv[0]);
+  if (!req) return JS_EXCEPTION;
+  if (len > UINT32_MAX) {
+    JS_FreeCString(c, req);
+    return JS_ThrowRangeError(c, "tool request too large");
+  }
+  uint32_t n = wb_tool_request(req, (uint32_t)len);
+  JS_FreeCString(c, req);
+  /* when this fails the host drops the reply at the next request */
+  char *reply = malloc((size_t)n + 1);
+  if (!reply) return JS_ThrowOutOfMemory(c);
+  wb_tool_reply(reply, n);
+  JSValue s = JS_NewStringLen(c, reply, n);
+  free(reply);
+  return s;
+}
+
 static const JSCFunctionListEntry natives[] = {
     JS_CFUNC_DEF("write", 2, n_write),
     JS_CFUNC_DEF("readFile", 1, n_read_file),
@@ -302,6 +331,7 @@ static const JSCFunctionListEntry natives[] = {
     JS_CFUNC_DEF("promiseResult", 1, n_promise_result),
     JS_CFUNC_DEF("evalScript", 2, n_eval_script),
     JS_CFUNC_DEF("memoryUsage", 0, n_memory_usage),
+    JS_CFUNC_DEF("toolRequest", 1, n_tool_request),
 };
 
 /* ---- ES modules: import from files the sandbox can see ----------------------- */

@@ -14,7 +14,9 @@
  * do not share one sequence. An uncaught exception is printed to
  * stderr as CPython would and reported to the host through the import
  * wasmbox.report_error (type, message, traceback), so the host never parses
- * guest output. */
+ * guest output. Tool requests (the module `wasmbox`, lib/wasmbox.py) go to
+ * the host through wasmbox.tool_request / wasmbox.tool_reply, exposed here as
+ * _wasmbox.tool_request(bytes) -> bytes. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -30,6 +32,34 @@
 __attribute__((import_module("wasmbox"), import_name("report_error")))
 void wb_report_error(const char *type, uint32_t type_len, const char *msg,
                      uint32_t msg_len, const char *tb, uint32_t tb_len);
+
+/* A JSON request in, the host's JSON reply out (its length first; the reply
+ * is held by the host until taken). */
+__attribute__((import_module("wasmbox"), import_name("tool_request")))
+uint32_t wb_tool_request(const char *req, uint32_t len);
+__attribute__((import_module("wasmbox"), import_name("tool_reply")))
+void wb_tool_reply(char *buf, uint32_t len);
+
+static PyObject *tool_request(PyObject *self, PyObject *arg) {
+  (void)self;
+  Py_buffer req;
+  if (PyObject_GetBuffer(arg, &req, PyBUF_SIMPLE) != 0) return NULL;
+  if ((size_t)req.len > UINT32_MAX) {
+    PyBuffer_Release(&req);
+    return PyErr_Format(PyExc_ValueError, "tool request too large");
+  }
+  uint32_t n = wb_tool_request(req.buf, (uint32_t)req.len);
+  PyBuffer_Release(&req);
+  /* on MemoryError the host drops the reply at the next request */
+  PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+  if (out) wb_tool_reply(PyBytes_AS_STRING(out), n);
+  return out;
+}
+
+static PyMethodDef helper_natives[] = {
+    {"tool_request", tool_request, METH_O, "Send a JSON tool request to the host; its JSON reply."},
+    {NULL, NULL, 0, NULL},
+};
 
 /* Runs in the module _wasmbox. Kept in Python: it is glue over the
  * interpreter's own compile/exec/traceback machinery. */
@@ -117,7 +147,7 @@ WB_EXPORT(wasmbox_init) int wasmbox_init(void) {
   PyObject *code = Py_CompileString(helper_source, "<wasmbox>", Py_file_input);
   PyObject *mod = code ? PyImport_ExecCodeModuleEx("_wasmbox", code, "<wasmbox>") : NULL;
   Py_XDECREF(code);
-  if (!mod) { PyErr_Print(); return -1; }
+  if (!mod || PyModule_AddFunctions(mod, helper_natives) != 0) { PyErr_Print(); return -1; }
   helper_run = PyObject_GetAttrString(mod, "run");
   helper_exit_status = PyObject_GetAttrString(mod, "exit_status");
   helper_describe = PyObject_GetAttrString(mod, "describe");

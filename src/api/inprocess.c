@@ -10,6 +10,7 @@
 
 #include "api/result.h"
 #include "api/sandbox.h"
+#include "api/tools.h"
 #include "util/os.h"
 
 #define POOL_MAX 8
@@ -129,6 +130,7 @@ typedef struct {
 } place;
 
 typedef struct {
+  const wb_tool_route *tools;
   const char *code;
   size_t code_len;
   const char *name;
@@ -165,7 +167,8 @@ static int execute(const place *pl, const work *w, const wasmbox_request *req, w
                   .memory_limit = w->lim.memory_limit,
                   .timeout_ns = (uint64_t)(w->lim.timeout_s * 1e9),
                   .fuel = w->lim.fuel,
-                  .cancel = (wb_cancel *)req->cancel};
+                  .cancel = (wb_cancel *)req->cancel,
+                  .tools = w->tools};
   wb_job job = {.from = pl->from, .fresh = pl->fresh, .code = w->code, .code_len = w->code_len, .name = w->name};
   int rc = WASMBOX_OK;
   if (!wb_instance_call(pl->instance, &call, &job, o, err, errlen)) {
@@ -271,12 +274,19 @@ static int run_in_session(wasmbox *wb, const wasmbox_request *req, work *w, wasm
   return WASMBOX_OK;
 }
 
-int wb_inprocess_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, wasmbox_result **out, char *err,
-                     size_t errlen) {
+int wb_inprocess_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, const wb_tool_route *tools,
+                     wasmbox_result **out, char *err, size_t errlen) {
   *out = NULL;
   err[0] = 0;
   if (rs->rt && !rs->rt->prepare(err, errlen)) return WASMBOX_EINTERNAL;
-  work w = {.code = req->code,
+  wb_tools here;
+  wb_tool_route local = {.answer = wb_tools_answer, .ctx = &here};
+  if (!tools) {
+    wb_tools_begin(&here, req, rs->timeout_s, wb_monotonic_ns());
+    tools = &local;
+  }
+  work w = {.tools = tools,
+            .code = req->code,
             .code_len = rs->code_len,
             .name = req->filename ? req->filename
                     : rs->rt      ? rs->rt->default_name

@@ -9,14 +9,17 @@
 
 #include "api/library.h"
 #include "api/resolve.h"
+#include "engine/host_imports.h"
 
 /* `scratch`: the one directory stateless calls use as /app (a worker's,
  * the one its jail allows); NULL: each pooled instance makes its own. */
 wb_inprocess *wb_inprocess_new(const char *scratch, char *err, size_t errlen);
 void wb_inprocess_free(wb_inprocess *ip);
 
-/* Run `req` as `rs` resolved it; `wb->here` must be set. */
-int wb_inprocess_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, wasmbox_result **out, char *err,
-                     size_t errlen);
+/* Run `req` as `rs` resolved it; `wb->here` must be set. The guest's tool
+ * requests go to `tools` (a worker's: to its parent), or when NULL are
+ * answered here by the request's handler (api/tools.h). */
+int wb_inprocess_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, const wb_tool_route *tools,
+                     wasmbox_result **out, char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "api/library.h"
+#include "api/tools.h"
 
 static int valid_env(const char *e) {
   const char *eq = strchr(e, '=');
@@ -99,6 +100,8 @@ int wb_resolve(const wasmbox_request *req, wb_resolved *out, char *err, size_t e
   out->quota = req->quota_bytes ? req->quota_bytes : WASMBOX_DEFAULT_QUOTA;
   if (req->filename && strlen(req->filename) > WB_FILENAME_MAX)
     return wb_usage(err, errlen, "file name is longer than %d bytes", WB_FILENAME_MAX);
+  int trc = wb_tools_check(req, err, errlen);
+  if (trc) return trc;
   if (req->language || !req->session_id) {
     const char *lang = req->language ? req->language : "python";
     if (!(out->rt = wb_runtime_find(lang))) return wb_usage(err, errlen, "unknown language '%s'", lang);

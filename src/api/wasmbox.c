@@ -78,7 +78,7 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
     rs.code_len = with.code_len;
   }
   rc = wb->workers ? wb_workers_run(wb, &with, &rs, out, err, errlen)
-                   : wb_inprocess_run(wb, &with, &rs, out, err, errlen);
+                   : wb_inprocess_run(wb, &with, &rs, NULL, out, err, errlen);
   free(wrapped);
   return rc;
 }

@@ -1,5 +1,6 @@
 /* A worker process (see worker_child.h). A second thread runs the call so
- * that this one can still hear a cancel. */
+ * that this one can still hear a cancel, and hand it the parent's replies
+ * to its tool requests. */
 #include "api/worker_child.h"
 
 #include <errno.h>
@@ -11,11 +12,13 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/inprocess.h"
 #include "api/worker_protocol.h"
 #include "session/dirty.h"
+#include "util/os.h"
 #include "wasm_rt/tracker.h"
 
 const char wb_worker_fd_env[] = "WASMBOX_WORKER_FD";
@@ -30,7 +33,56 @@ typedef struct {
   wasmbox_result *res;
   char err[1024];
   int done; /* eventfd: the call ended */
+  /* the call's tool requests: the call thread sends one (TOOL, seq) and
+   * waits; this thread reads the TOOL_REPLY and hands it over */
+  int sock;
+  uint64_t deadline_ns; /* the call's */
+  uint32_t seq;
+  char *reply; /* the reply to `seq`, once here */
+  size_t reply_len;
+  bool stopped; /* cancelled, or the parent is gone */
 } runner;
+
+static char *tool_failure(size_t *len, const char *message) {
+  wb_buf b = {0};
+  wb_buf_printf(&b, "{\"ok\":false,\"error\":{\"type\":\"%s\",\"message\":\"%s\"}}",
+                strstr(message, "timeout") ? "ToolTimeout" : "ToolError", message);
+  *len = b.len;
+  return wb_buf_take(&b);
+}
+
+/* The call's tool route: to the parent and back. Waits at most until the
+ * call's deadline (and a little: the parent answers a tool that overran
+ * with ToolTimeout itself); the guest's own timeout fires on return. */
+static char *ask_parent(void *ctx, const uint8_t *request, size_t len, size_t *reply_len) {
+  runner *r = ctx;
+  pthread_mutex_lock(&r->mu);
+  uint32_t seq = ++r->seq;
+  free(r->reply);
+  r->reply = NULL;
+  bool stopped = r->stopped;
+  pthread_mutex_unlock(&r->mu);
+  if (stopped) return tool_failure(reply_len, "the call was cancelled");
+  wb_buf b = {0};
+  wb_encode_tool(&b, seq, request, len);
+  bool sent = !b.failed && wb_frame_write(r->sock, WB_FRAME_TOOL, &b, r->deadline_ns);
+  wb_buf_free(&b);
+  if (!sent) return tool_failure(reply_len, "the tool request could not be sent (the call's timeout passed)");
+  struct timespec until;
+  uint64_t wake = r->deadline_ns + 1000000000ull; /* CLOCK_MONOTONIC, as the cv's clock */
+  until.tv_sec = (time_t)(wake / 1000000000ull);
+  until.tv_nsec = (long)(wake % 1000000000ull);
+  pthread_mutex_lock(&r->mu);
+  int rc = 0;
+  while (!r->reply && !r->stopped && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&r->cv, &r->mu, &until);
+  char *reply = r->reply;
+  *reply_len = r->reply_len;
+  r->reply = NULL;
+  pthread_mutex_unlock(&r->mu);
+  if (reply) return reply;
+  return tool_failure(reply_len, rc == ETIMEDOUT ? "the call's timeout passed while the tool ran"
+                                                 : "the call was cancelled while the tool ran");
+}
 
 static void *runner_main(void *arg) {
   runner *r = arg;
@@ -42,7 +94,8 @@ static void *runner_main(void *arg) {
     pthread_mutex_unlock(&r->mu);
     wasmbox_result *res = NULL;
     char err[sizeof r->err] = "";
-    int rc = wb_inprocess_run(r->wb, req, rs, &res, err, sizeof err);
+    wb_tool_route route = {.answer = ask_parent, .ctx = r};
+    int rc = wb_inprocess_run(r->wb, req, rs, &route, &res, err, sizeof err);
     pthread_mutex_lock(&r->mu);
     r->rc = rc;
     r->res = res;
@@ -73,6 +126,24 @@ static bool send_error(int sock, int rc, const char *msg) {
   return ok;
 }
 
+/* A TOOL_REPLY: to the call thread if it is the one it waits for (a late
+ * reply to an abandoned request is dropped). False: malformed. */
+static bool hand_reply(runner *rn, const uint8_t *msg, size_t n) {
+  wb_reader rd = {.p = msg, .len = n};
+  uint32_t seq;
+  const char *bytes;
+  size_t len;
+  if (!wb_decode_tool(&rd, &seq, &bytes, &len)) return false;
+  pthread_mutex_lock(&rn->mu);
+  if (seq == rn->seq && !rn->reply && (rn->reply = malloc(len ? len : 1))) {
+    memcpy(rn->reply, bytes, len);
+    rn->reply_len = len;
+    pthread_cond_broadcast(&rn->cv);
+  }
+  pthread_mutex_unlock(&rn->mu);
+  return true;
+}
+
 /* Run one call; the socket is watched meanwhile for a cancel. False: the
  * parent is gone or spoke nonsense. */
 static bool serve_call(int sock, runner *rn, const uint8_t *payload, size_t len) {
@@ -95,6 +166,8 @@ static bool serve_call(int sock, runner *rn, const uint8_t *payload, size_t len)
   req.cancel = (wasmbox_cancel *)cancel;
   wb_jail_cpu_budget(rs.timeout_s + 10);
   pthread_mutex_lock(&rn->mu);
+  rn->deadline_ns = wb_monotonic_ns() + (uint64_t)(rs.timeout_s * 1e9);
+  rn->stopped = false;
   rn->rs = &rs;
   rn->req = &req;
   pthread_cond_signal(&rn->cv);
@@ -106,13 +179,27 @@ static bool serve_call(int sock, runner *rn, const uint8_t *payload, size_t len)
     if (p[0].revents) break;
     uint8_t type, *msg;
     size_t n;
-    if (!wb_frame_read(sock, &type, &msg, &n, 0, 0) || type != WB_FRAME_CANCEL) alive = false;
+    if (!wb_frame_read(sock, &type, &msg, &n, WB_FRAME_MAX, 0)) {
+      alive = false;
+    } else if (type == WB_FRAME_TOOL_REPLY) {
+      if (!hand_reply(rn, msg, n)) alive = false;
+      free(msg);
+      if (alive) continue;
+    } else if (type != WB_FRAME_CANCEL) {
+      alive = false;
+    }
     free(msg);
     /* a cancel; or the parent is gone or confused: stop the guest, then leave */
+    pthread_mutex_lock(&rn->mu);
+    rn->stopped = true;
+    pthread_cond_broadcast(&rn->cv);
+    pthread_mutex_unlock(&rn->mu);
     wb_cancel_fire(cancel);
   }
   uint64_t v;
   if (read(rn->done, &v, sizeof v) != sizeof v) abort();
+  free(rn->reply);
+  rn->reply = NULL;
   wb_request_storage_free(&storage);
   wb_cancel_free(cancel);
   if (!alive) _exit(0);
@@ -151,7 +238,11 @@ int wb_worker_main(int sock) {
   if (wb_jail_enter(&spec, &rep, before_view, NULL, err, sizeof err) &&
       (wb = wb_library_new(su.home, err, sizeof err)) && !(wb->here = wb_inprocess_new(su.scratch, err, sizeof err)))
     wb = NULL; /* the process ends: nothing to free */
-  runner rn = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .wb = wb};
+  runner rn = {.mu = PTHREAD_MUTEX_INITIALIZER, .wb = wb, .sock = sock};
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&rn.cv, &ca);
   rn.done = eventfd(0, EFD_CLOEXEC);
   pthread_t t;
   if (wb && (rn.done < 0 || pthread_create(&t, NULL, runner_main, &rn) != 0)) {
@@ -173,7 +264,7 @@ int wb_worker_main(int sock) {
     uint8_t *msg;
     if (!wb_frame_read(sock, &type, &msg, &len, WB_FRAME_MAX, 0)) break;
     if (type == WB_FRAME_RUN) ok = serve_call(sock, &rn, msg, len);
-    else ok = type == WB_FRAME_CANCEL; /* late: the call it meant is over */
+    else ok = type == WB_FRAME_CANCEL || type == WB_FRAME_TOOL_REPLY; /* late: the call it meant is over */
     free(msg);
   }
   return 0;

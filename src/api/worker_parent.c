@@ -30,6 +30,7 @@
 
 #include "api/result.h"
 #include "api/worker_child.h"
+#include "api/tools.h"
 #include "api/worker_protocol.h"
 #include "util/os.h"
 
@@ -517,6 +518,26 @@ static bool result_fits(const wasmbox_result *p, const wasmbox_request *req, con
   return p->stdout_len <= rs->max_output && p->stderr_len <= rs->max_output;
 }
 
+/* A TOOL frame from a worker: checked and answered as if the guest asked
+ * here (api/tools.h). False: malformed, or the reply could not be sent. */
+static bool answer_tool(int sock, wb_tools *tools, const uint8_t *msg, size_t len, uint64_t deadline) {
+  wb_reader rd = {.p = msg, .len = len};
+  uint32_t seq;
+  const char *request;
+  size_t n;
+  if (!wb_decode_tool(&rd, &seq, &request, &n)) return false;
+  size_t reply_len = 0;
+  char *reply = wb_tools_answer(tools, (const uint8_t *)request, n, &reply_len);
+  static const char no_memory[] =
+      "{\"ok\":false,\"error\":{\"type\":\"ToolError\",\"message\":\"the host ran out of memory\"}}";
+  wb_buf b = {0};
+  wb_encode_tool(&b, seq, reply ? reply : no_memory, reply ? reply_len : sizeof no_memory - 1);
+  free(reply);
+  bool ok = !b.failed && wb_frame_write(sock, WB_FRAME_TOOL_REPLY, &b, deadline);
+  wb_buf_free(&b);
+  return ok;
+}
+
 int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, wasmbox_result **out, char *err,
                    size_t errlen) {
   wb_workers *ws = wb->workers;
@@ -571,6 +592,9 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
   }
   wb_buf_free(&b);
   uint64_t frame_max = 2 * (uint64_t)rs->max_output + (64ull << 20); /* outputs, tracebacks, file names */
+  wb_tools tools;
+  wb_tools_begin(&tools, req, rs->timeout_s, start);
+  if (frame_max < tools.max_bytes + 64) frame_max = tools.max_bytes + 64;
   bool cancel_sent = false, timed_out = false;
   int read_errno = 0;
   uint8_t type = 0, *msg = NULL;
@@ -595,6 +619,16 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
     got = wb_frame_read(w->sock, &type, &msg, &len, frame_max, deadline);
     if (!got && errno == ETIMEDOUT) timed_out = true;
     read_errno = got ? 0 : errno;
+    if (got && type == WB_FRAME_TOOL) {
+      /* the guest asks for a tool: answered here, under this call's checks */
+      bool answered = answer_tool(w->sock, &tools, msg, len, deadline);
+      free(msg);
+      msg = NULL;
+      got = false;
+      if (answered) continue;
+      type = WB_FRAME_TOOL; /* malformed: the worker is stopped below */
+      got = true;
+    }
     break;
   }
   double ms = (double)(wb_monotonic_ns() - start) / 1e6;

@@ -391,3 +391,14 @@ bool wb_decode_error(wb_reader *r, int *rc, const char **message) {
   *rc = code == WASMBOX_EUSAGE ? WASMBOX_EUSAGE : WASMBOX_EINTERNAL;
   return !r->bad && r->at == r->len && *message;
 }
+
+void wb_encode_tool(wb_buf *b, uint32_t seq, const void *bytes, size_t n) {
+  wb_put_u32(b, seq);
+  wb_put_bytes(b, bytes, n);
+}
+
+bool wb_decode_tool(wb_reader *r, uint32_t *seq, const char **bytes, size_t *n) {
+  *seq = wb_get_u32(r);
+  *bytes = wb_get_bytes(r, n);
+  return !r->bad && *bytes && r->at == r->len;
+}

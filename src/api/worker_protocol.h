@@ -5,7 +5,11 @@
  * Frames: [u32 length][u8 type][payload] over a stream socket. The parent
  * sends SETUP once, then RUN (a request) and CANCEL; the worker answers
  * SETUP with READY (its jail report) or ERROR, and each RUN with RESULT or
- * ERROR. Payloads are built with wb_put_* and read with wb_get_*.
+ * ERROR. While a RUN runs, the worker may send TOOL (a guest's tool request,
+ * numbered) and the parent answers each with TOOL_REPLY (the same number,
+ * the reply); the parent checks and answers them itself (api/tools.h), so
+ * a worker can ask only what its guest could. Payloads are built with
+ * wb_put_* and read with wb_get_*.
  *
  * Trust: the worker runs guest code, so the parent treats it as
  * compromised. Whatever it sends, the parent reads at most the `max` it
@@ -31,7 +35,16 @@
 #include "util/buf.h"
 #include "wasmbox.h"
 
-enum { WB_FRAME_SETUP = 1, WB_FRAME_READY, WB_FRAME_RUN, WB_FRAME_CANCEL, WB_FRAME_RESULT, WB_FRAME_ERROR };
+enum {
+  WB_FRAME_SETUP = 1,
+  WB_FRAME_READY,
+  WB_FRAME_RUN,
+  WB_FRAME_CANCEL,
+  WB_FRAME_RESULT,
+  WB_FRAME_ERROR,
+  WB_FRAME_TOOL,
+  WB_FRAME_TOOL_REPLY
+};
 
 #define WB_FRAME_MAX (3ull << 30)     /* two 1 GiB output streams and the rest */
 #define WB_SMALL_FRAME_MAX (1u << 20) /* SETUP, READY */
@@ -97,6 +110,10 @@ typedef struct {
 void wb_encode_request(wb_buf *b, const wasmbox_request *q);
 bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s);
 void wb_request_storage_free(wb_request_storage *s);
+
+/* TOOL and TOOL_REPLY: a number and bytes (pointing into the payload). */
+void wb_encode_tool(wb_buf *b, uint32_t seq, const void *bytes, size_t n);
+bool wb_decode_tool(wb_reader *r, uint32_t *seq, const char **bytes, size_t *n);
 
 /* RESULT: a result; decoding copies it out (NULL: malformed or out of memory). */
 void wb_encode_result(wb_buf *b, const wasmbox_result *p);

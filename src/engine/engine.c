@@ -199,6 +199,7 @@ static void run_task(task *t, wb_guest_frame *frame) {
   in->host.error_type = &out->error_type;
   in->host.error_message = &out->error_message;
   in->host.error_traceback = &out->error_traceback;
+  in->host.tools = c->tools;
   volatile bool timer_on = false, metered = false;
   int64_t budget = c->fuel && c->fuel < (uint64_t)INT64_MAX ? (int64_t)c->fuel : INT64_MAX;
   timer_t timer;
@@ -254,6 +255,8 @@ static void run_task(task *t, wb_guest_frame *frame) {
   }
   frame->in_guest = 0;
   if (timer_on) timer_delete(timer);
+  wb_host_drop_reply(&in->host);
+  in->host.tools = NULL;
   if (trap == WASM_RT_TRAP_OOB && frame->fault_offset >= STACK_WRAP_ZONE) trap = WASM_RT_TRAP_EXHAUSTION;
   if (metered) {
     /* the counter goes negative only in the metering's own `unreachable` */

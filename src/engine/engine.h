@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "engine/host_imports.h"
 #include "engine/runtime.h"
 #include "wasm_rt/wasm_rt_ext.h"
 #include "wasi/wasi.h"
@@ -43,11 +44,12 @@ int wb_cancel_fd(const wb_cancel *c);
 
 typedef struct {
   wb_wasi *wasi;
-  uint64_t memory_limit; /* bytes of linear memory */
-  uint64_t timeout_ns;   /* wall clock, 0 = none */
-  uint64_t fuel;         /* budget of the job's code (not of starting or
-                            refreshing the instance); 0 = INT64_MAX */
-  wb_cancel *cancel;     /* or NULL */
+  uint64_t memory_limit;      /* bytes of linear memory */
+  uint64_t timeout_ns;        /* wall clock, 0 = none */
+  uint64_t fuel;              /* budget of the job's code (not of starting or
+                                 refreshing the instance); 0 = INT64_MAX */
+  wb_cancel *cancel;          /* or NULL */
+  const wb_tool_route *tools; /* answers the guest's tool requests; NULL: none */
 } wb_call;
 
 typedef struct {

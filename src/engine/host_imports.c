@@ -38,3 +38,47 @@ void Z_wasmboxZ_report_error(struct Z_wasmbox_instance_t *h, uint32_t type, uint
   *h->error_traceback = copy_guest(h, tb, tb_len, TRACEBACK_MAX);
   wb_host_leave();
 }
+
+static const char no_tools[] =
+    "{\"ok\":false,\"error\":{\"type\":\"ToolError\",\"message\":"
+    "\"no tools are available to this call\"}}";
+static const char no_memory[] =
+    "{\"ok\":false,\"error\":{\"type\":\"ToolError\",\"message\":"
+    "\"the host ran out of memory answering the request\"}}";
+
+void wb_host_drop_reply(struct Z_wasmbox_instance_t *h) {
+  free(h->reply);
+  h->reply = NULL;
+  h->reply_len = 0;
+}
+
+static void set_reply(struct Z_wasmbox_instance_t *h, const char *text) {
+  size_t n = strlen(text);
+  h->reply = malloc(n);
+  if (h->reply) memcpy(h->reply, text, n);
+  h->reply_len = h->reply ? n : 0;
+}
+
+uint32_t Z_wasmboxZ_tool_request(struct Z_wasmbox_instance_t *h, uint32_t req, uint32_t req_len) {
+  if ((uint64_t)req + req_len > h->mem->size) wb_guest_trap(WASM_RT_TRAP_OOB);
+  wb_host_enter();
+  wb_host_drop_reply(h);
+  if (!h->tools) {
+    set_reply(h, no_tools);
+  } else {
+    h->reply = h->tools->answer(h->tools->ctx, h->mem->data + req, req_len, &h->reply_len);
+    if (!h->reply || h->reply_len > UINT32_MAX) {
+      wb_host_drop_reply(h);
+      set_reply(h, no_memory);
+    }
+  }
+  wb_host_leave();
+  return (uint32_t)h->reply_len;
+}
+
+void Z_wasmboxZ_tool_reply(struct Z_wasmbox_instance_t *h, uint32_t buf, uint32_t len) {
+  if ((uint64_t)buf + len > h->mem->size) wb_guest_trap(WASM_RT_TRAP_OOB);
+  size_t n = len < h->reply_len ? len : h->reply_len;
+  if (n) memcpy(h->mem->data + buf, h->reply, n);
+  wb_host_drop_reply(h);
+}

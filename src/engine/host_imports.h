@@ -1,23 +1,47 @@
-/* The "wasmbox" import module: how a guest reports a structured error.
+/* The "wasmbox" import module: what a guest asks of the host beyond WASI.
  *
  *   wasmbox.report_error(type, type_len, message, message_len,
  *                        traceback, traceback_len)
  * copies the three strings (bounded: longer ones are cut and marked) into
- * the current outcome; the last report of a call wins. Bad pointers trap. */
+ * the current outcome; the last report of a call wins.
+ *   wasmbox.tool_request(req, req_len) -> reply_len
+ *   wasmbox.tool_reply(buf, len)
+ * a tool request (JSON text, see api/tools.h) goes to the call's route,
+ * whose reply is held until tool_reply copies it (at most len bytes) and
+ * drops it; a new request drops a reply never taken. Without a route every
+ * request gets an error reply. Bad pointers trap. */
 #ifndef WASMBOX_ENGINE_HOST_IMPORTS_H
 #define WASMBOX_ENGINE_HOST_IMPORTS_H
 
 #include <stdint.h>
 #include <wasm-rt.h>
 
+/* Who answers a call's tool requests: `answer` gets the request's bytes
+ * (in guest memory: copy what is kept) and returns a malloc'd reply of
+ * *reply_len bytes, or NULL when out of memory. It runs on the guest
+ * thread, inside host code: the call's deadline is its to keep. */
+typedef struct {
+  char *(*answer)(void *ctx, const uint8_t *request, size_t len, size_t *reply_len);
+  void *ctx;
+} wb_tool_route;
+
 /* Where a report goes: the call's outcome's three strings (engine.h),
- * each replaced (the old one freed) by the next report. */
+ * each replaced (the old one freed) by the next report; where a tool
+ * request goes, and its reply until taken. */
 struct Z_wasmbox_instance_t {
   wasm_rt_memory_t *mem;
   char **error_type, **error_message, **error_traceback;
+  const wb_tool_route *tools; /* NULL: no tools in this call */
+  char *reply;
+  size_t reply_len;
 };
 
 void Z_wasmboxZ_report_error(struct Z_wasmbox_instance_t *h, uint32_t type, uint32_t type_len, uint32_t msg,
                              uint32_t msg_len, uint32_t tb, uint32_t tb_len);
+
+uint32_t Z_wasmboxZ_tool_request(struct Z_wasmbox_instance_t *h, uint32_t req, uint32_t req_len);
+void Z_wasmboxZ_tool_reply(struct Z_wasmbox_instance_t *h, uint32_t buf, uint32_t len);
+/* Drop a reply never taken (end of a call). */
+void wb_host_drop_reply(struct Z_wasmbox_instance_t *h);
 
 #endif

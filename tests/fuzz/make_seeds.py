@@ -86,3 +86,16 @@ write("fuzz_config", [
 # damaged (replaced, cut, patched), bytes 1-2 where, the rest what is written
 write("fuzz_session_store", [bytes([f + 3 * m, 0x80, 0x00]) + b"WBHEAD\0\1" + b"\xff" * 8
                              for m in range(3) for f in range(3)])
+
+ok_call = b'{"content":[{"type":"text","text":"hi"}],"structuredContent":{"a":1}}'
+listing = b'[{"name":"a__x","description":"d"},{"name":"a__no"},{"name":"c__y"},{"x":1}]'
+write("fuzz_tool_request", [
+    b'{"op":"call","name":"a__x","arguments":{"k":[1,2,{"z":null}]}}\0' + ok_call,
+    b'{"op":"call","name":"a__nope","arguments":{}}\0' + ok_call,
+    b'{"op":"list"}\0' + listing,
+    b'{"op":"search","query":"x","limit":2}\0' + listing,
+    b'{"op":"schema","name":"b__x"}\0{"name":"b__x","inputSchema":{"type":"object"}}',
+    b'{"op":"call","name":"b__x"}\0Eupstream down',
+    b'{"op":"call","name":"a__x"}\0ENnot on this server',
+    b'{"op":"call","name":"a__x"}\0not json',
+])

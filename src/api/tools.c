@@ -1,0 +1,238 @@
+/* A call's tools (see tools.h). */
+#include "api/tools.h"
+
+#include <cjson/cJSON.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/library.h"
+#include "util/buf.h"
+#include "util/json.h"
+#include "util/os.h"
+
+bool wb_tools_allowed(const char *const *patterns, size_t n, const char *name) {
+  bool yes = false;
+  for (size_t i = 0; i < n; i++) {
+    const char *p = patterns[i];
+    if (p[0] == '!') {
+      if (fnmatch(p + 1, name, 0) == 0) return false;
+    } else if (fnmatch(p, name, 0) == 0) {
+      yes = true;
+    }
+  }
+  return yes;
+}
+
+int wb_tools_check(const wasmbox_request *req, char *err, size_t errlen) {
+  if (req->allowed_tools_len > WASMBOX_MAX_ALLOWED_TOOLS)
+    return wb_usage(err, errlen, "at most %d allowed_tools patterns", WASMBOX_MAX_ALLOWED_TOOLS);
+  for (size_t i = 0; i < req->allowed_tools_len; i++) {
+    const char *p = req->allowed_tools[i];
+    size_t n = p ? strlen(p) : 0;
+    if (!n || n > WB_TOOL_NAME_MAX || (p[0] == '!' && n == 1))
+      return wb_usage(err, errlen, "allowed_tools pattern %zu must be 1 to %d characters (and more than '!')", i,
+                      WB_TOOL_NAME_MAX);
+  }
+  if (req->max_tool_calls > WASMBOX_MAX_TOOL_CALLS)
+    return wb_usage(err, errlen, "max_tool_calls must be at most %d", WASMBOX_MAX_TOOL_CALLS);
+  if (req->max_tool_bytes > WASMBOX_MAX_TOOL_BYTES)
+    return wb_usage(err, errlen, "max_tool_bytes must be at most %llu MB", WASMBOX_MAX_TOOL_BYTES >> 20);
+  return WASMBOX_OK;
+}
+
+void wb_tools_begin(wb_tools *t, const wasmbox_request *req, double timeout_s, uint64_t start_ns) {
+  *t = (wb_tools){.req = req,
+                  .max_calls = req->max_tool_calls ? req->max_tool_calls : WASMBOX_DEFAULT_MAX_TOOL_CALLS,
+                  .max_bytes = req->max_tool_bytes ? req->max_tool_bytes : WASMBOX_DEFAULT_MAX_TOOL_BYTES,
+                  .deadline_ns = start_ns + (uint64_t)(timeout_s * 1e9)};
+}
+
+static char *envelope_error(size_t *len, const char *type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static char *envelope_error(size_t *len, const char *type, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  wb_buf b = {0};
+  wb_buf_puts(&b, "{\"ok\":false,\"error\":{\"type\":");
+  wb_json_cstr(&b, type);
+  wb_buf_puts(&b, ",\"message\":");
+  wb_json_cstr(&b, msg);
+  wb_buf_puts(&b, "}}");
+  if (b.failed) {
+    wb_buf_free(&b);
+    return NULL;
+  }
+  *len = b.len;
+  return (char *)b.data;
+}
+
+/* A tool name as the handler may see it: printable ASCII, no spaces. */
+static bool plain_name(const char *s) {
+  size_t n = strlen(s);
+  if (!n || n > WB_TOOL_NAME_MAX) return false;
+  for (; *s; s++)
+    if (*s <= ' ' || *s > '~') return false;
+  return true;
+}
+
+/* Drops the entries of a list or search reply this call may not use. */
+static bool filter_listing(cJSON *arr, const wasmbox_request *req) {
+  if (!cJSON_IsArray(arr)) return false;
+  for (cJSON *e = arr->child, *next; e; e = next) {
+    next = e->next;
+    cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+    if (!cJSON_IsString(name) || !wb_tools_allowed(req->allowed_tools, req->allowed_tools_len, name->valuestring))
+      cJSON_Delete(cJSON_DetachItemViaPointer(arr, e));
+  }
+  return true;
+}
+
+char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *reply_len) {
+  wb_tools *t = tools;
+  const wasmbox_request *req = t->req;
+  uint64_t t0 = wb_monotonic_ns();
+  t->bytes += len;
+  if (t->bytes > t->max_bytes)
+    return envelope_error(reply_len, "ToolLimitExceeded",
+                          "this call's tool requests and replies passed max_tool_bytes (%llu bytes)",
+                          (unsigned long long)t->max_bytes);
+  if (!req->tool_handler) return envelope_error(reply_len, "ToolError", "no tools are available to this call");
+  char *out = NULL, *args = NULL;
+  cJSON *reply = NULL;
+  const char *outcome = "bad_request";
+  wasmbox_tool_request tr = {.op = "", .session_id = req->session_id};
+  bool is_call = false, is_schema = false, is_search = false, is_list = false;
+  cJSON *q = cJSON_ParseWithLength((const char *)request, len);
+  if (!cJSON_IsObject(q)) {
+    out = envelope_error(reply_len, "ToolRequestError", "a tool request must be a JSON object");
+    goto done;
+  }
+  const cJSON *op = cJSON_GetObjectItemCaseSensitive(q, "op");
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(q, "name");
+  const cJSON *arguments = cJSON_GetObjectItemCaseSensitive(q, "arguments");
+  const cJSON *query = cJSON_GetObjectItemCaseSensitive(q, "query");
+  const cJSON *limit = cJSON_GetObjectItemCaseSensitive(q, "limit");
+  tr.op = cJSON_IsString(op) ? op->valuestring : "";
+  is_call = !strcmp(tr.op, "call"), is_schema = !strcmp(tr.op, "schema"), is_search = !strcmp(tr.op, "search");
+  is_list = !strcmp(tr.op, "list");
+  if (!is_call && !is_schema && !is_search && !is_list) {
+    out = envelope_error(reply_len, "ToolRequestError", "unknown op '%.64s' (call, list, search, schema)", tr.op);
+    goto done;
+  }
+  if (is_call) {
+    if (arguments && !cJSON_IsObject(arguments) && !cJSON_IsNull(arguments)) {
+      out = envelope_error(reply_len, "ToolRequestError", "a tool's arguments are a JSON object");
+      goto done;
+    }
+    if (!(args = cJSON_IsObject(arguments) ? cJSON_PrintUnformatted(arguments) : strdup("{}"))) goto done;
+    tr.arguments = args;
+    tr.arguments_len = strlen(args);
+  }
+  if (is_call || is_schema) {
+    if (!cJSON_IsString(name) || !plain_name(name->valuestring)) {
+      out = envelope_error(reply_len, "ToolRequestError",
+                           "a tool name is 1 to %d printable ASCII characters without spaces", WB_TOOL_NAME_MAX);
+      goto done;
+    }
+    tr.name = name->valuestring;
+    if (!wb_tools_allowed(req->allowed_tools, req->allowed_tools_len, tr.name)) {
+      outcome = "not_allowed";
+      out = envelope_error(reply_len, "ToolNotAllowed", "tool '%s' is not allowed in this call%s", tr.name,
+                           req->allowed_tools_len ? "" : " (no tool is: allowed_tools is empty)");
+      goto done;
+    }
+  }
+  if (is_call && t->calls >= t->max_calls) {
+    outcome = "limit";
+    out = envelope_error(reply_len, "ToolLimitExceeded", "this call made its max_tool_calls (%u) tool calls",
+                         t->max_calls);
+    goto done;
+  }
+  if (is_search) {
+    if (!cJSON_IsString(query) || strlen(query->valuestring) > WB_TOOL_QUERY_MAX) {
+      out = envelope_error(reply_len, "ToolRequestError", "a search's query is a string of at most %d bytes",
+                           WB_TOOL_QUERY_MAX);
+      goto done;
+    }
+    tr.query = query->valuestring;
+    double l = cJSON_IsNumber(limit) ? limit->valuedouble : limit ? -1 : 10;
+    if (!(l >= 1 && l <= WASMBOX_TOOL_SEARCH_MAX)) {
+      out = envelope_error(reply_len, "ToolRequestError", "a search's limit is 1 to %d", WASMBOX_TOOL_SEARCH_MAX);
+      goto done;
+    }
+    tr.limit = (unsigned)l;
+  }
+  if (is_call) t->calls++;
+  uint64_t now = wb_monotonic_ns();
+  if (now >= t->deadline_ns) {
+    outcome = "timeout";
+    out = envelope_error(reply_len, "ToolTimeout", "the call's timeout passed before the tool request");
+    goto done;
+  }
+  tr.seconds_left = (double)(t->deadline_ns - now) / 1e9;
+  char *text = NULL, err[1024] = "";
+  int rc = req->tool_handler(req->tool_ctx, &tr, &text, err, sizeof err);
+  if (wb_monotonic_ns() >= t->deadline_ns) {
+    free(text);
+    outcome = "timeout";
+    out = envelope_error(reply_len, "ToolTimeout", "the call's timeout passed while %s%s ran",
+                         is_call ? "tool " : "the request ", is_call ? tr.name : tr.op);
+    goto done;
+  }
+  if (rc != WASMBOX_TOOL_OK) {
+    free(text);
+    bool denied = rc == WASMBOX_TOOL_NOT_ALLOWED, bad = rc == WASMBOX_TOOL_BAD_ARGUMENTS;
+    outcome = denied ? "not_allowed" : bad ? "bad_arguments" : "error";
+    out = envelope_error(reply_len,
+                         denied ? "ToolNotAllowed"
+                         : bad  ? "ToolArgumentError"
+                                : "ToolError",
+                         "%s", err[0] ? err : "the tool failed");
+    goto done;
+  }
+  reply = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  outcome = "error";
+  bool shape_ok = (is_list || is_search) ? filter_listing(reply, req) : cJSON_IsObject(reply);
+  if (!shape_ok) {
+    out = envelope_error(reply_len, "ToolError", "the tool handler's reply to '%s' is not %s", tr.op,
+                         (is_list || is_search) ? "a JSON array" : "a JSON object");
+    goto done;
+  }
+  while (is_search && cJSON_GetArraySize(reply) > (int)tr.limit) cJSON_DeleteItemFromArray(reply, (int)tr.limit);
+  const cJSON *is_error = cJSON_GetObjectItemCaseSensitive(reply, "isError");
+  outcome = is_call && cJSON_IsTrue(is_error) ? "error" : "ok";
+  char *result = cJSON_PrintUnformatted(reply);
+  wb_buf b = {0};
+  wb_buf_puts(&b, "{\"ok\":true,\"result\":");
+  wb_buf_puts(&b, result ? result : "null");
+  wb_buf_puts(&b, "}");
+  free(result);
+  if (!result || b.failed) {
+    wb_buf_free(&b);
+    goto done;
+  }
+  t->bytes += b.len;
+  if (t->bytes > t->max_bytes) {
+    wb_buf_free(&b);
+    outcome = "limit";
+    out = envelope_error(reply_len, "ToolLimitExceeded",
+                         "this call's tool requests and replies passed max_tool_bytes (%llu bytes)",
+                         (unsigned long long)t->max_bytes);
+    goto done;
+  }
+  *reply_len = b.len;
+  out = b.data;
+done:
+  if (is_call && req->tool_audit) req->tool_audit(req->tool_ctx, &tr, outcome, (double)(wb_monotonic_ns() - t0) / 1e6);
+  cJSON_Delete(reply);
+  cJSON_Delete(q);
+  free(args);
+  return out;
+}

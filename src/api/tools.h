@@ -1,0 +1,45 @@
+/* A call's tools: every request its guest makes (JSON text from guest
+ * memory, or from a worker: untrusted either way) is parsed and checked
+ * here, against its shape, the request's allowed_tools and its limits
+ * (requests of op "call", bytes both ways, the call's deadline), and only
+ * then given to the request's handler (wasmbox.h, "Tools"), whose reply is
+ * checked too. The guest always gets an envelope its tools module reads:
+ *   {"ok": true, "result": ...}
+ *   {"ok": false, "error": {"type": ..., "message": ...}}
+ * with the types ToolError (the handler's or the tool's failure),
+ * ToolNotAllowed, ToolArgumentError, ToolLimitExceeded, ToolTimeout and
+ * ToolRequestError (a malformed request). In a worker the same checks run in the parent, on
+ * what the worker forwards. */
+#ifndef WASMBOX_API_TOOLS_H
+#define WASMBOX_API_TOOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/host_imports.h"
+#include "wasmbox.h"
+
+#define WB_TOOL_NAME_MAX 256
+#define WB_TOOL_QUERY_MAX 4096
+
+typedef struct {
+  const wasmbox_request *req;
+  unsigned max_calls;
+  uint64_t max_bytes;
+  uint64_t deadline_ns; /* CLOCK_MONOTONIC */
+  unsigned calls;       /* op "call" requests so far */
+  uint64_t bytes;       /* requests and replies so far */
+} wb_tools;
+
+/* The tools of a call of `req` that started at `start_ns`. */
+void wb_tools_begin(wb_tools *t, const wasmbox_request *req, double timeout_s, uint64_t start_ns);
+/* The reply to one request (malloc'd, *reply_len bytes); NULL only when
+ * out of memory. The signature of wb_tool_route's answer. */
+char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *reply_len);
+/* Does `name` match a pattern and no "!" pattern? */
+bool wb_tools_allowed(const char *const *patterns, size_t n, const char *name);
+/* A request's allowed_tools and tool limits, checked (by wb_resolve). */
+int wb_tools_check(const wasmbox_request *req, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,419 @@
+/* Code mode in the library: guest code calls the embedder's tools through
+ * wasmbox_request.tool_handler, under allowed_tools and the tool limits,
+ * in a worker and in process, from Python and JavaScript. */
+#include <pthread.h>
+#include <time.h>
+
+#include "harness.h"
+
+/* ---- a small tool catalogue ---- */
+static const char *const catalogue[] = {"calc__add",   "files__read", "files__delete", "img__pixel",
+                                        "slow__sleep", "bad__fail",   "big__blob",     NULL};
+
+typedef struct {
+  pthread_mutex_t mu;
+  int calls;           /* op "call" requests the handler saw */
+  char last_args[256]; /* arguments of the last call */
+  char last_session[WASMBOX_ID_MAX];
+  char audit[2048]; /* "tool:outcome " for each audited call */
+} seen_t;
+static seen_t seen = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void seen_reset(void) {
+  pthread_mutex_lock(&seen.mu);
+  seen.calls = 0;
+  seen.last_args[0] = seen.last_session[0] = seen.audit[0] = 0;
+  pthread_mutex_unlock(&seen.mu);
+}
+
+static char *dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *dupf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+  va_end(ap);
+  return s;
+}
+
+static int handler(void *ctx, const wasmbox_tool_request *req, char **reply, char *err, size_t errlen) {
+  assert_ptr_equal(ctx, &seen);
+  if (!strcmp(req->op, "list") || !strcmp(req->op, "search")) {
+    char buf[1024] = "[";
+    for (size_t i = 0; catalogue[i]; i++) {
+      if (req->query && !strstr(catalogue[i], req->query)) continue;
+      snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s{\"name\":\"%s\",\"description\":\"tool %zu\"}",
+               buf[1] ? "," : "", catalogue[i], i);
+    }
+    strcat(buf, "]");
+    *reply = strdup(buf);
+    return WASMBOX_TOOL_OK;
+  }
+  if (!strcmp(req->op, "schema")) {
+    *reply = dupf(
+        "{\"name\":\"%s\",\"description\":\"Adds.\",\"inputSchema\":{\"type\":\"object\",\"properties\":"
+        "{\"a\":{\"type\":\"number\"},\"b\":{\"type\":\"number\"}},\"required\":[\"a\",\"b\"]}}",
+        req->name);
+    return WASMBOX_TOOL_OK;
+  }
+  pthread_mutex_lock(&seen.mu);
+  seen.calls++;
+  snprintf(seen.last_args, sizeof seen.last_args, "%.*s", (int)req->arguments_len, req->arguments);
+  snprintf(seen.last_session, sizeof seen.last_session, "%s", req->session_id ? req->session_id : "");
+  pthread_mutex_unlock(&seen.mu);
+  if (!strcmp(req->name, "calc__add") && strstr(req->arguments, "\"a\":\"")) {
+    snprintf(err, errlen, "arguments[a]: not a number");
+    return WASMBOX_TOOL_BAD_ARGUMENTS;
+  } else if (!strcmp(req->name, "calc__add")) {
+    *reply =
+        strdup("{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"sum\\\":5}\"}],\"structuredContent\":{\"sum\":5}}");
+  } else if (!strcmp(req->name, "files__read")) {
+    *reply = strdup("{\"content\":[{\"type\":\"text\",\"text\":\"hello from the host\"}]}");
+  } else if (!strcmp(req->name, "img__pixel")) {
+    *reply = strdup("{\"content\":[{\"type\":\"image\",\"data\":\"iVBORw==\",\"mimeType\":\"image/png\"}]}");
+  } else if (!strcmp(req->name, "bad__fail")) {
+    *reply = strdup("{\"content\":[{\"type\":\"text\",\"text\":\"disk on fire\"}],\"isError\":true}");
+  } else if (!strcmp(req->name, "big__blob")) {
+    size_t n = 200000;
+    char *s = malloc(n + 64);
+    strcpy(s, "{\"content\":[{\"type\":\"text\",\"text\":\"");
+    size_t at = strlen(s);
+    memset(s + at, 'x', n);
+    strcpy(s + at + n, "\"}]}");
+    *reply = s;
+  } else if (!strcmp(req->name, "slow__sleep")) {
+    /* a tool that overruns: the library must not wait for it past the
+     * call's deadline to stop the guest (it returns late, and is
+     * reported as a timeout) */
+    struct timespec t = {(time_t)req->seconds_left + 1, 0};
+    nanosleep(&t, NULL);
+    *reply = strdup("{\"content\":[]}");
+  } else {
+    snprintf(err, errlen, "no tool %s", req->name);
+    return WASMBOX_TOOL_ERROR;
+  }
+  return WASMBOX_TOOL_OK;
+}
+
+static void audit(void *ctx, const wasmbox_tool_request *req, const char *outcome, double ms) {
+  (void)ctx;
+  assert_true(ms >= 0);
+  pthread_mutex_lock(&seen.mu);
+  snprintf(seen.audit + strlen(seen.audit), sizeof seen.audit - strlen(seen.audit), "%s:%s ",
+           req->name ? req->name : "-", outcome);
+  pthread_mutex_unlock(&seen.mu);
+}
+
+static const char *const all_tools[] = {"*"};
+
+static wasmbox_request with_tools(const char *lang, const char *code) {
+  return (wasmbox_request){.language = lang,
+                           .code = code,
+                           .tool_handler = handler,
+                           .tool_audit = audit,
+                           .tool_ctx = &seen,
+                           .allowed_tools = all_tools,
+                           .allowed_tools_len = 1};
+}
+
+static void expect_out(wasmbox_result *r, const char *out) {
+  if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, out)) dump(r);
+  assert_int_equal(r->status, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, out);
+}
+
+/* ---- Python ---- */
+
+static void python_calls_list_search_schema(void **state) {
+  (void)state;
+  seen_reset();
+  wasmbox_request req = with_tools(NULL,
+                                   "from wasmbox import tools\n"
+                                   "print(tools.call('calc__add', {'a': 2, 'b': 3})['sum'])\n"
+                                   "print(tools.files.read())\n"
+                                   "print(tools.img.pixel())\n"
+                                   "print(len(tools.list()), [t['name'] for t in tools.search('files')])\n"
+                                   "print(tools.schema('calc__add')['inputSchema']['required'])\n"
+                                   "import inspect; print(inspect.signature(tools.calc.add))\n");
+  wasmbox_result *r = run_req(&req);
+  expect_out(r,
+             "5\nhello from the host\nb'\\x89PNG'\n7 ['files__read', 'files__delete']\n['a', 'b']\n"
+             "(*, a, b)\n");
+  assert_int_equal(seen.calls, 3);
+  assert_string_equal(seen.last_args, "{}");
+  assert_string_equal(seen.audit, "calc__add:ok files__read:ok img__pixel:ok ");
+  wasmbox_result_free(r);
+}
+
+static void allowed_tools_globs_and_negation(void **state) {
+  (void)state;
+  seen_reset();
+  static const char *const allow[] = {"files__*", "!files__delete", "calc__*"};
+  wasmbox_request req = with_tools(NULL,
+                                   "from wasmbox import tools, ToolError\n"
+                                   "print(sorted(t['name'] for t in tools.list()))\n"
+                                   "for name in ('files__delete', 'img__pixel'):\n"
+                                   "    try:\n"
+                                   "        tools.call(name)\n"
+                                   "    except ToolError as e:\n"
+                                   "        print(e.type, e)\n"
+                                   "try:\n"
+                                   "    tools.schema('img__pixel')\n"
+                                   "except ToolError as e:\n"
+                                   "    print(e.type)\n");
+  req.allowed_tools = allow;
+  req.allowed_tools_len = 3;
+  wasmbox_result *r = run_req(&req);
+  expect_out(r,
+             "['calc__add', 'files__read']\n"
+             "ToolNotAllowed tool 'files__delete' is not allowed in this call\n"
+             "ToolNotAllowed tool 'img__pixel' is not allowed in this call\n"
+             "ToolNotAllowed\n");
+  assert_int_equal(seen.calls, 0); /* the handler never saw a refused call */
+  assert_string_equal(seen.audit, "files__delete:not_allowed img__pixel:not_allowed ");
+  wasmbox_result_free(r);
+}
+
+static void no_tools_by_default(void **state) {
+  (void)state;
+  seen_reset();
+  wasmbox_request req = with_tools(NULL,
+                                   "from wasmbox import tools, ToolError\n"
+                                   "print(tools.list())\n"
+                                   "try:\n"
+                                   "    tools.call('calc__add')\n"
+                                   "except ToolError as e:\n"
+                                   "    print(e.type, e)\n");
+  req.allowed_tools = NULL;
+  req.allowed_tools_len = 0;
+  wasmbox_result *r = run_req(&req);
+  expect_out(r,
+             "[]\nToolNotAllowed tool 'calc__add' is not allowed in this call (no tool is: allowed_tools is "
+             "empty)\n");
+  wasmbox_result_free(r);
+  /* and without a handler, nothing at all */
+  wasmbox_request bare = {.code =
+                              "from wasmbox import tools, ToolError\n"
+                              "try:\n"
+                              "    tools.list()\n"
+                              "except ToolError as e:\n"
+                              "    print(e)\n"};
+  r = run_req(&bare);
+  expect_out(r, "no tools are available to this call\n");
+  wasmbox_result_free(r);
+  assert_int_equal(seen.calls, 0);
+}
+
+static void tool_errors_raise(void **state) {
+  (void)state;
+  wasmbox_request req =
+      with_tools(NULL,
+                 "from wasmbox import tools, ToolError\n"
+                 "for name, args in (('bad__fail', {}), ('nope__x', {}), ('calc__add', {'a': 'x'})):\n"
+                 "    try:\n"
+                 "        tools.call(name, args)\n"
+                 "    except ToolError as e:\n"
+                 "        print(e.type, e)\n"
+                 "import _wasmbox, json\n"
+                 "for raw in (b'not json', b'[1]', b'{\"op\": \"drop\"}', "
+                 "b'{\"op\": \"call\", \"name\": \"a b\"}', "
+                 "b'{\"op\": \"call\", \"name\": \"calc__add\", \"arguments\": 3}', "
+                 "b'{\"op\": \"search\", \"query\": \"x\", \"limit\": 0}'):\n"
+                 "    print(json.loads(_wasmbox.tool_request(raw))['error']['type'])\n");
+  wasmbox_result *r = run_req(&req);
+  expect_out(r,
+             "ToolError disk on fire\nToolError no tool nope__x\nToolArgumentError arguments[a]: not a number\n"
+             "ToolRequestError\nToolRequestError\nToolRequestError\nToolRequestError\nToolRequestError\n"
+             "ToolRequestError\n");
+  wasmbox_result_free(r);
+}
+
+static void call_limit(void **state) {
+  (void)state;
+  seen_reset();
+  wasmbox_request req = with_tools(NULL,
+                                   "from wasmbox import tools, ToolError\n"
+                                   "n = 0\n"
+                                   "try:\n"
+                                   "    while True:\n"
+                                   "        tools.call('calc__add', {'a': 1, 'b': 2})\n"
+                                   "        n += 1\n"
+                                   "except ToolError as e:\n"
+                                   "    print(n, e.type, e)\n");
+  req.max_tool_calls = 3;
+  wasmbox_result *r = run_req(&req);
+  expect_out(r, "3 ToolLimitExceeded this call made its max_tool_calls (3) tool calls\n");
+  assert_int_equal(seen.calls, 3);
+  assert_string_equal(seen.last_args, "{\"a\":1,\"b\":2}");
+  assert_string_equal(seen.audit, "calc__add:ok calc__add:ok calc__add:ok calc__add:limit ");
+  wasmbox_result_free(r);
+}
+
+static void byte_limit(void **state) {
+  (void)state;
+  wasmbox_request req = with_tools(NULL,
+                                   "from wasmbox import tools, ToolError\n"
+                                   "try:\n"
+                                   "    tools.call('big__blob')\n"
+                                   "except ToolError as e:\n"
+                                   "    print(e.type, e)\n"
+                                   "print(len(tools.call('calc__add', {'a': 1})) if False else 'after')\n");
+  req.max_tool_bytes = 100000;
+  wasmbox_result *r = run_req(&req);
+  expect_out(r,
+             "ToolLimitExceeded this call's tool requests and replies passed max_tool_bytes (100000 bytes)\n"
+             "after\n");
+  wasmbox_result_free(r);
+  req.max_tool_bytes = 0; /* the default (16 MB) holds it */
+  req.code = "from wasmbox import tools\nprint(len(tools.call('big__blob')))\n";
+  r = run_req(&req);
+  expect_out(r, "200000\n");
+  wasmbox_result_free(r);
+}
+
+static void bad_limits_are_usage_errors(void **state) {
+  (void)state;
+  wasmbox_request req = with_tools(NULL, "pass");
+  wasmbox_result *r = NULL;
+  char err[256];
+  req.max_tool_calls = WASMBOX_MAX_TOOL_CALLS + 1;
+  assert_int_equal(wasmbox_run(test_wb, &req, &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(err, "max_tool_calls"));
+  req.max_tool_calls = 0;
+  static const char *const empty[] = {"!"};
+  req.allowed_tools = empty;
+  assert_int_equal(wasmbox_run(test_wb, &req, &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(err, "allowed_tools"));
+}
+
+/* A tool that overruns the call's deadline: the call ends as a timeout
+ * soon after it, and the library serves the next call. */
+static void slow_tool_times_out(void **state) {
+  (void)state;
+  wasmbox_request req = with_tools(NULL, "from wasmbox import tools\ntools.call('slow__sleep')\nprint('after')\n");
+  req.timeout_seconds = 1;
+  wasmbox_result *r = run_req(&req);
+  if (r->status != WASMBOX_STATUS_TIMEOUT) dump(r);
+  assert_int_equal(r->status, WASMBOX_STATUS_TIMEOUT);
+  assert_true(r->duration_ms < 4000);
+  assert_null(strstr(r->stdout_data, "after"));
+  wasmbox_result_free(r);
+  req = with_tools(NULL, "from wasmbox import tools\nprint(tools.call('calc__add')['sum'])\n");
+  r = run_req(&req);
+  expect_out(r, "5\n");
+  wasmbox_result_free(r);
+}
+
+static void code_executor_names(void **state) {
+  (void)state;
+  wasmbox_request req = with_tools(NULL,
+                                   "import asyncio\n"
+                                   "async def main():\n"
+                                   "    r = await call_mcp_tool('mcp__calc__add', {'a': 2, 'b': 3})\n"
+                                   "    s = await get_tool_schema('calc__add')\n"
+                                   "    found = await search_tools('calc', 5)\n"
+                                   "    return r['sum'], s['name'], [t['name'] for t in found]\n"
+                                   "print(asyncio.run(main()))\n");
+  wasmbox_result *r = run_req(&req);
+  expect_out(r, "(5, 'calc__add', ['calc__add'])\n");
+  wasmbox_result_free(r);
+}
+
+static void session_calls_see_their_session(void **state) {
+  (void)state;
+  seen_reset();
+  char id[WASMBOX_ID_MAX], err[256];
+  assert_int_equal(wasmbox_session_create(test_wb, NULL, id, err, sizeof err), WASMBOX_OK);
+  wasmbox_request req = with_tools(NULL, "from wasmbox import tools\nx = tools.call('calc__add')\n");
+  req.session_id = id;
+  req.language = NULL;
+  wasmbox_result *r = run_req(&req);
+  expect_out(r, "");
+  wasmbox_result_free(r);
+  req.code = "print(x['sum'], tools.call('files__read'))\n";
+  r = run_req(&req);
+  expect_out(r, "5 hello from the host\n");
+  wasmbox_result_free(r);
+  assert_string_equal(seen.last_session, id);
+  assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
+}
+
+/* ---- JavaScript ---- */
+
+static void javascript_tools(void **state) {
+  (void)state;
+  seen_reset();
+  wasmbox_request req = with_tools("javascript",
+                                   "const r = await tools.call('calc__add', {a: 2, b: 3});\n"
+                                   "console.log(r.sum, await tools.files.read(), (await tools.img.pixel()).length);\n"
+                                   "console.log((await tools.search('calc')).map((t) => t.name).join());\n"
+                                   "try { await tools.call('bad__fail'); } catch (e) {\n"
+                                   "  console.log(e instanceof ToolError, e.type, e.message);\n"
+                                   "}\n"
+                                   "console.log((await callMCPTool('mcp__calc__add', {})).sum);\n");
+  wasmbox_result *r = run_req(&req);
+  expect_out(r, "5 hello from the host 4\ncalc__add\ntrue ToolError disk on fire\n5\n");
+  assert_int_equal(seen.calls, 5);
+  wasmbox_result_free(r);
+  static const char *const allow[] = {"files__*"};
+  req.allowed_tools = allow;
+  req.code = "try { await tools.calc.add({}); } catch (e) { console.log(e.type); }\n";
+  r = run_req(&req);
+  expect_out(r, "ToolError\n"); /* not listed: the wrapper does not find it */
+  wasmbox_result_free(r);
+  req.code = "try { await tools.call('calc__add', {}); } catch (e) { console.log(e.type); }\n";
+  r = run_req(&req);
+  expect_out(r, "ToolNotAllowed\n");
+  wasmbox_result_free(r);
+}
+
+/* ---- in process: the same checks without a worker ---- */
+
+static void in_process(void **state) {
+  (void)state;
+  seen_reset();
+  char err[256];
+  wasmbox_options o = {.in_process = true};
+  wasmbox *wb = wasmbox_open(&o, err, sizeof err);
+  assert_non_null(wb);
+  static const char *const allow[] = {"calc__*"};
+  wasmbox_request req = with_tools(NULL,
+                                   "from wasmbox import tools, ToolError\n"
+                                   "print(tools.call('calc__add')['sum'])\n"
+                                   "try:\n"
+                                   "    tools.call('files__read')\n"
+                                   "except ToolError as e:\n"
+                                   "    print(e.type)\n");
+  req.allowed_tools = allow;
+  req.allowed_tools_len = 1;
+  wasmbox_result *r = NULL;
+  assert_int_equal(wasmbox_run(wb, &req, &r, err, sizeof err), WASMBOX_OK);
+  expect_out(r, "5\nToolNotAllowed\n");
+  wasmbox_result_free(r);
+  req.code = "from wasmbox import tools\ntools.call('slow__sleep')\n";
+  req.allowed_tools = all_tools;
+  req.timeout_seconds = 1;
+  assert_int_equal(wasmbox_run(wb, &req, &r, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(r->status, WASMBOX_STATUS_TIMEOUT);
+  wasmbox_result_free(r);
+  wasmbox_free(wb);
+  assert_int_equal(seen.calls, 2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(python_calls_list_search_schema),
+      cmocka_unit_test(allowed_tools_globs_and_negation),
+      cmocka_unit_test(no_tools_by_default),
+      cmocka_unit_test(tool_errors_raise),
+      cmocka_unit_test(call_limit),
+      cmocka_unit_test(byte_limit),
+      cmocka_unit_test(bad_limits_are_usage_errors),
+      cmocka_unit_test(slow_tool_times_out),
+      cmocka_unit_test(code_executor_names),
+      cmocka_unit_test(session_calls_see_their_session),
+      cmocka_unit_test(javascript_tools),
+      cmocka_unit_test(in_process),
+  };
+  return cmocka_run_group_tests(tests, harness_setup, harness_teardown);
+}
