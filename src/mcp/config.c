@@ -76,6 +76,23 @@ static const wb_option options[] = {
      "Python calls may not import these top-level modules (repeatable)", 0},
     {"--deny-builtins", WB_OPT_LIST, OFF(deny_builtins), OFF(n_deny_builtins), MCP_MAX_LIST, 0, 0, NULL, "NAME",
      "Python calls may not call these builtins, e.g. eval, exec, compile (repeatable)", 0},
+    {"--upstream", WB_OPT_TEXT, OFF(upstream), sizeof(((mcp_config *)0)->upstream), 0, 0, 0, NULL, "FILE",
+     "code mode: the MCP servers of this mcpServers JSON file (Claude Desktop, Claude Code and Cursor write it) "
+     "become tools the sandboxed code can call (Python: from wasmbox import tools; JavaScript: tools). Each "
+     "server's \"allowed_tools\" patterns (or --allow-tools) say which; none by default",
+     0},
+    {"--allow-tools", WB_OPT_LIST, OFF(allow_tools), OFF(n_allow_tools), MCP_MAX_LIST, 0, 0, NULL, "PATTERN",
+     "code mode: upstream tools the code may call, by server__tool name: shell globs, '!' in front excludes "
+     "(repeatable; adds to each server's allowed_tools)",
+     0},
+    {"--tool-audit", WB_OPT_TEXT, OFF(tool_audit), sizeof(((mcp_config *)0)->tool_audit), 0, 0, 0, NULL, "FILE",
+     "code mode: append a JSON line per tool call (time, session, tool, argument size and SHA-256, duration, "
+     "outcome) to FILE ('-': stderr)",
+     0},
+    {"--tool-audit-max-bytes", WB_OPT_U64, OFF(tool_audit_max_bytes), 0, 0, 0, 1ull << 40, NULL, "BYTES",
+     "rotate the audit file to FILE.1 past this size (default 67108864; 0: never)", 0},
+    {"--max-tool-calls", WB_OPT_U64, OFF(max_tool_calls), 0, 0, 1, WASMBOX_MAX_TOOL_CALLS, NULL, "N",
+     "code mode: tool calls one execute_code may make (default 100)", 0},
     {"--external-max-bytes", WB_OPT_U64, OFF(external_max_bytes), 0, 0, 0, 1ull << 40, NULL, "BYTES",
      "total size allowed for --external-files (default 268435456)", 0},
     {"--package-index", WB_OPT_TEXT, OFF(package_index), sizeof(((mcp_config *)0)->package_index), 0, 0, 0, NULL, "URL",
@@ -96,6 +113,8 @@ static void defaults(mcp_config *c, bool http) {
   c->http = http;
   snprintf(c->listen, sizeof c->listen, "127.0.0.1:8765");
   c->external_max_bytes = 256ull << 20;
+  c->tool_audit_max_bytes = 64ull << 20;
+  c->max_tool_calls = WASMBOX_DEFAULT_MAX_TOOL_CALLS;
   c->max_request_bytes = 16ull << 20;
   c->idle_timeout = 30;
   c->request_timeout = 60;

@@ -29,6 +29,12 @@ typedef struct {
   size_t n_deny_imports;
   const char *deny_builtins[MCP_MAX_LIST];
   size_t n_deny_builtins;
+  char upstream[1024];                   /* mcpServers file: code mode; "" = none */
+  const char *allow_tools[MCP_MAX_LIST]; /* server__tool patterns the sandbox may call */
+  size_t n_allow_tools;
+  char tool_audit[1024]; /* JSONL audit log of tool calls: a path, "-" = stderr */
+  uint64_t tool_audit_max_bytes;
+  uint64_t max_tool_calls; /* per execute_code */
   uint64_t external_max_bytes;
   uint64_t max_request_bytes; /* one HTTP body or stdio line */
   double idle_timeout;        /* HTTP: seconds a connection may stay silent */

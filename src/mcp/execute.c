@@ -157,8 +157,8 @@ static void install_hint(mcp_server *s, cJSON *structured, const wasmbox_result 
 }
 
 cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
-  static const char *const allowed[] = {"code",      "language", "session_id", "timeout_seconds",
-                                        "memory_mb", "fuel",     "stdin",      NULL};
+  static const char *const allowed[] = {"code",  "language",      "session_id", "timeout_seconds", "memory_mb", "fuel",
+                                        "stdin", "allowed_tools", NULL};
   static const char *const languages[] = {"python", "javascript", NULL};
   mcp_server *s = m->srv;
   mcp_args a;
@@ -173,6 +173,28 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
   const char *in = args_str(&a, "stdin", false, s->cfg->max_request_bytes, &stdin_len);
   if (a.bad) return tool_error("execute_code: %s", a.msg);
   if (!code_len) return tool_error("execute_code: 'code' is empty; pass the program to run");
+  /* code mode: the upstream tools this call may use, narrowed from what
+   * the server allows (every one of them when the call names none) */
+  static const char *const every_tool[] = {"*"};
+  const char *narrowed[WASMBOX_MAX_ALLOWED_TOOLS];
+  size_t n_narrowed = 0;
+  const cJSON *at = cJSON_GetObjectItemCaseSensitive(args, "allowed_tools");
+  if (at && !s->upstreams)
+    return tool_error("execute_code: 'allowed_tools' is for code mode, and this server has no upstream tools");
+  if (at) {
+    const cJSON *p;
+    bool ok = cJSON_IsArray(at) && cJSON_GetArraySize(at) <= WASMBOX_MAX_ALLOWED_TOOLS;
+    for (p = ok ? at->child : NULL; p; p = p->next) {
+      ok = cJSON_IsString(p) && p->valuestring[0] && strlen(p->valuestring) <= 256;
+      if (!ok) break;
+      narrowed[n_narrowed++] = p->valuestring;
+    }
+    if (!ok)
+      return tool_error(
+          "execute_code: 'allowed_tools' must be an array of at most %d tool name patterns "
+          "(\"github__get_*\", \"!github__delete_*\"), each 1 to 256 characters",
+          WASMBOX_MAX_ALLOWED_TOOLS);
+  }
 
   wasmbox_request req = {.language = sid ? lang : (lang ? lang : "python"),
                          .code = code,
@@ -185,6 +207,14 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
                          .stdin_len = stdin_len,
                          .cancel = m->cancel,
                          .session_id = sid};
+  if (s->upstreams) {
+    req.tool_handler = mcp_upstreams_handle;
+    req.tool_audit = mcp_upstreams_audit;
+    req.tool_ctx = s->upstreams;
+    req.allowed_tools = at ? narrowed : every_tool;
+    req.allowed_tools_len = at ? n_narrowed : 1;
+    req.max_tool_calls = (unsigned)s->cfg->max_tool_calls;
+  }
   char err[512];
   const mcp_config *c = s->cfg;
   wasmbox_session_info info;

@@ -212,7 +212,7 @@ static cJSON *call_tool(mcp_msg *m, const cJSON *id, const cJSON *params) {
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
   const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
   if (!cJSON_IsString(name)) return fail(m, id, RPC_INVALID_PARAMS, "tools/call needs params.name (a string)", NULL);
-  const mcp_tool *t = mcp_tool_find(name->valuestring);
+  const mcp_tool *t = mcp_tool_find(m->srv, name->valuestring);
   if (!t) {
     char msg[200];
     snprintf(msg, sizeof msg, "Unknown tool '%.64s' (tools/list shows the tools)", name->valuestring);

@@ -132,6 +132,17 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
     s->mounts[0] = (wasmbox_mount){.host_dir = s->external_dir, .guest_path = "/external"};
     s->n_mounts = 1;
   }
+  if (cfg->upstream[0]) {
+    mcp_upstreams_config uc = {.file = cfg->upstream,
+                               .allow = (const char *const *)cfg->allow_tools,
+                               .nallow = cfg->n_allow_tools,
+                               .audit = cfg->tool_audit[0] ? cfg->tool_audit : NULL,
+                               .audit_max_bytes = cfg->tool_audit_max_bytes};
+    if (!(s->upstreams = mcp_upstreams_open(&uc, err, errlen))) goto fail;
+  } else if (cfg->n_allow_tools || cfg->tool_audit[0]) {
+    snprintf(err, errlen, "allow-tools and tool-audit are for code mode: give --upstream FILE too");
+    goto fail;
+  }
   const char *tmp = getenv("TMPDIR");
   if (asprintf(&s->scratch, "%s/wasmbox-mcp-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
     s->scratch = NULL;
@@ -170,6 +181,7 @@ void mcp_server_free(mcp_server *s) {
   pthread_mutex_destroy(&st->lock);
   free(st);
   if (s->wb) wasmbox_free(s->wb);
+  mcp_upstreams_free(s->upstreams);
   if (s->external_dir) mcp_rmtree(s->external_dir);
   free(s->external_dir);
   for (size_t i = 0; i < s->ws_n; i++) free(s->ws_free[i]);

@@ -18,10 +18,10 @@
 
 #include "mcp/config.h"
 #include "mcp/metrics.h"
+#include "mcp/upstream.h"
+#include "mcp/version.h"
 #include "wasmbox.h"
 
-#define MCP_SERVER_NAME "wasmbox"
-#define MCP_SERVER_VERSION "0.1.0"
 #define MCP_STATELESS_VERSION "2026-07-28"
 #define MCP_LATEST_LEGACY "2025-11-25"
 #define MCP_SESSION_ID_LEN 32
@@ -55,7 +55,8 @@ typedef struct mcp_server {
   mcp_metrics metrics;
   int log_level; /* stderr */
   double started;
-  struct mcp_state *state; /* connections and calls in flight */
+  struct mcp_state *state;  /* connections and calls in flight */
+  mcp_upstreams *upstreams; /* code mode: --upstream, or NULL */
 } mcp_server;
 
 typedef struct mcp_msg mcp_msg;

@@ -149,6 +149,23 @@ static const char metrics_out[] =
     "\"execute_code\":{\"type\":\"object\"},\"calls_by_tool\":{\"type\":\"object\"}},"
     "\"required\":[\"uptime_seconds\",\"requests\",\"tool_calls\",\"in_flight\",\"execute_code\"]}";
 
+static const char search_in[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"query\":{\"type\":\"string\",\"description\":\"Words describing what the tool should do, e.g. "
+    "\\\"read file\\\" or \\\"create issue\\\". Leave out to list every tool.\"},"
+    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":10},"
+    "\"detail\":{\"type\":\"string\",\"enum\":[\"name\",\"summary\",\"schema\"],\"default\":\"summary\","
+    "\"description\":\"name: names only; summary: name, one line of description, server; schema: the whole "
+    "definition with inputSchema.\"}},\"additionalProperties\":false}";
+
+static const char search_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"tools\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
+    "\"required\":[\"name\"]}},"
+    "\"unavailable\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"server\":{\"type\":\"string\"},\"error\":{\"type\":\"string\"}}}}},"
+    "\"required\":[\"tools\",\"unavailable\"]}";
+
 static const mcp_tool tools[] = {
     {"execute_code", "Run Python or JavaScript in a sandbox",
      "Run Python 3.11 or JavaScript (QuickJS, ES2023) in an isolated WebAssembly sandbox and get back what it "
@@ -213,6 +230,13 @@ static const mcp_tool tools[] = {
      "library and built-in pure-Python packages with their versions and import names), the default and maximum "
      "limits, and the files in /external.",
      NO_ARGS, runtimes_out, true, false, true, tool_list_runtimes},
+    {"search_tools", "Find tools the code can call",
+     "Search the tools that code run by execute_code can call (this server's upstream MCP servers): the best "
+     "matches for the words of query (leave it out to list them all), as names, one-line summaries or whole "
+     "definitions with inputSchema (detail name, summary, schema). Look up only what the task needs, then call "
+     "the tools from code: Python `from wasmbox import tools; tools.call(\"server__tool\", {...})` or "
+     "`tools.server.tool(arg=...)`, JavaScript `await tools.call(\"server__tool\", {...})`.",
+     search_in, search_out, true, false, true, tool_search_tools},
     {"get_metrics", "Server metrics",
      "Counters of this server: requests, tool calls, execute_code outcomes and latency (p50/p99), calls in "
      "flight.",
@@ -220,9 +244,12 @@ static const mcp_tool tools[] = {
 };
 #define N_TOOLS (sizeof tools / sizeof tools[0])
 
-const mcp_tool *mcp_tool_find(const char *name) {
+/* Is tool t offered by this server? (search_tools: in code mode only) */
+static bool offered(const mcp_server *s, const mcp_tool *t) { return t->run != tool_search_tools || s->upstreams; }
+
+const mcp_tool *mcp_tool_find(mcp_server *s, const char *name) {
   for (size_t i = 0; i < N_TOOLS; i++)
-    if (!strcmp(tools[i].name, name)) return &tools[i];
+    if (!strcmp(tools[i].name, name)) return offered(s, &tools[i]) ? &tools[i] : NULL;
   return NULL;
 }
 
@@ -257,11 +284,36 @@ static void add_limits(mcp_server *s, cJSON *tool, cJSON *in) {
   free(full);
 }
 
+/* Code mode: execute_code says how to call the upstream tools, and takes
+ * allowed_tools. */
+static void add_code_mode(cJSON *tool, cJSON *in) {
+  static const char text[] =
+      " The code can call this user's other tools (search_tools finds them; names are server__tool). Python: "
+      "`from wasmbox import tools`, then `tools.search(\"words\")`, `tools.schema(name)`, `tools.call(name, "
+      "{...})` or `tools.server.tool(arg=...)`; JavaScript: the same under the global `tools`, with await. "
+      "Results come back as data (structuredContent, parsed JSON, or text; images as bytes): filter them in code "
+      "and print only what matters. A failing tool raises ToolError. Call tools from code rather than one by one.";
+  cJSON *props = cJSON_GetObjectItemCaseSensitive(in, "properties");
+  cJSON *at = cJSON_Parse(
+      "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64,"
+      "\"description\":\"Tools this run may call (server__tool patterns, * globs, ! to "
+      "exclude); narrows what the server allows, never widens it. Default: all of them.\"}");
+  if (at) cJSON_AddItemToObject(props, "allowed_tools", at);
+  cJSON *d = cJSON_GetObjectItemCaseSensitive(tool, "description");
+  size_t n = strlen(d->valuestring) + sizeof text;
+  char *full = malloc(n);
+  if (!full) return;
+  snprintf(full, n, "%s%s", d->valuestring, text);
+  cJSON_SetValuestring(d, full);
+  free(full);
+}
+
 cJSON *mcp_tools_list(mcp_server *s) {
   cJSON *arr = cJSON_CreateArray();
   if (!arr) return NULL;
   for (size_t i = 0; i < N_TOOLS; i++) {
     const mcp_tool *t = &tools[i];
+    if (!offered(s, t)) continue;
     cJSON *o = cJSON_CreateObject(), *ann = cJSON_CreateObject();
     cJSON *in = cJSON_Parse(t->input_schema), *out = cJSON_Parse(t->output_schema);
     if (!o || !ann || !in || !out) {
@@ -272,6 +324,7 @@ cJSON *mcp_tools_list(mcp_server *s) {
     cJSON_AddStringToObject(o, "title", t->title);
     cJSON_AddStringToObject(o, "description", t->description);
     if (t->run == tool_execute_code) add_limits(s, o, in);
+    if (t->run == tool_execute_code && s->upstreams) add_code_mode(o, in);
     cJSON_AddItemToObject(o, "inputSchema", in);
     cJSON_AddItemToObject(o, "outputSchema", out);
     cJSON_AddStringToObject(ann, "title", t->title);

@@ -18,7 +18,8 @@ typedef struct mcp_tool {
   cJSON *(*run)(mcp_msg *m, const cJSON *args);
 } mcp_tool;
 
-const mcp_tool *mcp_tool_find(const char *name);
+/* The server's tool of that name (search_tools only in code mode). */
+const mcp_tool *mcp_tool_find(mcp_server *s, const char *name);
 /* The "tools" array of tools/list, with this server's limits filled in. */
 cJSON *mcp_tools_list(mcp_server *s);
 /* Runs a tool, counting it in the metrics; NULL only when out of memory. */
@@ -43,5 +44,6 @@ cJSON *tool_write_file(mcp_msg *m, const cJSON *args);
 cJSON *tool_reset_workspace(mcp_msg *m, const cJSON *args);
 cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args); /* info.c */
 cJSON *tool_get_metrics(mcp_msg *m, const cJSON *args);
+cJSON *tool_search_tools(mcp_msg *m, const cJSON *args); /* search.c: only with upstreams */
 
 #endif

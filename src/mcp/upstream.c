@@ -1,0 +1,664 @@
+/* Upstream MCP servers (see upstream.h). */
+#include "mcp/upstream.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <openssl/sha.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "mcp/mcp_client.h"
+#include "mcp/schema_check.h"
+#include "util/os.h"
+
+#define CONFIG_MAX (16u << 20)
+#define NAME_PART_MAX 100
+#define BACKOFF_MIN 0.5
+#define BACKOFF_MAX 30.0
+#define SUMMARY_MAX 200
+
+typedef struct {
+  char *prefix; /* the sandbox's name of the server */
+  char *label;  /* its name in the file */
+  mcp_client *client;
+  pthread_mutex_t mu;
+  cJSON *tools; /* the upstream's tool definitions (tools/list) */
+  char **names; /* server__tool of each, parallel */
+  size_t ntools;
+  bool listed;
+  char error[512]; /* why the last start failed */
+  double retry_at; /* no new start before (monotonic seconds) */
+  double backoff;
+} upstream;
+
+struct mcp_upstreams {
+  upstream *all;
+  size_t n;
+  char **allow; /* server-wide patterns over full names */
+  size_t nallow;
+  /* audit */
+  pthread_mutex_t audit_mu;
+  FILE *audit;
+  char *audit_path;
+  uint64_t audit_max, audit_size;
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return WASMBOX_TOOL_ERROR;
+}
+
+static double now_s(void) { return (double)wb_monotonic_ns() / 1e9; }
+
+/* A name part: [A-Za-z0-9_-] kept, anything else '_'; a server's "__"
+ * becomes "_" (the first "__" of a full name ends the server's part). */
+static char *sanitize(const char *s, bool server) {
+  size_t n = strlen(s);
+  if (n > NAME_PART_MAX) n = NAME_PART_MAX;
+  char *out = malloc(n + 1);
+  if (!out) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = isalnum((unsigned char)s[i]) || s[i] == '-' ? s[i] : '_';
+    if (server && c == '_' && k && out[k - 1] == '_') continue;
+    out[k++] = c;
+  }
+  if (!k) out[k++] = '_';
+  out[k] = 0;
+  return out;
+}
+
+/* ---- the file ------------------------------------------------------------------------- */
+
+static char **string_list(const cJSON *arr, size_t *n, bool *ok) {
+  *n = 0;
+  if (!arr) return NULL;
+  if (!cJSON_IsArray(arr)) {
+    *ok = false;
+    return NULL;
+  }
+  size_t count = (size_t)cJSON_GetArraySize(arr);
+  char **v = calloc(count + 1, sizeof *v);
+  const cJSON *e;
+  cJSON_ArrayForEach(e, arr) {
+    if (!v || !cJSON_IsString(e) || !(v[*n] = strdup(e->valuestring))) {
+      *ok = false;
+      break;
+    }
+    (*n)++;
+  }
+  return v;
+}
+
+/* {"NAME": "value"} as "NAME=value" (sep "=") or "NAME: value" (": "). */
+static char **string_map(const cJSON *obj, const char *sep, size_t *n, bool *ok) {
+  *n = 0;
+  if (!obj) return NULL;
+  if (!cJSON_IsObject(obj)) {
+    *ok = false;
+    return NULL;
+  }
+  char **v = calloc((size_t)cJSON_GetArraySize(obj) + 1, sizeof *v);
+  const cJSON *e;
+  cJSON_ArrayForEach(e, obj) {
+    if (!v || !cJSON_IsString(e) || !e->string[0] || strpbrk(e->string, "=:\r\n") || strpbrk(e->valuestring, "\r\n") ||
+        asprintf(&v[*n], "%s%s%s", e->string, sep, e->valuestring) < 0) {
+      if (v) v[*n] = NULL;
+      *ok = false;
+      break;
+    }
+    (*n)++;
+  }
+  return v;
+}
+
+static void free_strings(char **v, size_t n) {
+  for (size_t i = 0; v && i < n; i++) free(v[i]);
+  free(v);
+}
+
+static char *read_file(const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fail(err, errlen, "--upstream %s: %s", path, strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  char *text = NULL;
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONFIG_MAX) {
+    fail(err, errlen, "--upstream %s: not a regular file of at most %u MB", path, CONFIG_MAX >> 20);
+  } else if (!(text = calloc(1, (size_t)st.st_size + 1)) ||
+             fread(text, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+    fail(err, errlen, "--upstream %s: cannot read it", path);
+    free(text);
+    text = NULL;
+  }
+  fclose(f);
+  return text;
+}
+
+/* One entry of mcpServers; false with a message. */
+static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errlen) {
+  const char *label = e->string;
+  if (!cJSON_IsObject(e)) return fail(err, errlen, "mcpServers.%s is not an object", label), false;
+  const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
+  const cJSON *command = cJSON_GetObjectItemCaseSensitive(e, "command");
+  const cJSON *url = cJSON_GetObjectItemCaseSensitive(e, "url");
+  const cJSON *disabled = cJSON_GetObjectItemCaseSensitive(e, "disabled");
+  if (cJSON_IsTrue(disabled)) return true;
+  const char *t = cJSON_IsString(type) ? type->valuestring : url ? "http" : "stdio";
+  if (!strcmp(t, "sse"))
+    return fail(err, errlen,
+                "mcpServers.%s: the SSE transport (protocol 2024-11-05) is not one wasmbox speaks; use the "
+                "server's Streamable HTTP endpoint (type \"http\")",
+                label),
+           false;
+  bool http = !strcmp(t, "http") || !strcmp(t, "streamable-http") || !strcmp(t, "streamableHttp");
+  if (!http && strcmp(t, "stdio")) return fail(err, errlen, "mcpServers.%s: unknown type '%s'", label, t), false;
+  if (http ? !cJSON_IsString(url) || strncmp(url->valuestring, "http", 4) : !cJSON_IsString(command))
+    return fail(err, errlen, "mcpServers.%s: %s", label,
+                http ? "an HTTP server needs \"url\" (http:// or https://)" : "a stdio server needs \"command\""),
+           false;
+  bool ok = true;
+  size_t nargs, nenv, nheaders, npat;
+  char **args = string_list(cJSON_GetObjectItemCaseSensitive(e, "args"), &nargs, &ok);
+  char **env = string_map(cJSON_GetObjectItemCaseSensitive(e, "env"), "=", &nenv, &ok);
+  char **headers = string_map(cJSON_GetObjectItemCaseSensitive(e, "headers"), ": ", &nheaders, &ok);
+  char **pat = string_list(cJSON_GetObjectItemCaseSensitive(e, "allowed_tools"), &npat, &ok);
+  upstream *up = &u->all[u->n];
+  memset(up, 0, sizeof *up);
+  if (ok) {
+    mcp_client_spec spec = {.command = http ? NULL : command->valuestring,
+                            .args = (const char *const *)args,
+                            .nargs = nargs,
+                            .env = (const char *const *)env,
+                            .nenv = nenv,
+                            .url = http ? url->valuestring : NULL,
+                            .headers = (const char *const *)headers,
+                            .nheaders = nheaders};
+    ok = (up->client = mcp_client_new(&spec)) && (up->label = strdup(label)) && (up->prefix = sanitize(label, true));
+    if (!ok) fail(err, errlen, "out of memory");
+  } else {
+    fail(err, errlen,
+         "mcpServers.%s: args and allowed_tools are arrays of strings; env and headers objects of strings "
+         "(names without '=', ':' or line breaks)",
+         label);
+  }
+  /* its patterns are over its own tool names: they become server__pattern */
+  for (size_t i = 0; ok && i < npat; i++) {
+    bool neg = pat[i][0] == '!';
+    char *full;
+    ok = pat[i][neg] && asprintf(&full, "%s%s__%s", neg ? "!" : "", up->prefix, pat[i] + neg) >= 0;
+    if (!ok) {
+      fail(err, errlen, "mcpServers.%s: an allowed_tools pattern is empty", label);
+      break;
+    }
+    char **grown = realloc(u->allow, (u->nallow + 1) * sizeof *grown);
+    if (!grown) {
+      free(full);
+      ok = false;
+      break;
+    }
+    u->allow = grown;
+    u->allow[u->nallow++] = full;
+  }
+  free_strings(args, nargs);
+  free_strings(env, nenv);
+  free_strings(headers, nheaders);
+  free_strings(pat, npat);
+  if (!ok) {
+    mcp_client_free(up->client);
+    free(up->label);
+    free(up->prefix);
+    return false;
+  }
+  /* two labels that sanitise alike: the later one gets a suffix */
+  for (size_t i = 0, k = 2; i < u->n; i++) {
+    if (strcmp(u->all[i].prefix, up->prefix)) continue;
+    char *renamed;
+    if (asprintf(&renamed, "%.*s_%zu", NAME_PART_MAX, up->prefix, k++) < 0) return false;
+    free(up->prefix);
+    up->prefix = renamed;
+    i = (size_t)-1;
+  }
+  pthread_mutex_init(&up->mu, NULL);
+  up->backoff = BACKOFF_MIN;
+  u->n++;
+  return true;
+}
+
+mcp_upstreams *mcp_upstreams_open(const mcp_upstreams_config *cfg, char *err, size_t errlen) {
+  mcp_upstreams *u = calloc(1, sizeof *u);
+  char *text = u ? read_file(cfg->file, err, errlen) : NULL;
+  cJSON *doc = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  if (!u) snprintf(err, errlen, "out of memory");
+  if (!doc) {
+    if (u && text) fail(err, errlen, "--upstream %s: not valid JSON", cfg->file);
+    free(u);
+    return NULL;
+  }
+  pthread_mutex_init(&u->audit_mu, NULL);
+  const cJSON *servers = cJSON_GetObjectItemCaseSensitive(doc, "mcpServers");
+  bool ok = cJSON_IsObject(servers) && cJSON_GetArraySize(servers) <= MCP_UPSTREAMS_MAX;
+  if (!ok)
+    fail(err, errlen, "--upstream %s: needs an object \"mcpServers\" of at most %d servers", cfg->file,
+         MCP_UPSTREAMS_MAX);
+  if (ok && !(u->all = calloc(MCP_UPSTREAMS_MAX, sizeof *u->all))) ok = !fail(err, errlen, "out of memory");
+  const cJSON *e;
+  if (ok) cJSON_ArrayForEach(e, servers) if (ok) ok = add_server(u, e, err, errlen);
+  for (size_t i = 0; ok && i < cfg->nallow; i++) {
+    char **grown = realloc(u->allow, (u->nallow + 1) * sizeof *grown);
+    ok = grown && (grown[u->nallow] = strdup(cfg->allow[i]));
+    if (grown) u->allow = grown;
+    if (ok) u->nallow++;
+  }
+  cJSON_Delete(doc);
+  if (ok && cfg->audit) {
+    u->audit_max = cfg->audit_max_bytes;
+    if (!strcmp(cfg->audit, "-")) {
+      u->audit = stderr;
+    } else if (!(u->audit_path = strdup(cfg->audit)) || !(u->audit = fopen(cfg->audit, "ae"))) {
+      ok = !fail(err, errlen, "--tool-audit %s: %s", cfg->audit, strerror(errno));
+    } else {
+      struct stat st;
+      u->audit_size = fstat(fileno(u->audit), &st) == 0 ? (uint64_t)st.st_size : 0;
+    }
+  }
+  if (!ok) {
+    mcp_upstreams_free(u);
+    return NULL;
+  }
+  return u;
+}
+
+static void forget_tools(upstream *up) {
+  cJSON_Delete(up->tools);
+  free_strings(up->names, up->ntools);
+  up->tools = NULL;
+  up->names = NULL;
+  up->ntools = 0;
+  up->listed = false;
+}
+
+void mcp_upstreams_free(mcp_upstreams *u) {
+  if (!u) return;
+  for (size_t i = 0; i < u->n; i++) {
+    upstream *up = &u->all[i];
+    mcp_client_free(up->client);
+    forget_tools(up);
+    free(up->prefix);
+    free(up->label);
+    pthread_mutex_destroy(&up->mu);
+  }
+  free(u->all);
+  free_strings(u->allow, u->nallow);
+  if (u->audit && u->audit != stderr) fclose(u->audit);
+  free(u->audit_path);
+  pthread_mutex_destroy(&u->audit_mu);
+  free(u);
+}
+
+size_t mcp_upstreams_count(const mcp_upstreams *u) { return u ? u->n : 0; }
+
+/* ---- a server's tools ---------------------------------------------------------------- */
+
+static bool allowed(const mcp_upstreams *u, const char *full) {
+  bool yes = false;
+  for (size_t i = 0; i < u->nallow; i++) {
+    const char *p = u->allow[i];
+    if (p[0] == '!') {
+      if (fnmatch(p + 1, full, 0) == 0) return false;
+    } else if (fnmatch(p, full, 0) == 0) {
+      yes = true;
+    }
+  }
+  return yes;
+}
+
+/* The server's tools, its connection started if need be (up->mu held).
+ * False with a message: it could not be reached. */
+static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errlen) {
+  if (mcp_client_started(up->client) && mcp_client_take_list_changed(up->client)) forget_tools(up);
+  if (mcp_client_started(up->client) && up->listed) return true;
+  if (!mcp_client_started(up->client)) {
+    forget_tools(up);
+    double t = now_s();
+    if (t < up->retry_at)
+      return !fail(err, errlen, "upstream '%s' is down (%s); next attempt in %.1f s", up->label, up->error,
+                   up->retry_at - t);
+    if (!mcp_client_start(up->client, deadline, up->error, sizeof up->error)) {
+      up->retry_at = now_s() + up->backoff;
+      up->backoff = up->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : up->backoff * 2;
+      return !fail(err, errlen, "upstream '%s' could not be started: %s", up->label, up->error);
+    }
+  }
+  cJSON *all = cJSON_CreateArray();
+  cJSON *cursor = NULL;
+  bool ok = all != NULL;
+  while (ok) {
+    cJSON *params = NULL;
+    if (cursor) {
+      params = cJSON_CreateObject();
+      cJSON_AddItemToObject(params, "cursor", cursor);
+      cursor = NULL;
+    }
+    cJSON *res = mcp_client_request(up->client, "tools/list", params, deadline, err, errlen);
+    cJSON *tools = cJSON_GetObjectItemCaseSensitive(res, "tools");
+    if (!cJSON_IsArray(tools)) {
+      if (res) fail(err, errlen, "upstream '%s': its tools/list result has no tools array", up->label);
+      cJSON_Delete(res);
+      ok = false;
+      break;
+    }
+    cJSON *tool;
+    while ((tool = cJSON_DetachItemFromArray(tools, 0))) {
+      const cJSON *name = cJSON_GetObjectItemCaseSensitive(tool, "name");
+      if (!cJSON_IsString(name) || cJSON_GetArraySize(all) >= MCP_UPSTREAM_TOOLS_MAX) {
+        cJSON_Delete(tool);
+        continue;
+      }
+      cJSON_AddItemToArray(all, tool);
+    }
+    cJSON *next = cJSON_DetachItemFromObjectCaseSensitive(res, "nextCursor");
+    cJSON_Delete(res);
+    if (!cJSON_IsString(next) || cJSON_GetArraySize(all) >= MCP_UPSTREAM_TOOLS_MAX) {
+      cJSON_Delete(next);
+      break;
+    }
+    cursor = next;
+  }
+  if (!ok) {
+    cJSON_Delete(all);
+    if (!mcp_client_started(up->client)) snprintf(up->error, sizeof up->error, "%.500s", err);
+    return false;
+  }
+  size_t n = (size_t)cJSON_GetArraySize(all);
+  char **names = calloc(n + 1, sizeof *names);
+  size_t i = 0;
+  const cJSON *tool;
+  cJSON_ArrayForEach(tool, all) {
+    char *part = names ? sanitize(cJSON_GetObjectItemCaseSensitive(tool, "name")->valuestring, false) : NULL;
+    if (!part || asprintf(&names[i], "%s__%s", up->prefix, part) < 0) {
+      free(part);
+      free_strings(names, i);
+      cJSON_Delete(all);
+      return !fail(err, errlen, "out of memory");
+    }
+    free(part);
+    for (size_t j = 0, k = 2; j < i; j++) {
+      if (strcmp(names[j], names[i])) continue;
+      char *renamed;
+      if (asprintf(&renamed, "%s_%zu", names[i], k++) < 0) break;
+      free(names[i]);
+      names[i] = renamed;
+      j = (size_t)-1;
+    }
+    i++;
+  }
+  up->tools = all;
+  up->names = names;
+  up->ntools = n;
+  up->listed = true;
+  up->backoff = BACKOFF_MIN;
+  return true;
+}
+
+/* The server a full name belongs to, by its prefix. */
+static upstream *server_of(mcp_upstreams *u, const char *full) {
+  const char *sep = strstr(full, "__");
+  if (!sep) return NULL;
+  for (size_t i = 0; i < u->n; i++)
+    if (strlen(u->all[i].prefix) == (size_t)(sep - full) && !strncmp(u->all[i].prefix, full, (size_t)(sep - full)))
+      return &u->all[i];
+  return NULL;
+}
+
+static cJSON *describe(const upstream *up, size_t i, int detail) {
+  const cJSON *tool = cJSON_GetArrayItem(up->tools, (int)i);
+  cJSON *d = detail == MCP_DETAIL_SCHEMA ? cJSON_Duplicate(tool, true) : cJSON_CreateObject();
+  if (!d) return NULL;
+  cJSON_DeleteItemFromObjectCaseSensitive(d, "name");
+  cJSON_AddStringToObject(d, "name", up->names[i]);
+  if (detail == MCP_DETAIL_SUMMARY) {
+    const cJSON *desc = cJSON_GetObjectItemCaseSensitive(tool, "description");
+    char line[SUMMARY_MAX + 4] = "";
+    if (cJSON_IsString(desc)) {
+      size_t n = strcspn(desc->valuestring, "\n");
+      if (n > SUMMARY_MAX) n = SUMMARY_MAX;
+      snprintf(line, sizeof line, "%.*s%s", (int)n, desc->valuestring, desc->valuestring[n] ? "..." : "");
+    }
+    cJSON_AddStringToObject(d, "description", line);
+  }
+  if (detail != MCP_DETAIL_NAME) {
+    cJSON_AddStringToObject(d, "server", up->label);
+    if (detail == MCP_DETAIL_SCHEMA) {
+      const cJSON *orig = cJSON_GetObjectItemCaseSensitive(tool, "name");
+      cJSON_AddStringToObject(d, "upstream_name", orig->valuestring);
+    }
+  }
+  return d;
+}
+
+/* ---- search -------------------------------------------------------------------------- */
+
+/* How well a tool matches the query's words: 3 for each word in its name,
+ * 1 in its description; 1 for every tool when the query is empty. */
+static int score(const char *query, const char *name, const char *desc) {
+  int s = 0;
+  bool any = false;
+  for (const char *p = query; *p;) {
+    while (*p && !isalnum((unsigned char)*p)) p++;
+    size_t n = 0;
+    while (isalnum((unsigned char)p[n])) n++;
+    if (!n) break;
+    any = true;
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", (int)(n < 63 ? n : 63), p);
+    if (strcasestr(name, word)) s += 3;
+    else if (desc && strcasestr(desc, word)) s += 1;
+    p += n;
+  }
+  return any ? s : 1;
+}
+
+typedef struct {
+  upstream *up;
+  size_t i;
+  int score;
+  size_t order;
+} hit;
+
+static int by_score(const void *a, const void *b) {
+  const hit *x = a, *y = b;
+  if (x->score != y->score) return y->score - x->score;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+cJSON *mcp_upstreams_search(mcp_upstreams *u, const char *query, unsigned limit, int detail, double seconds,
+                            cJSON **unavailable) {
+  uint64_t deadline = wb_monotonic_ns() + (uint64_t)(seconds * 1e9);
+  cJSON *out = cJSON_CreateArray();
+  *unavailable = cJSON_CreateArray();
+  hit *hits = NULL;
+  size_t nhits = 0, order = 0;
+  /* every server is locked while its entries are described: they point
+   * into its tool list */
+  for (size_t s = 0; s < u->n; s++) {
+    upstream *up = &u->all[s];
+    char err[512];
+    pthread_mutex_lock(&up->mu);
+    if (!ensure_tools(up, deadline, err, sizeof err)) {
+      cJSON *miss = cJSON_CreateObject();
+      cJSON_AddStringToObject(miss, "server", up->label);
+      cJSON_AddStringToObject(miss, "error", err);
+      cJSON_AddItemToArray(*unavailable, miss);
+      continue;
+    }
+    hit *grown = realloc(hits, (nhits + up->ntools + 1) * sizeof *hits);
+    if (!grown) continue;
+    hits = grown;
+    for (size_t i = 0; i < up->ntools; i++) {
+      if (!allowed(u, up->names[i])) continue;
+      const cJSON *desc = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(up->tools, (int)i), "description");
+      int sc = score(query ? query : "", up->names[i], cJSON_IsString(desc) ? desc->valuestring : NULL);
+      if (sc > 0) hits[nhits++] = (hit){up, i, sc, order++};
+    }
+  }
+  if (nhits) qsort(hits, nhits, sizeof *hits, by_score);
+  for (size_t k = 0; k < nhits && k < limit; k++) cJSON_AddItemToArray(out, describe(hits[k].up, hits[k].i, detail));
+  free(hits);
+  for (size_t s = 0; s < u->n; s++) pthread_mutex_unlock(&u->all[s].mu);
+  return out;
+}
+
+/* ---- the library's handler ------------------------------------------------------------- */
+
+static int reply_with(cJSON *v, char **reply, char *err, size_t errlen) {
+  *reply = v ? cJSON_PrintUnformatted(v) : NULL;
+  cJSON_Delete(v);
+  return *reply ? WASMBOX_TOOL_OK : fail(err, errlen, "out of memory");
+}
+
+/* The arguments against the tool's inputSchema, before they leave: a model
+ * learns what to fix from us, and the upstream never sees them. A schema
+ * that cannot be loaded leaves the judgement to the upstream. */
+static int check_arguments(const char *name, const cJSON *schema, const wasmbox_tool_request *req, char *err,
+                           size_t errlen) {
+  if (!cJSON_IsObject(schema)) return WASMBOX_TOOL_OK;
+  char *text = cJSON_PrintUnformatted(schema);
+  if (!text) return fail(err, errlen, "out of memory");
+  char why[768];
+  int v = mcp_schema_check(text, strlen(text), req->arguments, req->arguments_len, why, sizeof why);
+  free(text);
+  if (v != MCP_SCHEMA_INVALID) return WASMBOX_TOOL_OK;
+  snprintf(err, errlen, "%s: the arguments do not match its inputSchema: %s (tools.schema('%s') shows it)", name, why,
+           name);
+  return WASMBOX_TOOL_BAD_ARGUMENTS;
+}
+
+int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **reply, char *err, size_t errlen) {
+  mcp_upstreams *u = ctx;
+  *reply = NULL;
+  bool listing = !strcmp(req->op, "list") || !strcmp(req->op, "search");
+  if (listing) {
+    cJSON *unavailable;
+    cJSON *all = mcp_upstreams_search(u, !strcmp(req->op, "search") ? req->query : "",
+                                      req->limit ? req->limit : WASMBOX_TOOL_SEARCH_MAX, MCP_DETAIL_SUMMARY,
+                                      req->seconds_left, &unavailable);
+    int n = cJSON_GetArraySize(unavailable);
+    cJSON_Delete(unavailable);
+    if (!cJSON_GetArraySize(all) && n && n == (int)u->n) {
+      cJSON_Delete(all);
+      return fail(err, errlen, "no upstream server could be reached");
+    }
+    return reply_with(all, reply, err, errlen);
+  }
+  upstream *up = server_of(u, req->name);
+  if (!up) return fail(err, errlen, "no tool '%s': tools.search() or tools.list() show the tools there are", req->name);
+  uint64_t deadline = wb_monotonic_ns() + (uint64_t)(req->seconds_left * 1e9);
+  pthread_mutex_lock(&up->mu);
+  int rc = WASMBOX_TOOL_OK;
+  size_t i = 0;
+  if (!ensure_tools(up, deadline, err, errlen)) {
+    rc = WASMBOX_TOOL_ERROR;
+  } else {
+    while (i < up->ntools && strcmp(up->names[i], req->name)) i++;
+    if (i == up->ntools)
+      rc = fail(err, errlen, "no tool '%s': tools.search() or tools.list() show the tools there are", req->name);
+    else if (!allowed(u, req->name)) {
+      fail(err, errlen, "tool '%s' is not allowed on this server", req->name);
+      rc = WASMBOX_TOOL_NOT_ALLOWED;
+    }
+  }
+  bool schema = !strcmp(req->op, "schema");
+  const cJSON *def = rc == WASMBOX_TOOL_OK ? cJSON_GetArrayItem(up->tools, (int)i) : NULL;
+  if (def && schema) {
+    rc = reply_with(describe(up, i, MCP_DETAIL_SCHEMA), reply, err, errlen);
+  } else if (def) {
+    rc = check_arguments(up->names[i], cJSON_GetObjectItemCaseSensitive(def, "inputSchema"), req, err, errlen);
+  }
+  if (def && !schema && rc == WASMBOX_TOOL_OK) {
+    const cJSON *orig = cJSON_GetObjectItemCaseSensitive(def, "name");
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "name", orig->valuestring);
+    cJSON *args = cJSON_ParseWithLength(req->arguments, req->arguments_len);
+    cJSON_AddItemToObject(params, "arguments", args ? args : cJSON_CreateObject());
+    char e2[1024];
+    cJSON *res = mcp_client_request(up->client, "tools/call", params, deadline, e2, sizeof e2);
+    if (!res) rc = fail(err, errlen, "%s: %s", req->name, e2);
+    else rc = reply_with(res, reply, err, errlen);
+    if (!mcp_client_started(up->client)) {
+      /* the call lost the connection: the next request starts it again */
+      snprintf(up->error, sizeof up->error, "%.500s", e2);
+      up->retry_at = now_s() + up->backoff;
+    }
+  }
+  pthread_mutex_unlock(&up->mu);
+  return rc;
+}
+
+/* ---- audit ------------------------------------------------------------------------------ */
+
+void mcp_upstreams_audit(void *ctx, const wasmbox_tool_request *req, const char *outcome, double duration_ms) {
+  mcp_upstreams *u = ctx;
+  if (!u->audit) return;
+  cJSON *line = cJSON_CreateObject();
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  gmtime_r(&ts.tv_sec, &tm);
+  char when[96];
+  snprintf(when, sizeof when, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+           tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+  cJSON_AddStringToObject(line, "time", when);
+  if (req->session_id) cJSON_AddStringToObject(line, "session", req->session_id);
+  else cJSON_AddNullToObject(line, "session");
+  if (req->name) cJSON_AddStringToObject(line, "tool", req->name);
+  else cJSON_AddNullToObject(line, "tool");
+  cJSON_AddNumberToObject(line, "arguments_bytes", (double)req->arguments_len);
+  if (req->arguments) {
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)req->arguments, req->arguments_len, md);
+    char hex[2 * SHA256_DIGEST_LENGTH + 1];
+    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    cJSON_AddStringToObject(line, "arguments_sha256", hex);
+  } else {
+    cJSON_AddNullToObject(line, "arguments_sha256");
+  }
+  cJSON_AddNumberToObject(line, "duration_ms", (double)(long long)(duration_ms * 1000) / 1000);
+  cJSON_AddStringToObject(line, "outcome", outcome);
+  char *text = cJSON_PrintUnformatted(line);
+  cJSON_Delete(line);
+  if (!text) return;
+  size_t n = strlen(text);
+  pthread_mutex_lock(&u->audit_mu);
+  if (u->audit_path && u->audit_max && u->audit_size + n + 1 > u->audit_max && u->audit_size) {
+    /* rotate: the current file becomes PATH.1 (one generation kept) */
+    char *old;
+    if (asprintf(&old, "%s.1", u->audit_path) >= 0) {
+      fclose(u->audit);
+      rename(u->audit_path, old);
+      free(old);
+      u->audit = fopen(u->audit_path, "ae");
+      u->audit_size = 0;
+    }
+  }
+  if (u->audit) {
+    fprintf(u->audit, "%s\n", text);
+    fflush(u->audit);
+    u->audit_size += n + 1;
+  }
+  pthread_mutex_unlock(&u->audit_mu);
+  free(text);
+}

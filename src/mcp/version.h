@@ -1,0 +1,9 @@
+/* Who this server is, to its clients and to the upstream servers it is a
+ * client of (code mode). */
+#ifndef WASMBOX_MCP_VERSION_H
+#define WASMBOX_MCP_VERSION_H
+
+#define MCP_SERVER_NAME "wasmbox"
+#define MCP_SERVER_VERSION "0.1.0"
+
+#endif
