@@ -5,7 +5,10 @@
 #      2026-07-28, with the expected failures in conformance-*.yml (only
 #      checks that need the suite's own fixture tools, prompts, resources);
 #   2. the MCP Inspector CLI against both transports (inspector.sh);
-#   3. a client on the official SDK, stdio and HTTP (sdk.test.mjs).
+#   3. a client on the official SDK, stdio and HTTP (sdk.test.mjs);
+#   4. code mode (codemode.test.mjs): wasmbox mcp --upstream with the npm
+#      servers server-everything (stdio and Streamable HTTP), server-memory
+#      and server-filesystem as upstreams.
 # npm packages are pinned in package.json/package-lock.json and installed
 # here (npm ci); node 22, which the suite and the Inspector need, comes from
 # npm too (the "node" package). Prints "N passed, N failed" at the end.
@@ -55,6 +58,11 @@ out=$(WASMBOX="$W" node --test "$here/sdk.test.mjs" 2>&1)
 p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' <<<"$out"); f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' <<<"$out")
 [ -n "$p" ] || { p=0; f=1; }
 report "sdk client" "$p" "${f:-1}" "$out"
+
+out=$(WASMBOX="$W" node --test "$here/codemode.test.mjs" 2>&1)
+p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' <<<"$out"); f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' <<<"$out")
+[ -n "$p" ] || { p=0; f=1; }
+report "code mode" "$p" "${f:-1}" "$out"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
