@@ -286,11 +286,28 @@ def fuel_rows(t, py, js):
                       verdict=met(g <= 1.10))
 
 
+def codemode_rows(t, cm):
+    t.section('code mode: a tool call from sandboxed code (echo on server-everything, stdio)')
+    if not cm:
+        t.row('tool call round trip', 'wasmbox', note='not run (bench/codemode.mjs)')
+        return
+    one = lambda v: {'median': v, 'p10': None, 'p90': None, 'n': 1}
+    t.row('tool call round trip', 'SDK client (node), direct', one(cm['sdk']['p50_ms']),
+          note='baseline; p99 %.3f ms' % cm['sdk']['p99_ms'])
+    t.row('tool call round trip', 'wasmbox tools.call()', one(cm['wasmbox']['p50_ms']),
+          ratio=cm['wasmbox']['p50_ms'] / cm['sdk']['p50_ms'], base='sdk', goal='overhead <= 0.3 ms p50 (#17)',
+          verdict=met(cm['overhead_p50_ms'] <= 0.3),
+          note='overhead %+.3f ms; p99 %.3f ms; %d calls' % (cm['overhead_p50_ms'], cm['wasmbox']['p99_ms'],
+                                                            cm['calls']))
+    t.row('100 tool calls, one run', 'wasmbox tools.call()', one(cm['hundred_sequential_ms']),
+          note='%.3f ms per call' % (cm['hundred_sequential_ms'] / 100))
+
+
 def main():
     args = sys.argv[1:]
     since = float(args[args.index('--since') + 1]) if '--since' in args else 0
     wall = float(args[args.index('--wall') + 1]) if '--wall' in args else None
-    py, js, mcp, peers = (newest(k, since) for k in ('python', 'javascript', 'mcp', 'peers'))
+    py, js, mcp, peers, cm = (newest(k, since) for k in ('python', 'javascript', 'mcp', 'peers', 'codemode'))
     t = Table()
     if peers:
         hello_rows(t, peers)
@@ -302,6 +319,7 @@ def main():
     else:
         t.section('peers: not run (bench/peers.py)')
     fuel_rows(t, py, js)
+    codemode_rows(t, cm)
     v = peers['versions'] if peers else {}
     print('\n' + '=' * 100)
     print('wasmbox vs the alternatives, %s, %d CPUs, %s' % (os.uname().nodename, os.cpu_count(),
@@ -319,7 +337,8 @@ def main():
     with open(path, 'w') as fh:
         json.dump({'time': time.strftime('%Y-%m-%dT%H:%M:%S'), 'machine': os.uname().nodename,
                    'cpus': os.cpu_count(), 'loadavg': load, 'wall_s': wall, 'table': t.rows,
-                   'raw': {'python': py, 'javascript': js, 'mcp': mcp, 'peers': peers}}, fh, indent=1)
+                   'raw': {'python': py, 'javascript': js, 'mcp': mcp, 'peers': peers,
+                           'codemode': cm}}, fh, indent=1)
     print('\nwritten: %s' % os.path.relpath(path))
 
 

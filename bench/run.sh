@@ -40,6 +40,13 @@ if [ ! -f "$pyodide_home/node_modules/pyodide/pyodide.mjs" ]; then
     (cd "$pyodide_home" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
   fi
 fi
+# code mode's upstream and client: the npm packages make test-mcp pins
+mcp_tests="$here/../tests/mcp"
+if [ ! -x "$mcp_tests/node_modules/.bin/mcp-server-everything" ] ||
+   [ "$mcp_tests/package-lock.json" -nt "$mcp_tests/node_modules/.package-lock.json" ]; then
+  log "npm ci: tests/mcp (server-everything and the MCP SDK, for code mode)"
+  (cd "$mcp_tests" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
 log "peers ready ($(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}') s since make bench started)"
 
 # ---- measurements ---------------------------------------------------------------
@@ -48,6 +55,8 @@ since=$(date +%s)
 python3 "$here/bench.py" "$1" "${@:2}"
 echo
 python3 "$here/mcp.py" "$wasmbox" "$build/mcpload" "$build/bench-warm" $([ -n "$quick" ] && echo 500)
+echo
+node "$here/codemode.mjs" "$wasmbox" $([ -n "$quick" ] && echo 50)
 echo
 python3 "$here/peers.py" "$wasmbox" --load "$build/bench-load" --python-dir "$(cat "$build/python.dir")" \
   --pyodide "$pyodide_home/node_modules/pyodide" --jsnative "$jsnative" $quick
