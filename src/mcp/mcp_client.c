@@ -260,8 +260,15 @@ static cJSON *read_message(mcp_client *c, uint64_t deadline, bool *lost, char *e
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got <= 0) {
       *lost = true;
+      /* stdout closed: the process is usually exiting; wait a moment for
+       * its status, which says more than "closed" */
       int st = 0;
-      pid_t done = c->pid > 0 ? waitpid(c->pid, &st, WNOHANG) : 0;
+      pid_t done = 0;
+      for (int i = 0; i < 20 && c->pid > 0 && !done; i++) {
+        done = waitpid(c->pid, &st, WNOHANG);
+        struct timespec t = {0, 5000000};
+        if (!done) nanosleep(&t, NULL);
+      }
       if (done == c->pid && c->pid > 0) {
         c->pid = -1;
         if (WIFEXITED(st)) fail(err, errlen, "the upstream process exited with status %d", WEXITSTATUS(st));

@@ -44,6 +44,29 @@ rl.on('line', (l) => {
 });
 `;
 
+// An upstream that misbehaves as argv[2] says: 'dies' exits at once;
+// 'garbage' writes a line that is not JSON-RPC when a tool is called;
+// 'grows' adds a tool when 'grow' is called and says so (list_changed).
+const ODD = `
+const mode = process.argv[2];
+if (mode === 'dies') process.exit(3);
+const rl = require('readline').createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+let tools = [{ name: 'grow', description: 'Adds a tool.', inputSchema: { type: 'object' } }];
+rl.on('line', (l) => {
+  const m = JSON.parse(l);
+  if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion,
+    capabilities: { tools: { listChanged: true } }, serverInfo: { name: mode, version: '1' } } });
+  else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools } });
+  else if (m.method === 'tools/call' && mode === 'garbage') process.stdout.write('debug: not a message\\n');
+  else if (m.method === 'tools/call') {
+    tools = tools.concat([{ name: 'grown', description: 'New.', inputSchema: { type: 'object' } }]);
+    send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'grew' }] } });
+  }
+});
+`;
+
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'wasmbox-codemode-'));
   files = join(tmp, 'files');
@@ -53,6 +76,7 @@ before(async () => {
   writeFileSync(join(files, 'big.log'),
     Array.from({ length: 20000 }, (_, i) => (i % 7000 === 4 ? `ERROR disk ${i}` : `INFO ok ${i}`)).join('\n'));
   writeFileSync(join(tmp, 'hang.cjs'), HANG);
+  writeFileSync(join(tmp, 'odd.cjs'), ODD);
   const port = await freePort();
   http = spawn(bin('mcp-server-everything'), ['streamableHttp'], { env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'] });
@@ -72,6 +96,9 @@ before(async () => {
         allowed_tools: ['get-sum', 'echo'] },
       hang: { command: process.execPath, args: [join(tmp, 'hang.cjs')], allowed_tools: ['*'] },
       'not there': { command: join(tmp, 'no-such-program'), allowed_tools: ['*'] },
+      dies: { command: process.execPath, args: [join(tmp, 'odd.cjs'), 'dies'], allowed_tools: ['*'] },
+      garbage: { command: process.execPath, args: [join(tmp, 'odd.cjs'), 'garbage'], allowed_tools: ['*'] },
+      grows: { command: process.execPath, args: [join(tmp, 'odd.cjs'), 'grows'], allowed_tools: ['*'] },
     },
   };
   writeFileSync(join(tmp, 'servers.json'), JSON.stringify(config));
@@ -81,7 +108,7 @@ before(async () => {
     command: W,
     args: ['mcp', '--upstream', join(tmp, 'servers.json'), '--tool-audit', audit, '--max-tool-calls', '30'],
     env: { ...process.env, WASMBOX_HOME: join(tmp, 'home') },
-    stderr: 'ignore',
+    stderr: process.env.WASMBOX_STDERR ? 'inherit' : 'ignore', // WASMBOX_STDERR=1: see the server's log
   }));
 });
 
@@ -114,7 +141,10 @@ test('search_tools finds tools progressively and names the unreachable server', 
   const r = await client.callTool({ name: 'search_tools', arguments: { query: 'sum', detail: 'name' } });
   const names = r.structuredContent.tools.map((t) => t.name);
   assert.deepEqual(names.slice(0, 2).sort(), ['everything__get-sum', 'web__get-sum']);
-  assert.deepEqual(r.structuredContent.unavailable.map((u) => u.server), ['not there']);
+  const down = Object.fromEntries(r.structuredContent.unavailable.map((u) => [u.server, u.error]));
+  assert.deepEqual(Object.keys(down).sort(), ['dies', 'not there']);
+  assert.match(down.dies, /exited with status 3/);
+  assert.match(down['not there'], /cannot start/);
   const s = await client.callTool({ name: 'search_tools', arguments: { query: 'read text file', detail: 'schema',
     limit: 1 } });
   const [tool] = s.structuredContent.tools;
@@ -242,6 +272,18 @@ test('a killed upstream is started again', async () => {
     if (!out.startsWith('ok')) await new Promise((r) => setTimeout(r, 500));
   }
   assert.equal(out, 'ok\n');
+});
+
+test('an upstream that writes garbage or changes its tools', async () => {
+  const out = await py(`
+from wasmbox import tools, ToolError
+try:
+    tools.call('garbage__grow')
+except ToolError as e:
+    print('ToolError', 'not JSON-RPC' in str(e))
+print(tools.call('grows__grow'), [t['name'] for t in tools.search('', 100) if t['name'].startswith('grows__')])
+`);
+  assert.equal(out, "ToolError True\ngrew ['grows__grow', 'grows__grown']\n");
 });
 
 test('a code-executor-MCP script runs unchanged', async () => {
