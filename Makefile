@@ -7,6 +7,8 @@
 #   make run        a 30-second demo
 #   make test       all tests (unit, end to end, CLI, MCP transports), then under ASan+UBSan
 #   make test-mcp   MCP conformance suite, Inspector and SDK clients (npm)
+#   make soak       100000 mixed and hostile calls through MCP HTTP, then leak
+#                   checks (SOAK_CALLS=N for fewer)
 #   make bench      benchmarks against native python3.11, native QuickJS and
 #                   the peers users would pick (Pyodide, node:wasi, bubblewrap),
 #                   MCP round trips (alone: make bench-mcp); QUICK=1 for fewer rounds
@@ -41,7 +43,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-mcp check-layers format check-format fuzz bench bench-mcp conformance clean
+.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -260,9 +262,11 @@ $(BUILD)/fuzz-obj/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_pac
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(FUZZ_WARN) $(CPPFLAGS) -MMD -MP -I$(BUILD)/gen \
 	  $(foreach d,$(NATIVE_DIRS),-I"$$(cat $(d))") -c $< -o $@
+# (the harnesses link with the C driver: no C++ UBSan runtime, so no vptr check)
 $(BUILD)/fuzz-obj/%.o: src/%.cc
 	@mkdir -p $(dir $@)
-	clang++-19 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(CXXWARN) $(CPPFLAGS) -MMD -MP -c $< -o $@
+	clang++-19 -g -O1 $(FUZZ_SAN) -fno-sanitize=vptr -fsanitize=fuzzer-no-link -std=c++17 -Wall -Wextra -Werror \
+	  $(CPPFLAGS) -MMD -MP -c $< -o $@
 -include $(wildcard $(BUILD)/fuzz-obj/*/*.d)
 
 $(BUILD)/libwasmbox-fuzz.a: $(FUZZ_OBJ) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_DIRS)
@@ -287,6 +291,12 @@ format:
 	clang-format-19 -i $(FORMATTED)
 check-format: deps
 	@clang-format-19 --dry-run --Werror $(FORMATTED) && echo "check-format: ok ($(words $(FORMATTED)) files)"
+
+# Mixed and hostile traffic through wasmbox serve, then leak checks
+# (tests/soak.py); CI runs a short form.
+SOAK_CALLS ?= 100000
+soak: deps $(BUILD)/wasmbox
+	@python3 tests/soak.py $(BUILD)/wasmbox --calls $(SOAK_CALLS)
 
 test-mcp: deps $(BUILD)/wasmbox
 	@bash tests/mcp/run.sh $(BUILD)/wasmbox

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
