@@ -2,6 +2,7 @@
  * locking, and what the library asks of a session outside a call (see
  * session.h and store.h). */
 #include "session/store.h"
+#include "util/os.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,22 +21,10 @@
 
 /* ---- the store ------------------------------------------------------------------ */
 
-static bool mkdirs(const char *path) {
-  char p[4096];
-  snprintf(p, sizeof p, "%s", path);
-  for (char *s = p + 1; *s; s++) {
-    if (*s != '/') continue;
-    *s = 0;
-    if (mkdir(p, 0700) != 0 && errno != EEXIST) return false;
-    *s = '/';
-  }
-  return mkdir(p, 0700) == 0 || errno == EEXIST;
-}
-
 wb_store *wb_store_open(const char *home, char *err, size_t n) {
   char path[4096];
   snprintf(path, sizeof path, "%s/sessions", home);
-  if (!mkdirs(path)) {
+  if (!wb_mkdirs(path)) {
     wb_fail(err, n, 0, "cannot create the state directory %s: %s", path, strerror(errno));
     return NULL;
   }

@@ -85,3 +85,18 @@ bool wb_dir_is_empty(const char *dir) {
   if (d) closedir(d);
   return empty;
 }
+
+bool wb_mkdirs(const char *path) {
+  char p[4096];
+  if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  for (char *s = p + 1; *s; s++) {
+    if (*s != '/') continue;
+    *s = 0;
+    if (mkdir(p, 0700) != 0 && errno != EEXIST) return false;
+    *s = '/';
+  }
+  return mkdir(p, 0700) == 0 || errno == EEXIST;
+}

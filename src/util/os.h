@@ -27,4 +27,7 @@ void wb_remove_tree(const char *dir);
 void wb_empty_dir(const char *dir);
 bool wb_dir_is_empty(const char *dir);
 
+/* mkdir -p with mode 0700: the directory and its missing parents. */
+bool wb_mkdirs(const char *path);
+
 #endif
