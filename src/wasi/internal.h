@@ -67,6 +67,7 @@ struct Z_wasi_snapshot_preview1_instance_t {
   uint64_t quota;      /* see wb_wasi_config */
   uint64_t quota_used; /* an upper bound once counted */
   bool quota_counted;
+  wb_journal *journal; /* or NULL */
 };
 
 /* Guest memory: NULL when [addr, addr+len) is not inside it. */

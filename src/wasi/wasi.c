@@ -88,6 +88,7 @@ wb_wasi *wb_wasi_new(const wb_wasi_config *cfg, char *err, size_t errlen) {
   w->nfixed = w->nfds;
   w->fd_base = cfg->fd_base;
   w->quota = cfg->quota;
+  w->journal = cfg->journal;
   return w;
 oom:
   snprintf(err, errlen, "out of memory");
@@ -379,13 +380,21 @@ uint32_t wasi_clock_time_get(wb_wasi *w, uint32_t id, uint64_t precision, uint32
   if (c < 0) return WASI_EINVAL;
   uint8_t *p = gmem(w, out, 8);
   if (!p) return WASI_EFAULT;
-  put_u64(p, wb_now_ns(c));
+  uint64_t t;
+  if (!w->journal || !wb_journal_take(w->journal, WB_JOURNAL_CLOCK, &t, 8)) {
+    t = wb_now_ns(c);
+    if (w->journal) wb_journal_record(w->journal, WB_JOURNAL_CLOCK, &t, 8);
+  }
+  put_u64(p, t);
   return 0;
 }
 
 uint32_t wasi_random_get(wb_wasi *w, uint32_t buf, uint32_t len) {
   uint8_t *p = gmem(w, buf, len);
   if (!p) return WASI_EFAULT;
+  if (w->journal && wb_journal_take(w->journal, WB_JOURNAL_RANDOM, p, len)) return 0;
+  uint8_t *start = p;
+  uint32_t n_all = len;
   while (len) {
     ssize_t n = getrandom(p, len, 0);
     if (n < 0) {
@@ -395,6 +404,7 @@ uint32_t wasi_random_get(wb_wasi *w, uint32_t buf, uint32_t len) {
     p += n;
     len -= (uint32_t)n;
   }
+  if (w->journal) wb_journal_record(w->journal, WB_JOURNAL_RANDOM, start, n_all);
   return 0;
 }
 
@@ -537,7 +547,8 @@ uint32_t wasi_poll_oneoff(wb_wasi *w, uint32_t in, uint32_t out, uint32_t nsubs,
     }
   }
   if (!ready && earliest_idx >= 0) {
-    if (earliest > now) sleep_until(w, earliest);
+    /* a replay does not wait: the clock readings after it are recorded */
+    if (earliest > now && !(w->journal && wb_journal_replaying(w->journal))) sleep_until(w, earliest);
     uint8_t *s = subs + (size_t)earliest_idx * SUB_SIZE;
     uint8_t *e = evs;
     memset(e, 0, EVENT_SIZE);

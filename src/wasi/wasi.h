@@ -19,6 +19,7 @@
 #include <wasm-rt.h>
 
 #include "wasi/image.h"
+#include "wasi/journal.h"
 
 typedef struct Z_wasi_snapshot_preview1_instance_t wb_wasi;
 
@@ -53,6 +54,10 @@ typedef struct {
    * resize beyond it fails with ENOSPC, a partial write is cut to what
    * fits. Counted lazily: the first growing write of a call sums the tree. */
   uint64_t quota;
+  /* Clock readings and random bytes are recorded here (and, while it
+   * replays, taken from it; sleeps are then skipped): wasi/journal.h. NULL:
+   * none. The caller's; it outlives the host. */
+  wb_journal *journal;
 } wb_wasi_config;
 
 typedef struct {

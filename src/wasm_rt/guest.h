@@ -20,6 +20,7 @@ enum {
   WB_TRAP_TIMEOUT = 100, /* wall-clock deadline passed */
   WB_TRAP_EXIT = 101,    /* guest called proc_exit */
   WB_TRAP_FUEL = 102,    /* instruction budget used up */
+  WB_TRAP_PAUSE = 103,   /* a tool call waits for approval: the host stops the run */
 };
 
 typedef struct wb_guest_frame {
