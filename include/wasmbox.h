@@ -50,6 +50,8 @@ typedef enum {
   WASMBOX_STATUS_OUT_OF_MEMORY, /* needed more than the memory limit */
   WASMBOX_STATUS_CRASHED,       /* trapped: stack exhausted, invalid access */
   WASMBOX_STATUS_CANCELLED,     /* stopped by wasmbox_cancel_fire() */
+  WASMBOX_STATUS_PAUSED,        /* stopped at a tool call that waits for
+                                   approval: wasmbox_resume() goes on */
 } wasmbox_status;
 
 /* A way to stop a call from another thread (a client gave up on it): pass
@@ -106,14 +108,22 @@ typedef struct {
   unsigned limit;         /* search: 1..WASMBOX_TOOL_SEARCH_MAX */
   double seconds_left;    /* until the call's deadline */
   const char *session_id; /* the call's session, or NULL */
+  bool approved;          /* call: a person approved it (wasmbox_resume) */
 } wasmbox_tool_request;
 
 /* What a handler returns: 0, or why it has no reply. */
-enum { WASMBOX_TOOL_OK = 0, WASMBOX_TOOL_ERROR = 1, WASMBOX_TOOL_NOT_ALLOWED = 2, WASMBOX_TOOL_BAD_ARGUMENTS = 3 };
+enum {
+  WASMBOX_TOOL_OK = 0,
+  WASMBOX_TOOL_ERROR = 1,
+  WASMBOX_TOOL_NOT_ALLOWED = 2,
+  WASMBOX_TOOL_BAD_ARGUMENTS = 3,
+  WASMBOX_TOOL_NEEDS_APPROVAL = 4 /* call, not approved: the run pauses (below) */
+};
 typedef int (*wasmbox_tool_handler)(void *ctx, const wasmbox_tool_request *req, char **reply, char *err, size_t errlen);
 /* Told of every op "call" request once it is answered or refused, for an
  * audit log: outcome is "ok", "error" (the tool or handler failed),
- * "not_allowed", "bad_arguments", "limit", "timeout" or "bad_request"; req->name and
+ * "not_allowed", "bad_arguments", "limit", "timeout", "bad_request" or
+ * "paused" (it waits for approval); req->name and
  * req->arguments may be NULL for a malformed request. */
 typedef void (*wasmbox_tool_audit)(void *ctx, const wasmbox_tool_request *req, const char *outcome, double duration_ms);
 
@@ -202,6 +212,10 @@ typedef struct {
   bool session_rolled_back;         /* the failed call left no trace */
   const char *const *files_changed; /* guest paths under /app */
   size_t files_changed_len;
+  /* WASMBOX_STATUS_PAUSED: the tool call that waits (its name and its
+   * arguments as JSON) and the one-use token that resumes the run. */
+  const char *pending_tool, *pending_arguments;
+  const char *resume_token;
 } wasmbox_result;
 
 typedef struct wasmbox wasmbox;
@@ -236,11 +250,44 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
 void wasmbox_result_free(wasmbox_result *r);
 
 /* "ok", "error", "timeout", "out_of_fuel", "out_of_memory", "crashed",
- * "cancelled" */
+ * "cancelled", "paused" */
 const char *wasmbox_status_name(wasmbox_status s);
 
 /* The result as one JSON object (malloc'd; free() it). */
 char *wasmbox_result_json(const wasmbox_result *r);
+
+/* Approval. A tool handler that answers a call with
+ * WASMBOX_TOOL_NEEDS_APPROVAL stops the run there: the result has status
+ * paused, the pending call and a resume token, and a session's state is as
+ * it was before the call (rolled back). The paused run is kept in the state
+ * directory: the code, the request, and everything it learned from outside
+ * (clock readings, random bytes, tool replies). wasmbox_resume() - in this
+ * process or another, before WASMBOX_RESUME_TTL_S - runs the code again from
+ * the same state, handing it the same values up to the pending call (so it
+ * takes the same path and nothing is done twice: earlier tool calls are not
+ * repeated), then makes the call (approved: the handler gets approved=true,
+ * or `result` is given to the guest instead) or fails it with a ToolError
+ * (denied), and the run goes on live. A token works once. A run that takes
+ * another path than before gets a ToolError of type ResumeDiverged from its
+ * first different tool request on, never a live call. The guest's output
+ * before the pause is produced again. */
+#define WASMBOX_RESUME_TTL_S (24.0 * 3600)
+
+typedef struct {
+  const char *resume_token;
+  bool approve;
+  const char *result;  /* approve: the tool's result (a CallToolResult, JSON)
+                          to give the guest instead of calling the tool */
+  const char *message; /* deny: why (the guest's ToolError says it) */
+  /* the rest of the run's tools, as in wasmbox_request */
+  wasmbox_tool_handler tool_handler;
+  wasmbox_tool_audit tool_audit;
+  void *tool_ctx;
+  const char *workspace;  /* a stateless call's /app, as in wasmbox_request */
+  wasmbox_cancel *cancel; /* or NULL */
+} wasmbox_resume_request;
+
+int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result **out, char *err, size_t errlen);
 
 /* Sessions. A session is a workspace (its /app) plus the whole memory of
  * its interpreter after its last successful call: variables, functions,

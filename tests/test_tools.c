@@ -7,8 +7,8 @@
 #include "harness.h"
 
 /* ---- a small tool catalogue ---- */
-static const char *const catalogue[] = {"calc__add",   "files__read", "files__delete", "img__pixel",
-                                        "slow__sleep", "bad__fail",   "big__blob",     NULL};
+static const char *const catalogue[] = {"calc__add", "files__read", "files__delete", "img__pixel", "slow__sleep",
+                                        "bad__fail", "big__blob",   "danger__drop",  NULL};
 
 typedef struct {
   pthread_mutex_t mu;
@@ -67,6 +67,11 @@ static int handler(void *ctx, const wasmbox_tool_request *req, char **reply, cha
   } else if (!strcmp(req->name, "calc__add")) {
     *reply =
         strdup("{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"sum\\\":5}\"}],\"structuredContent\":{\"sum\":5}}");
+  } else if (!strcmp(req->name, "danger__drop") && !req->approved) {
+    snprintf(err, errlen, "tool danger__drop needs approval");
+    return WASMBOX_TOOL_NEEDS_APPROVAL;
+  } else if (!strcmp(req->name, "danger__drop")) {
+    *reply = strdup("{\"content\":[{\"type\":\"text\",\"text\":\"dropped\"}]}");
   } else if (!strcmp(req->name, "files__read")) {
     *reply = strdup("{\"content\":[{\"type\":\"text\",\"text\":\"hello from the host\"}]}");
   } else if (!strcmp(req->name, "img__pixel")) {
@@ -137,7 +142,7 @@ static void python_calls_list_search_schema(void **state) {
                                    "import inspect; print(inspect.signature(tools.calc.add))\n");
   wasmbox_result *r = run_req(&req);
   expect_out(r,
-             "5\nhello from the host\nb'\\x89PNG'\n7 ['files__read', 'files__delete']\n['a', 'b']\n"
+             "5\nhello from the host\nb'\\x89PNG'\n8 ['files__read', 'files__delete']\n['a', 'b']\n"
              "(*, a, b)\n");
   assert_int_equal(seen.calls, 3);
   assert_string_equal(seen.last_args, "{}");
@@ -400,6 +405,168 @@ static void in_process(void **state) {
   assert_int_equal(seen.calls, 2);
 }
 
+/* ---- approval: pause, resume (approve, deny, a given result), once ---- */
+
+static const char paused_code[] =
+    "import random, time\n"
+    "from wasmbox import tools\n"
+    "r, t = random.random(), time.time()\n"
+    "print('before', r, t, tools.call('calc__add')['sum'])\n"
+    "print('after', tools.call('danger__drop', {'table': 'x'}))\n";
+
+static wasmbox_result *run_to_pause(const char *session) {
+  wasmbox_request req = with_tools(NULL, paused_code);
+  req.session_id = session;
+  wasmbox_result *r = run_req(&req);
+  if (r->status != WASMBOX_STATUS_PAUSED) dump(r);
+  assert_int_equal(r->status, WASMBOX_STATUS_PAUSED);
+  assert_string_equal(r->pending_tool, "danger__drop");
+  assert_string_equal(r->pending_arguments, "{\"table\":\"x\"}");
+  assert_int_equal(strlen(r->resume_token), 32);
+  assert_non_null(strstr(r->stdout_data, "before "));
+  char *json = wasmbox_result_json(r);
+  assert_non_null(strstr(json, "\"status\":\"paused\""));
+  assert_non_null(strstr(json, "\"resume_token\":\""));
+  free(json);
+  return r;
+}
+
+static int resume(const char *token, bool approve, const char *given, wasmbox_result **out, char *err, size_t n) {
+  wasmbox_resume_request rr = {.resume_token = token,
+                               .approve = approve,
+                               .result = given,
+                               .message = approve ? NULL : "not today",
+                               .tool_handler = handler,
+                               .tool_audit = audit,
+                               .tool_ctx = &seen};
+  return wasmbox_resume(test_wb, &rr, out, err, n);
+}
+
+static void approval_pause_and_resume(void **state) {
+  (void)state;
+  seen_reset();
+  wasmbox_result *p = run_to_pause(NULL);
+  assert_int_equal(seen.calls, 2); /* calc__add, and danger__drop asked for approval */
+  char before[256];
+  snprintf(before, sizeof before, "%s", p->stdout_data);
+  char token[64];
+  snprintf(token, sizeof token, "%s", p->resume_token);
+  wasmbox_result_free(p);
+  /* approved: the same values up to the pause, earlier tools not called again */
+  wasmbox_result *r = NULL;
+  char err[512];
+  assert_int_equal(resume(token, true, NULL, &r, err, sizeof err), WASMBOX_OK);
+  char want[400];
+  snprintf(want, sizeof want, "%safter dropped\n", before);
+  expect_out(r, want);
+  assert_int_equal(seen.calls, 3); /* danger__drop, approved; calc__add was not called again */
+  assert_string_equal(seen.audit, "calc__add:ok danger__drop:paused danger__drop:ok ");
+  wasmbox_result_free(r);
+  /* a token works once, and only a token is one */
+  assert_int_equal(resume(token, true, NULL, &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(err, "no paused run has this resume token"));
+  assert_int_equal(resume("not-a-token", true, NULL, &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_int_equal(resume("0123456789abcdef0123456789abcdef", true, NULL, &r, err, sizeof err), WASMBOX_EUSAGE);
+}
+
+static void approval_denied_or_given(void **state) {
+  (void)state;
+  wasmbox_result *p = run_to_pause(NULL);
+  char token[64];
+  snprintf(token, sizeof token, "%s", p->resume_token);
+  wasmbox_result_free(p);
+  wasmbox_result *r = NULL;
+  char err[512];
+  assert_int_equal(resume(token, false, NULL, &r, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(r->status, WASMBOX_STATUS_ERROR);
+  assert_string_equal(r->error_type, "wasmbox.ToolError");
+  assert_string_equal(r->error_message, "the call was denied: not today");
+  wasmbox_result_free(r);
+  p = run_to_pause(NULL);
+  snprintf(token, sizeof token, "%s", p->resume_token);
+  wasmbox_result_free(p);
+  seen_reset();
+  assert_int_equal(resume(token, true, "{\"content\":[{\"type\":\"text\",\"text\":\"given\"}]}", &r, err, sizeof err),
+                   WASMBOX_OK);
+  assert_int_equal(r->status, WASMBOX_STATUS_OK);
+  assert_non_null(strstr(r->stdout_data, "after given\n"));
+  assert_int_equal(seen.calls, 0); /* neither tool was called */
+  wasmbox_result_free(r);
+}
+
+static void approval_in_a_session(void **state) {
+  (void)state;
+  char id[WASMBOX_ID_MAX], err[512];
+  assert_int_equal(wasmbox_session_create(test_wb, NULL, id, err, sizeof err), WASMBOX_OK);
+  wasmbox_request req = with_tools(NULL, "n = 1\n");
+  req.session_id = id;
+  wasmbox_result_free(run_req(&req));
+  wasmbox_result *p = run_to_pause(id);
+  assert_true(p->session_rolled_back);
+  char token[64];
+  snprintf(token, sizeof token, "%s", p->resume_token);
+  wasmbox_result_free(p);
+  wasmbox_result *r = NULL;
+  assert_int_equal(resume(token, true, NULL, &r, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(r->status, WASMBOX_STATUS_OK);
+  assert_false(r->session_rolled_back);
+  wasmbox_result_free(r);
+  req.code = "print(n, 'r' in globals())\n";
+  r = run_req(&req);
+  expect_out(r, "1 True\n"); /* the resumed call's state is the session's */
+  wasmbox_result_free(r);
+  /* the session moves on while a run waits: that run cannot go on */
+  p = run_to_pause(id);
+  snprintf(token, sizeof token, "%s", p->resume_token);
+  wasmbox_result_free(p);
+  req.code = "n = 2\n";
+  wasmbox_result_free(run_req(&req));
+  assert_int_equal(resume(token, true, NULL, &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(err, "changed since the run paused"));
+  assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
+}
+
+/* A resumed run that takes another path (here: a file of its workspace
+ * changed) gets ResumeDiverged from its tools, never a live call. */
+static void approval_diverged(void **state) {
+  (void)state;
+  char ws[] = "/tmp/wasmbox-diverge-XXXXXX";
+  assert_non_null(mkdtemp(ws));
+  char flag[64];
+  snprintf(flag, sizeof flag, "%s/flag", ws);
+  FILE *f = fopen(flag, "w");
+  fputs("a", f);
+  fclose(f);
+  wasmbox_request req = with_tools(NULL,
+                                   "from wasmbox import tools, ToolError\n"
+                                   "if open('flag').read() == 'a':\n"
+                                   "    tools.call('calc__add')\n"
+                                   "try:\n"
+                                   "    print(tools.call('danger__drop'))\n"
+                                   "except ToolError as e:\n"
+                                   "    print(e.type)\n");
+  req.workspace = ws;
+  wasmbox_result *p = run_req(&req);
+  assert_int_equal(p->status, WASMBOX_STATUS_PAUSED);
+  char token[64];
+  snprintf(token, sizeof token, "%s", p->resume_token);
+  wasmbox_result_free(p);
+  f = fopen(flag, "w");
+  fputs("b", f);
+  fclose(f);
+  seen_reset();
+  wasmbox_resume_request rr = {
+      .resume_token = token, .approve = true, .tool_handler = handler, .tool_ctx = &seen, .workspace = ws};
+  wasmbox_result *r = NULL;
+  char err[512];
+  assert_int_equal(wasmbox_resume(test_wb, &rr, &r, err, sizeof err), WASMBOX_OK);
+  expect_out(r, "ResumeDiverged\n");
+  assert_int_equal(seen.calls, 0);
+  wasmbox_result_free(r);
+  unlink(flag);
+  rmdir(ws);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(python_calls_list_search_schema),
@@ -414,6 +581,10 @@ int main(void) {
       cmocka_unit_test(session_calls_see_their_session),
       cmocka_unit_test(javascript_tools),
       cmocka_unit_test(in_process),
+      cmocka_unit_test(approval_pause_and_resume),
+      cmocka_unit_test(approval_denied_or_given),
+      cmocka_unit_test(approval_in_a_session),
+      cmocka_unit_test(approval_diverged),
   };
   return cmocka_run_group_tests(tests, harness_setup, harness_teardown);
 }

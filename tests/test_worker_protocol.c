@@ -206,11 +206,16 @@ static void test_request_bounds(void **state) {
                        .no_files = true,
                        .timeout_seconds = 3};
   wb_buf b = {0};
-  wb_encode_request(&b, &q);
+  wb_journal_wire sent_jw = {.record = true, .replay = "abc", .replay_len = 3};
+  wb_encode_request(&b, &q, &sent_jw);
   wasmbox_request d;
   wb_request_storage st;
+  wb_journal_wire jw;
   wb_reader r = {.p = (const uint8_t *)b.data, .len = b.len};
-  assert_true(wb_decode_request(&r, &d, &st));
+  assert_true(wb_decode_request(&r, &d, &st, &jw));
+  assert_true(jw.record);
+  assert_int_equal(jw.replay_len, 3);
+  assert_memory_equal(jw.replay, "abc", 3);
   assert_int_equal(d.env_len, 2);
   assert_string_equal(d.env[1], "B=2");
   assert_string_equal(d.mounts[1].guest_path, "/more");
@@ -218,7 +223,7 @@ static void test_request_bounds(void **state) {
   wb_request_storage_free(&st);
   for (size_t n = 0; n < b.len; n++) {
     r = (wb_reader){.p = (const uint8_t *)b.data, .len = n};
-    assert_false(wb_decode_request(&r, &d, &st));
+    assert_false(wb_decode_request(&r, &d, &st, &jw));
     wb_request_storage_free(&st);
   }
   wb_buf_free(&b);
@@ -235,7 +240,7 @@ static void test_request_bounds(void **state) {
     wb_put_u32(&b, which == 0 ? WB_ENV_MAX + 1 : 0);
     if (which == 1) wb_put_u32(&b, WASMBOX_MAX_MOUNTS + 1);
     r = (wb_reader){.p = (const uint8_t *)b.data, .len = b.len};
-    assert_false(wb_decode_request(&r, &d, &st));
+    assert_false(wb_decode_request(&r, &d, &st, &jw));
     wb_request_storage_free(&st);
     wb_buf_free(&b);
   }
@@ -372,26 +377,40 @@ static void test_frames_that_lie(void **state) {
 static void test_tool_frames(void **state) {
   (void)state;
   wb_buf b = {0};
-  wb_encode_tool(&b, 7, "{\"op\":\"list\"}", 13);
+  wb_encode_tool(&b, 7, 0, "{\"op\":\"list\"}", 13);
   uint32_t seq;
+  uint8_t flags;
   const char *bytes;
   size_t n;
   wb_reader r = {.p = (const uint8_t *)b.data, .len = b.len};
-  assert_true(wb_decode_tool(&r, &seq, &bytes, &n));
+  assert_true(wb_decode_tool(&r, &seq, &flags, &bytes, &n));
   assert_int_equal(seq, 7);
   assert_int_equal(n, 13);
   assert_memory_equal(bytes, "{\"op\":\"list\"}", 13);
   for (size_t cut = 0; cut < b.len; cut++) {
     wb_reader c = {.p = (const uint8_t *)b.data, .len = cut};
-    assert_false(wb_decode_tool(&c, &seq, &bytes, &n));
+    assert_false(wb_decode_tool(&c, &seq, &flags, &bytes, &n));
   }
   wb_buf_append(&b, "x", 1);
   wb_reader padded = {.p = (const uint8_t *)b.data, .len = b.len};
-  assert_false(wb_decode_tool(&padded, &seq, &bytes, &n));
+  assert_false(wb_decode_tool(&padded, &seq, &flags, &bytes, &n));
   wb_buf_free(&b);
-  wb_encode_tool(&b, 1, NULL, 0); /* no bytes at all: not a request */
+  wb_encode_tool(&b, 1, 0, NULL, 0); /* no bytes at all: not a request */
   wb_reader none = {.p = (const uint8_t *)b.data, .len = b.len};
-  assert_false(wb_decode_tool(&none, &seq, &bytes, &n));
+  assert_false(wb_decode_tool(&none, &seq, &flags, &bytes, &n));
+  wb_buf_free(&b);
+  wb_encode_tool(&b, 2, WB_TOOL_PAUSE, NULL, 0); /* a pause: no bytes */
+  wb_reader pause = {.p = (const uint8_t *)b.data, .len = b.len};
+  assert_true(wb_decode_tool(&pause, &seq, &flags, &bytes, &n));
+  assert_int_equal(flags, WB_TOOL_PAUSE);
+  wb_buf_free(&b);
+  wb_encode_tool(&b, 2, WB_TOOL_PAUSE, "x", 1); /* a pause with bytes, or other flags: malformed */
+  wb_reader both = {.p = (const uint8_t *)b.data, .len = b.len};
+  assert_false(wb_decode_tool(&both, &seq, &flags, &bytes, &n));
+  wb_buf_free(&b);
+  wb_encode_tool(&b, 2, 9, "x", 1);
+  wb_reader odd = {.p = (const uint8_t *)b.data, .len = b.len};
+  assert_false(wb_decode_tool(&odd, &seq, &flags, &bytes, &n));
   wb_buf_free(&b);
 }
 

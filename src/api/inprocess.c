@@ -131,6 +131,7 @@ typedef struct {
 
 typedef struct {
   const wb_tool_route *tools;
+  wb_journal *journal; /* or NULL */
   const char *code;
   size_t code_len;
   const char *name;
@@ -160,7 +161,8 @@ static int execute(const place *pl, const work *w, const wasmbox_request *req, w
                        .max_output = w->lim.max_output,
                        .quota = w->lim.quota,
                        .max_fds = MAX_FDS,
-                       .fd_base = pl->fd_base};
+                       .fd_base = pl->fd_base,
+                       .journal = w->journal};
   wb_wasi *wasi = wb_wasi_new(&wc, err, errlen);
   if (!wasi) return WASMBOX_EINTERNAL;
   wb_call call = {.wasi = wasi,
@@ -255,6 +257,7 @@ static int run_in_session(wasmbox *wb, const wasmbox_request *req, work *w, wasm
   /* a call that ran to its end keeps its state, an exception included;
    * limits and crashes leave no trace */
   bool keep = r && (r->pub.status == WASMBOX_STATUS_OK || r->pub.status == WASMBOX_STATUS_ERROR);
+  /* (a paused call is not kept either: resuming runs it again from here) */
   bool rolled_back = true;
   char e2[512] = "";
   int erc = wb_session_end(s, keep, &rolled_back, e2, sizeof e2);
@@ -275,17 +278,18 @@ static int run_in_session(wasmbox *wb, const wasmbox_request *req, work *w, wasm
 }
 
 int wb_inprocess_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, const wb_tool_route *tools,
-                     wasmbox_result **out, char *err, size_t errlen) {
+                     const wb_journal_wire *jw, wasmbox_result **out, char *err, size_t errlen) {
   *out = NULL;
   err[0] = 0;
   if (rs->rt && !rs->rt->prepare(err, errlen)) return WASMBOX_EINTERNAL;
-  wb_tools here;
-  wb_tool_route local = {.answer = wb_tools_answer, .ctx = &here};
-  if (!tools) {
-    wb_tools_begin(&here, req, rs->timeout_s, wb_monotonic_ns());
-    tools = &local;
+  wb_journal journal;
+  bool journaling = jw && (jw->record || jw->replay);
+  if (journaling && !wb_journal_init(&journal, jw->replay, jw->replay ? jw->replay_len : 0)) {
+    snprintf(err, errlen, "out of memory");
+    return WASMBOX_EINTERNAL;
   }
   work w = {.tools = tools,
+            .journal = journaling ? &journal : NULL,
             .code = req->code,
             .code_len = rs->code_len,
             .name = req->filename ? req->filename
@@ -297,6 +301,17 @@ int wb_inprocess_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved 
                     .memory_limit = rs->memory,
                     .max_output = rs->max_output,
                     .quota = rs->quota}};
-  return req->session_id ? run_in_session(wb, req, &w, out, err, errlen)
-                         : run_stateless(wb->here, req, &w, out, err, errlen);
+  int rc = req->session_id ? run_in_session(wb, req, &w, out, err, errlen)
+                           : run_stateless(wb->here, req, &w, out, err, errlen);
+  if (journaling) {
+    wb_result *r = (wb_result *)*out;
+    size_t n = journal.data.len;
+    if (r && !journal.overflowed) {
+      r->journal = n ? wb_buf_take(&journal.data) : NULL;
+      r->journal_len = r->journal ? n : 0;
+    }
+    if (r) r->journal_overflowed = journal.overflowed || (n && !r->journal);
+    wb_journal_free(&journal);
+  }
+  return rc;
 }

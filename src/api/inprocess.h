@@ -9,6 +9,7 @@
 
 #include "api/library.h"
 #include "api/resolve.h"
+#include "api/worker_protocol.h"
 #include "engine/host_imports.h"
 
 /* `scratch`: the one directory stateless calls use as /app (a worker's,
@@ -17,9 +18,10 @@ wb_inprocess *wb_inprocess_new(const char *scratch, char *err, size_t errlen);
 void wb_inprocess_free(wb_inprocess *ip);
 
 /* Run `req` as `rs` resolved it; `wb->here` must be set. The guest's tool
- * requests go to `tools` (a worker's: to its parent), or when NULL are
- * answered here by the request's handler (api/tools.h). */
+ * requests go to `tools` (a worker's: to its parent; the library's:
+ * api/tools.h); `jw` says whether to record its journal and what to
+ * replay (wasi/journal.h), and a result then holds the journal. */
 int wb_inprocess_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, const wb_tool_route *tools,
-                     wasmbox_result **out, char *err, size_t errlen);
+                     const wb_journal_wire *jw, wasmbox_result **out, char *err, size_t errlen);
 
 #endif

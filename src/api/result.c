@@ -12,7 +12,8 @@
 #include "util/json.h"
 
 const char *wasmbox_status_name(wasmbox_status s) {
-  static const char *const names[] = {"ok", "error", "timeout", "out_of_fuel", "out_of_memory", "crashed", "cancelled"};
+  static const char *const names[] = {"ok",      "error",     "timeout", "out_of_fuel", "out_of_memory",
+                                      "crashed", "cancelled", "paused"};
   return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
 }
 
@@ -48,6 +49,10 @@ static void classify(wb_result *r, const wb_limits_used *lim, const wb_outcome *
     p->status = WASMBOX_STATUS_CANCELLED;
     r->type = strdup("Cancelled");
     r->message = strdup("the call was cancelled before it finished");
+  } else if (o->trap == WB_TRAP_PAUSE) {
+    p->status = WASMBOX_STATUS_PAUSED;
+    r->type = strdup("ApprovalRequired");
+    r->message = strdup("the code stopped at a tool call that needs approval");
   } else if (o->trap == WB_TRAP_TIMEOUT) {
     p->status = WASMBOX_STATUS_TIMEOUT;
     r->type = strdup("Timeout");
@@ -190,6 +195,10 @@ void wasmbox_result_free(wasmbox_result *res) {
   free(r->type);
   free(r->message);
   free(r->traceback);
+  free(r->pending_tool);
+  free(r->pending_arguments);
+  free(r->resume_token);
+  free(r->journal);
   free(r->session);
   for (size_t i = 0; i < WB_GUIDANCE_MAX; i++) free(r->guidance[i]);
   for (size_t i = 0; r->files && i < res->files_changed_len; i++) free(r->files[i]);
@@ -238,6 +247,14 @@ char *wasmbox_result_json(const wasmbox_result *r) {
     wb_json_cstr(&b, r->files_changed[i]);
   }
   wb_buf_puts(&b, "]");
+  if (r->status == WASMBOX_STATUS_PAUSED) {
+    wb_buf_puts(&b, ",\"pending_tool\":{\"name\":");
+    wb_json_cstr(&b, r->pending_tool);
+    wb_buf_puts(&b, ",\"arguments\":");
+    wb_buf_puts(&b, r->pending_arguments ? r->pending_arguments : "{}"); /* JSON the library wrote */
+    wb_buf_puts(&b, "},\"resume_token\":");
+    wb_json_cstr(&b, r->resume_token);
+  }
   if (!r->error_type && r->guidance_len) {
     /* hints without an error (e.g. output cut) */
     wb_buf_puts(&b, ",\"guidance\":[");

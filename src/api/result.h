@@ -16,6 +16,12 @@ typedef struct {
   char *out, *err, *type, *message, *traceback, *session;
   char *guidance[WB_GUIDANCE_MAX];
   char **files;
+  char *pending_tool, *pending_arguments, *resume_token;
+  /* a run that may pause: its journal (wasi/journal.h), for the library
+   * to keep if it paused; never shown to the caller */
+  char *journal;
+  size_t journal_len;
+  bool journal_overflowed;
 } wb_result;
 
 /* The limits a call ran under, for classifying its end and for guidance. */

@@ -12,6 +12,7 @@
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/os.h"
+#include "wasi/journal.h"
 
 bool wb_tools_allowed(const char *const *patterns, size_t n, const char *name) {
   bool yes = false;
@@ -47,7 +48,8 @@ void wb_tools_begin(wb_tools *t, const wasmbox_request *req, double timeout_s, u
   *t = (wb_tools){.req = req,
                   .max_calls = req->max_tool_calls ? req->max_tool_calls : WASMBOX_DEFAULT_MAX_TOOL_CALLS,
                   .max_bytes = req->max_tool_bytes ? req->max_tool_bytes : WASMBOX_DEFAULT_MAX_TOOL_BYTES,
-                  .deadline_ns = start_ns + (uint64_t)(timeout_s * 1e9)};
+                  .deadline_ns = start_ns + (uint64_t)(timeout_s * 1e9),
+                  .can_pause = req->tool_handler != NULL};
 }
 
 static char *envelope_error(size_t *len, const char *type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -93,8 +95,11 @@ static bool filter_listing(cJSON *arr, const wasmbox_request *req) {
   return true;
 }
 
-char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *reply_len) {
-  wb_tools *t = tools;
+/* A request answered now: checked, then given to the handler (approved:
+ * a person said yes to it). *needs_approval: the handler wants one first
+ * (no reply then). */
+static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t *reply_len, bool approved,
+                         bool *needs_approval) {
   const wasmbox_request *req = t->req;
   uint64_t t0 = wb_monotonic_ns();
   t->bytes += len;
@@ -106,7 +111,7 @@ char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *r
   char *out = NULL, *args = NULL;
   cJSON *reply = NULL;
   const char *outcome = "bad_request";
-  wasmbox_tool_request tr = {.op = "", .session_id = req->session_id};
+  wasmbox_tool_request tr = {.op = "", .session_id = req->session_id, .approved = approved};
   bool is_call = false, is_schema = false, is_search = false, is_list = false;
   cJSON *q = cJSON_ParseWithLength((const char *)request, len);
   if (!cJSON_IsObject(q)) {
@@ -185,6 +190,21 @@ char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *r
                          is_call ? "tool " : "the request ", is_call ? tr.name : tr.op);
     goto done;
   }
+  if (rc == WASMBOX_TOOL_NEEDS_APPROVAL && is_call && !approved && t->can_pause) {
+    free(text);
+    *needs_approval = true;
+    outcome = "paused";
+    goto done;
+  }
+  if (rc == WASMBOX_TOOL_NEEDS_APPROVAL) {
+    free(text);
+    outcome = "error";
+    out = envelope_error(reply_len, "ToolError",
+                         "tool '%s' needs approval, and this run cannot wait for it (it read more than %u MB of "
+                         "clock and randomness)",
+                         tr.name ? tr.name : "?", WB_JOURNAL_MAX >> 20);
+    goto done;
+  }
   if (rc != WASMBOX_TOOL_OK) {
     free(text);
     bool denied = rc == WASMBOX_TOOL_NOT_ALLOWED, bad = rc == WASMBOX_TOOL_BAD_ARGUMENTS;
@@ -235,4 +255,95 @@ done:
   cJSON_Delete(q);
   free(args);
   return out;
+}
+
+/* ---- approval: a run that may pause, and a resumed one ------------------------------- */
+
+static bool same(const uint8_t *a, size_t an, const void *b, size_t bn) { return an == bn && !memcmp(a, b, an); }
+
+static void record(wb_tools *t, const uint8_t *request, size_t len, const char *reply, size_t reply_len) {
+  uint64_t n = len, m = reply_len;
+  wb_buf_append(&t->journal, &n, 8);
+  wb_buf_append(&t->journal, request, len);
+  wb_buf_append(&t->journal, &m, 8);
+  wb_buf_append(&t->journal, reply, reply_len);
+}
+
+/* The next recorded request and reply of the run being resumed. */
+static bool next_recorded(wb_tools *t, const uint8_t **rq, size_t *rqn, const uint8_t **rp, size_t *rpn) {
+  const uint8_t *p = t->replay + t->replay_pos;
+  size_t left = t->replay_len - t->replay_pos;
+  uint64_t n, m;
+  if (left < 8 || (memcpy(&n, p, 8), left - 8 < n) || left - 8 - n < 8) return false;
+  memcpy(&m, p + 8 + n, 8);
+  if (left - 16 - n < m) return false;
+  *rq = p + 8, *rqn = (size_t)n, *rp = p + 16 + n, *rpn = (size_t)m;
+  t->replay_pos += 16 + n + m;
+  return true;
+}
+
+static char *copy_reply(const uint8_t *p, size_t n, size_t *reply_len) {
+  char *c = malloc(n ? n : 1);
+  if (c) memcpy(c, p, n), *reply_len = n;
+  return c;
+}
+
+char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *reply_len, bool *pause) {
+  wb_tools *t = tools;
+  char *out = NULL;
+  if (t->diverged) {
+    return envelope_error(reply_len, "ResumeDiverged",
+                          "this resumed run took another path than the paused one: its tools are off");
+  } else if (t->replay_pos < t->replay_len) {
+    /* resuming: the paused run's requests get their replies again, and no
+     * tool is called twice */
+    const uint8_t *rq, *rp;
+    size_t rqn, rpn;
+    if (!next_recorded(t, &rq, &rqn, &rp, &rpn) || !same(rq, rqn, request, len)) {
+      t->diverged = true;
+      return wb_tools_answer(tools, request, len, reply_len, pause);
+    }
+    t->bytes += len + rpn;
+    if (memmem(request, len, "\"op\":\"call\"", 11)) t->calls++;
+    out = copy_reply(rp, rpn, reply_len);
+  } else if (t->pending) {
+    /* the call that waited: as decided */
+    if (!same((const uint8_t *)t->pending, t->pending_len, request, len)) {
+      t->diverged = true;
+      return wb_tools_answer(tools, request, len, reply_len, pause);
+    }
+    t->pending = NULL;
+    if (!t->approve) {
+      out = envelope_error(reply_len, "ToolError", "the call was denied%s%s", t->message ? ": " : "",
+                           t->message ? t->message : "");
+    } else if (t->given) {
+      wb_buf b = {0};
+      wb_buf_printf(&b, "{\"ok\":true,\"result\":%s}", t->given);
+      *reply_len = b.len;
+      out = wb_buf_take(&b);
+      t->calls++;
+    } else {
+      bool again = false;
+      out = answer_live(t, request, len, reply_len, true, &again);
+    }
+  } else {
+    bool needs = false;
+    out = answer_live(t, request, len, reply_len, false, &needs);
+    if (needs) {
+      free(t->paused);
+      t->paused = malloc(len ? len : 1);
+      if (t->paused) memcpy(t->paused, request, len), t->paused_len = len;
+      *pause = t->paused != NULL;
+      if (!*pause) out = envelope_error(reply_len, "ToolError", "out of memory");
+      return out;
+    }
+  }
+  if (out && t->can_pause) record(t, request, len, out, *reply_len);
+  return out;
+}
+
+void wb_tools_end(wb_tools *t) {
+  wb_buf_free(&t->journal);
+  free(t->paused);
+  t->paused = NULL;
 }

@@ -7,7 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "api/inprocess.h"
+#include "api/paused.h"
+#include "api/result.h"
+#include "api/tools.h"
+#include "util/os.h"
+#include "wasi/journal.h"
 #include "api/library.h"
 #include "api/policy.h"
 #include "api/resolve.h"
@@ -46,6 +53,9 @@ const char *const *wasmbox_languages(void) {
   return langs;
 }
 
+static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_resolved *rs, wb_tools *tools,
+                          const char *replay, size_t replay_len, wasmbox_result **out, char *err, size_t errlen);
+
 int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {
   *out = NULL;
   err[0] = 0;
@@ -77,9 +87,111 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
     if ((rc = wb_policy_wrap(&with, &wrapped, err, errlen))) return rc;
     rs.code_len = with.code_len;
   }
-  rc = wb->workers ? wb_workers_run(wb, &with, &rs, out, err, errlen)
-                   : wb_inprocess_run(wb, &with, &rs, NULL, out, err, errlen);
+  with.code_len = rs.code_len; /* kept with a paused run */
+  wb_tools tools;
+  wb_tools_begin(&tools, &with, rs.timeout_s, wb_monotonic_ns());
+  rc = run_with_tools(wb, &with, &rs, &tools, NULL, 0, out, err, errlen);
+  wb_tools_end(&tools);
   free(wrapped);
+  return rc;
+}
+
+/* ---- approval (wasmbox.h) ---------------------------------------------------------- */
+
+/* Run `with` in a worker or here; its tools answered by `tools`. A run
+ * that paused is kept (api/paused.h) and its result says how to resume. */
+static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_resolved *rs, wb_tools *tools,
+                          const char *replay, size_t replay_len, wasmbox_result **out, char *err, size_t errlen) {
+  wb_journal_wire jw = {.record = tools->can_pause, .replay = replay, .replay_len = replay_len};
+  wb_tool_route route = {.answer = wb_tools_answer, .ctx = tools};
+  int rc = wb->workers ? wb_workers_run(wb, with, rs, tools, &jw, out, err, errlen)
+                       : wb_inprocess_run(wb, with, rs, &route, &jw, out, err, errlen);
+  if (rc || (*out)->status != WASMBOX_STATUS_PAUSED) return rc;
+  wb_result *r = (wb_result *)*out;
+  cJSON *pending = tools->paused ? cJSON_ParseWithLength(tools->paused, tools->paused_len) : NULL;
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(pending, "name");
+  const cJSON *args = cJSON_GetObjectItemCaseSensitive(pending, "arguments");
+  r->pending_tool = cJSON_IsString(name) ? strdup(name->valuestring) : NULL;
+  r->pending_arguments = cJSON_IsObject(args) ? cJSON_PrintUnformatted(args) : strdup("{}");
+  cJSON_Delete(pending);
+  uint64_t gen = 0;
+  wb_store *st = with->session_id ? wb_store_of(wb, err, errlen) : NULL;
+  bool have_gen = !with->session_id || (st && wb_session_generation(st, with->session_id, &gen));
+  char token[WB_TOKEN_LEN + 1];
+  char why[512] = "";
+  if (r->journal_overflowed)
+    snprintf(why, sizeof why, "it read more than %u MB of clock and randomness, too much to keep",
+             WB_JOURNAL_MAX >> 20);
+  else if (!r->pending_tool || !have_gen) snprintf(why, sizeof why, "its state could not be read back");
+  else if (wb_paused_save(wb->home, with, gen, tools, r->journal, r->journal_len, token, why, sizeof why) != 0)
+    ;
+  else r->resume_token = strdup(token);
+  if (!r->resume_token) {
+    /* it cannot wait: the call failed where it stopped */
+    r->pub.status = WASMBOX_STATUS_ERROR;
+    free(r->message);
+    char msg[700];
+    snprintf(msg, sizeof msg, "tool '%s' needs approval, and this run cannot wait for it: %s",
+             r->pending_tool ? r->pending_tool : "?", why);
+    r->message = strdup(msg);
+  } else {
+    free(r->message);
+    char msg[600];
+    snprintf(msg, sizeof msg, "tool '%s' needs approval: resume the run with its resume_token (approve or deny)",
+             r->pending_tool);
+    r->message = strdup(msg);
+  }
+  r->pub.error_message = r->message;
+  r->pub.pending_tool = r->pending_tool;
+  r->pub.pending_arguments = r->pending_arguments;
+  r->pub.resume_token = r->resume_token;
+  return WASMBOX_OK;
+}
+
+int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result **out, char *err, size_t errlen) {
+  *out = NULL;
+  err[0] = 0;
+  if (!rr->tool_handler) return wb_usage(err, errlen, "resuming a run needs its tool handler");
+  cJSON *given = rr->approve && rr->result ? cJSON_Parse(rr->result) : NULL;
+  bool given_ok = !rr->approve || !rr->result || cJSON_IsObject(given);
+  cJSON_Delete(given);
+  if (!given_ok) return wb_usage(err, errlen, "the result to give the guest must be a JSON object (a CallToolResult)");
+  wb_paused p;
+  int rc = wb_paused_take(wb->home, rr->resume_token, &p, err, errlen);
+  if (rc) return rc;
+  wasmbox_request q = p.req;
+  q.workspace = q.session_id ? NULL : rr->workspace;
+  q.cancel = rr->cancel;
+  q.tool_handler = rr->tool_handler;
+  q.tool_audit = rr->tool_audit;
+  q.tool_ctx = rr->tool_ctx;
+  if (q.session_id) {
+    uint64_t gen = 0;
+    wb_store *st = wb_store_of(wb, err, errlen);
+    if (!st || !wb_session_generation(st, q.session_id, &gen) || gen != p.session_gen) {
+      wb_paused_free(&p);
+      return wb_usage(err, errlen,
+                      "session %s changed since the run paused (a call, a restore or its end): the paused run "
+                      "cannot go on",
+                      q.session_id);
+    }
+  }
+  wb_resolved rs;
+  rc = wb_resolve(&q, &rs, err, errlen);
+  if (!rc) {
+    wb_tools tools;
+    wb_tools_begin(&tools, &q, rs.timeout_s, wb_monotonic_ns());
+    tools.replay = (const uint8_t *)p.tool_journal;
+    tools.replay_len = p.tool_journal_len;
+    tools.pending = p.pending;
+    tools.pending_len = p.pending_len;
+    tools.approve = rr->approve;
+    tools.given = rr->approve ? rr->result : NULL;
+    tools.message = rr->approve ? NULL : rr->message;
+    rc = run_with_tools(wb, &q, &rs, &tools, p.wasi_journal, p.wasi_journal_len, out, err, errlen);
+    wb_tools_end(&tools);
+  }
+  wb_paused_free(&p);
   return rc;
 }
 

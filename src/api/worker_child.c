@@ -29,6 +29,7 @@ typedef struct {
   wasmbox *wb;
   const wasmbox_request *req; /* the call to run, or NULL */
   const wb_resolved *rs;
+  const wb_journal_wire *journal;
   int rc;
   wasmbox_result *res;
   char err[1024];
@@ -40,6 +41,7 @@ typedef struct {
   uint32_t seq;
   char *reply; /* the reply to `seq`, once here */
   size_t reply_len;
+  bool pause;   /* or: the parent stops the run for approval */
   bool stopped; /* cancelled, or the parent is gone */
 } runner;
 
@@ -54,7 +56,7 @@ static char *tool_failure(size_t *len, const char *message) {
 /* The call's tool route: to the parent and back. Waits at most until the
  * call's deadline (and a little: the parent answers a tool that overran
  * with ToolTimeout itself); the guest's own timeout fires on return. */
-static char *ask_parent(void *ctx, const uint8_t *request, size_t len, size_t *reply_len) {
+static char *ask_parent(void *ctx, const uint8_t *request, size_t len, size_t *reply_len, bool *pause) {
   runner *r = ctx;
   pthread_mutex_lock(&r->mu);
   uint32_t seq = ++r->seq;
@@ -64,7 +66,7 @@ static char *ask_parent(void *ctx, const uint8_t *request, size_t len, size_t *r
   pthread_mutex_unlock(&r->mu);
   if (stopped) return tool_failure(reply_len, "the call was cancelled");
   wb_buf b = {0};
-  wb_encode_tool(&b, seq, request, len);
+  wb_encode_tool(&b, seq, 0, request, len);
   bool sent = !b.failed && wb_frame_write(r->sock, WB_FRAME_TOOL, &b, r->deadline_ns);
   wb_buf_free(&b);
   if (!sent) return tool_failure(reply_len, "the tool request could not be sent (the call's timeout passed)");
@@ -74,12 +76,15 @@ static char *ask_parent(void *ctx, const uint8_t *request, size_t len, size_t *r
   until.tv_nsec = (long)(wake % 1000000000ull);
   pthread_mutex_lock(&r->mu);
   int rc = 0;
-  while (!r->reply && !r->stopped && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&r->cv, &r->mu, &until);
+  while (!r->reply && !r->pause && !r->stopped && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&r->cv, &r->mu, &until);
   char *reply = r->reply;
   *reply_len = r->reply_len;
+  *pause = r->pause;
+  bool paused = r->pause;
   r->reply = NULL;
+  r->pause = false;
   pthread_mutex_unlock(&r->mu);
-  if (reply) return reply;
+  if (reply || paused) return reply;
   return tool_failure(reply_len, rc == ETIMEDOUT ? "the call's timeout passed while the tool ran"
                                                  : "the call was cancelled while the tool ran");
 }
@@ -91,11 +96,12 @@ static void *runner_main(void *arg) {
     while (!r->req) pthread_cond_wait(&r->cv, &r->mu);
     const wasmbox_request *req = r->req;
     const wb_resolved *rs = r->rs;
+    const wb_journal_wire *jw = r->journal;
     pthread_mutex_unlock(&r->mu);
     wasmbox_result *res = NULL;
     char err[sizeof r->err] = "";
     wb_tool_route route = {.answer = ask_parent, .ctx = r};
-    int rc = wb_inprocess_run(r->wb, req, rs, &route, &res, err, sizeof err);
+    int rc = wb_inprocess_run(r->wb, req, rs, &route, jw, &res, err, sizeof err);
     pthread_mutex_lock(&r->mu);
     r->rc = rc;
     r->res = res;
@@ -131,11 +137,15 @@ static bool send_error(int sock, int rc, const char *msg) {
 static bool hand_reply(runner *rn, const uint8_t *msg, size_t n) {
   wb_reader rd = {.p = msg, .len = n};
   uint32_t seq;
+  uint8_t flags;
   const char *bytes;
   size_t len;
-  if (!wb_decode_tool(&rd, &seq, &bytes, &len)) return false;
+  if (!wb_decode_tool(&rd, &seq, &flags, &bytes, &len)) return false;
   pthread_mutex_lock(&rn->mu);
-  if (seq == rn->seq && !rn->reply && (rn->reply = malloc(len ? len : 1))) {
+  if (seq == rn->seq && flags == WB_TOOL_PAUSE) {
+    rn->pause = true;
+    pthread_cond_broadcast(&rn->cv);
+  } else if (seq == rn->seq && !rn->reply && (rn->reply = malloc(len ? len : 1))) {
     memcpy(rn->reply, bytes, len);
     rn->reply_len = len;
     pthread_cond_broadcast(&rn->cv);
@@ -150,7 +160,8 @@ static bool serve_call(int sock, runner *rn, const uint8_t *payload, size_t len)
   wb_reader rd = {.p = payload, .len = len};
   wasmbox_request req;
   wb_request_storage storage;
-  if (!wb_decode_request(&rd, &req, &storage)) {
+  wb_journal_wire jw;
+  if (!wb_decode_request(&rd, &req, &storage, &jw)) {
     wb_request_storage_free(&storage);
     return send_error(sock, WASMBOX_EUSAGE, "malformed request");
   }
@@ -169,6 +180,8 @@ static bool serve_call(int sock, runner *rn, const uint8_t *payload, size_t len)
   rn->deadline_ns = wb_monotonic_ns() + (uint64_t)(rs.timeout_s * 1e9);
   rn->stopped = false;
   rn->rs = &rs;
+  rn->journal = &jw;
+  rn->pause = false;
   rn->req = &req;
   pthread_cond_signal(&rn->cv);
   pthread_mutex_unlock(&rn->mu);

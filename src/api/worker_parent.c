@@ -32,6 +32,7 @@
 #include "api/worker_child.h"
 #include "api/tools.h"
 #include "api/worker_protocol.h"
+#include "wasi/journal.h"
 #include "util/os.h"
 
 #define WORKERS_MAX 32                /* processes at once, busy or idle */
@@ -523,23 +524,32 @@ static bool result_fits(const wasmbox_result *p, const wasmbox_request *req, con
 static bool answer_tool(int sock, wb_tools *tools, const uint8_t *msg, size_t len, uint64_t deadline) {
   wb_reader rd = {.p = msg, .len = len};
   uint32_t seq;
+  uint8_t flags;
   const char *request;
   size_t n;
-  if (!wb_decode_tool(&rd, &seq, &request, &n)) return false;
+  if (!wb_decode_tool(&rd, &seq, &flags, &request, &n) || flags) return false;
   size_t reply_len = 0;
-  char *reply = wb_tools_answer(tools, (const uint8_t *)request, n, &reply_len);
+  bool pause = false;
+  char *reply = wb_tools_answer(tools, (const uint8_t *)request, n, &reply_len, &pause);
+  if (pause) {
+    wb_buf b = {0};
+    wb_encode_tool(&b, seq, WB_TOOL_PAUSE, NULL, 0);
+    bool ok = !b.failed && wb_frame_write(sock, WB_FRAME_TOOL_REPLY, &b, deadline);
+    wb_buf_free(&b);
+    return ok;
+  }
   static const char no_memory[] =
       "{\"ok\":false,\"error\":{\"type\":\"ToolError\",\"message\":\"the host ran out of memory\"}}";
   wb_buf b = {0};
-  wb_encode_tool(&b, seq, reply ? reply : no_memory, reply ? reply_len : sizeof no_memory - 1);
+  wb_encode_tool(&b, seq, 0, reply ? reply : no_memory, reply ? reply_len : sizeof no_memory - 1);
   free(reply);
   bool ok = !b.failed && wb_frame_write(sock, WB_FRAME_TOOL_REPLY, &b, deadline);
   wb_buf_free(&b);
   return ok;
 }
 
-int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, wasmbox_result **out, char *err,
-                   size_t errlen) {
+int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, wb_tools *tools,
+                   const wb_journal_wire *jw, wasmbox_result **out, char *err, size_t errlen) {
   wb_workers *ws = wb->workers;
   wb_limits_used lim = {.rt = rs->rt, .timeout_s = rs->timeout_s, .memory_limit = rs->memory};
   wasmbox_request sent;
@@ -570,7 +580,7 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
   uint64_t deadline = start + (uint64_t)(rs->timeout_s * 1e9) + grace_ns;
 
   wb_buf b = {0};
-  wb_encode_request(&b, &sent);
+  wb_encode_request(&b, &sent, jw);
   worker *w = NULL;
   bool sent_ok = false;
   uint64_t need = memory_for(rs, sent.stdin_data ? sent.stdin_len : 0);
@@ -592,9 +602,7 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
   }
   wb_buf_free(&b);
   uint64_t frame_max = 2 * (uint64_t)rs->max_output + (64ull << 20); /* outputs, tracebacks, file names */
-  wb_tools tools;
-  wb_tools_begin(&tools, req, rs->timeout_s, start);
-  if (frame_max < tools.max_bytes + 64) frame_max = tools.max_bytes + 64;
+  if (frame_max < tools->max_bytes + WB_JOURNAL_MAX + 64) frame_max = tools->max_bytes + WB_JOURNAL_MAX + 64;
   bool cancel_sent = false, timed_out = false;
   int read_errno = 0;
   uint8_t type = 0, *msg = NULL;
@@ -621,7 +629,7 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
     read_errno = got ? 0 : errno;
     if (got && type == WB_FRAME_TOOL) {
       /* the guest asks for a tool: answered here, under this call's checks */
-      bool answered = answer_tool(w->sock, &tools, msg, len, deadline);
+      bool answered = answer_tool(w->sock, tools, msg, len, deadline);
       free(msg);
       msg = NULL;
       got = false;

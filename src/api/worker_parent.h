@@ -12,15 +12,18 @@
 
 #include "api/library.h"
 #include "api/resolve.h"
+#include "api/tools.h"
+#include "api/worker_protocol.h"
 #include "jail/jail.h"
 
 /* `warm`: stateless workers started now; `one_shot`: see wasmbox_options. */
 wb_workers *wb_workers_new(const char *home, unsigned warm, bool one_shot, char *err, size_t errlen);
 void wb_workers_free(wb_workers *ws);
 
-/* Run `req` as `rs` resolved it, in a worker of `wb->workers`. */
-int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, wasmbox_result **out, char *err,
-                   size_t errlen);
+/* Run `req` as `rs` resolved it, in a worker of `wb->workers`; its guest's
+ * tool requests are answered here by `tools`, and `jw` goes with it. */
+int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, wb_tools *tools,
+                   const wb_journal_wire *jw, wasmbox_result **out, char *err, size_t errlen);
 
 /* End the idle workers of sessions that no longer exist (destroyed, pruned). */
 void wb_workers_forget_sessions(wb_workers *ws, wb_store *st);

@@ -176,7 +176,7 @@ bool wb_frame_read(int fd, uint8_t *type, uint8_t **payload, size_t *len, uint64
 
 /* ---- messages ---------------------------------------------------------------- */
 
-void wb_encode_request(wb_buf *b, const wasmbox_request *q) {
+void wb_encode_request(wb_buf *b, const wasmbox_request *q, const wb_journal_wire *j) {
   wb_put_str(b, q->language);
   wb_put_bytes(b, q->code, q->code_len);
   wb_put_str(b, q->filename);
@@ -196,10 +196,13 @@ void wb_encode_request(wb_buf *b, const wasmbox_request *q) {
   }
   wb_put_str(b, q->session_id);
   wb_put_u8(b, q->no_files);
+  wb_put_u8(b, j && j->record);
+  wb_put_bytes(b, j ? j->replay : NULL, j && j->replay ? j->replay_len : 0);
 }
 
-bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s) {
+bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s, wb_journal_wire *j) {
   memset(q, 0, sizeof *q);
+  memset(j, 0, sizeof *j);
   memset(s, 0, sizeof *s);
   q->language = wb_get_str(r);
   q->code = wb_get_bytes(r, &q->code_len);
@@ -226,6 +229,8 @@ bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s) 
   q->mounts_len = nm;
   q->session_id = wb_get_str(r);
   q->no_files = wb_get_u8(r) != 0;
+  j->record = wb_get_u8(r) != 0;
+  j->replay = wb_get_bytes(r, &j->replay_len);
   return !r->bad && q->code;
 }
 
@@ -252,6 +257,9 @@ void wb_encode_result(wb_buf *b, const wasmbox_result *p) {
   wb_put_u8(b, p->session_rolled_back);
   wb_put_u32(b, (uint32_t)p->files_changed_len);
   for (size_t i = 0; i < p->files_changed_len; i++) wb_put_str(b, p->files_changed[i]);
+  const wb_result *r = (const wb_result *)p;
+  wb_put_bytes(b, r->journal, r->journal_len);
+  wb_put_u8(b, r->journal_overflowed);
 }
 
 static char *dup_or_null(const char *s, size_t n, bool *ok) {
@@ -274,7 +282,7 @@ wb_result *wb_decode_result(wb_reader *r) {
   wasmbox_result *p = &res->pub;
   bool ok = true;
   uint32_t status = wb_get_u32(r);
-  p->status = status <= WASMBOX_STATUS_CANCELLED ? (wasmbox_status)status : WASMBOX_STATUS_CRASHED;
+  p->status = status <= WASMBOX_STATUS_PAUSED ? (wasmbox_status)status : WASMBOX_STATUS_CRASHED;
   p->exit_code = (int)wb_get_u32(r);
   size_t n;
   const char *s = wb_get_bytes(r, &n);
@@ -310,6 +318,12 @@ wb_result *wb_decode_result(wb_reader *r) {
     if (!res->files[i]) ok = false;
   }
   if (!res->files) ok = false;
+  const char *journal = wb_get_bytes(r, &n);
+  if (journal) {
+    res->journal = dup_or_null(journal, n, &ok);
+    res->journal_len = n;
+  }
+  res->journal_overflowed = wb_get_u8(r) != 0;
   for (size_t i = 0; i < p->guidance_len; i++)
     if (!res->guidance[i]) ok = false;
   /* contradictions: less output in all than was kept, a duration that is no time */
@@ -392,13 +406,16 @@ bool wb_decode_error(wb_reader *r, int *rc, const char **message) {
   return !r->bad && r->at == r->len && *message;
 }
 
-void wb_encode_tool(wb_buf *b, uint32_t seq, const void *bytes, size_t n) {
+void wb_encode_tool(wb_buf *b, uint32_t seq, uint8_t flags, const void *bytes, size_t n) {
   wb_put_u32(b, seq);
+  wb_put_u8(b, flags);
   wb_put_bytes(b, bytes, n);
 }
 
-bool wb_decode_tool(wb_reader *r, uint32_t *seq, const char **bytes, size_t *n) {
+bool wb_decode_tool(wb_reader *r, uint32_t *seq, uint8_t *flags, const char **bytes, size_t *n) {
   *seq = wb_get_u32(r);
+  *flags = wb_get_u8(r);
   *bytes = wb_get_bytes(r, n);
-  return !r->bad && *bytes && r->at == r->len;
+  bool pause = *flags == WB_TOOL_PAUSE;
+  return !r->bad && (*flags == 0 || pause) && (pause ? !*bytes : *bytes != NULL) && r->at == r->len;
 }

@@ -107,13 +107,23 @@ typedef struct {
   const char **env;
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
 } wb_request_storage;
-void wb_encode_request(wb_buf *b, const wasmbox_request *q);
-bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s);
+/* A run that may pause records its journal; a resumed one replays one
+ * (wasi/journal.h): both travel with the request. */
+typedef struct {
+  bool record;
+  const char *replay; /* NULL: none */
+  size_t replay_len;
+} wb_journal_wire;
+void wb_encode_request(wb_buf *b, const wasmbox_request *q, const wb_journal_wire *j);
+bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s, wb_journal_wire *j);
 void wb_request_storage_free(wb_request_storage *s);
 
-/* TOOL and TOOL_REPLY: a number and bytes (pointing into the payload). */
-void wb_encode_tool(wb_buf *b, uint32_t seq, const void *bytes, size_t n);
-bool wb_decode_tool(wb_reader *r, uint32_t *seq, const char **bytes, size_t *n);
+/* TOOL and TOOL_REPLY: a number, flags (a reply's WB_TOOL_PAUSE: the run
+ * stops for approval, and has no bytes) and bytes (pointing into the
+ * payload). */
+enum { WB_TOOL_PAUSE = 1 };
+void wb_encode_tool(wb_buf *b, uint32_t seq, uint8_t flags, const void *bytes, size_t n);
+bool wb_decode_tool(wb_reader *r, uint32_t *seq, uint8_t *flags, const char **bytes, size_t *n);
 
 /* RESULT: a result; decoding copies it out (NULL: malformed or out of memory). */
 void wb_encode_result(wb_buf *b, const wasmbox_result *p);

@@ -66,7 +66,12 @@ uint32_t Z_wasmboxZ_tool_request(struct Z_wasmbox_instance_t *h, uint32_t req, u
   if (!h->tools) {
     set_reply(h, no_tools);
   } else {
-    h->reply = h->tools->answer(h->tools->ctx, h->mem->data + req, req_len, &h->reply_len);
+    bool pause = false;
+    h->reply = h->tools->answer(h->tools->ctx, h->mem->data + req, req_len, &h->reply_len, &pause);
+    if (pause) {
+      wb_host_drop_reply(h);
+      wb_guest_trap(WB_TRAP_PAUSE);
+    }
     if (!h->reply || h->reply_len > UINT32_MAX) {
       wb_host_drop_reply(h);
       set_reply(h, no_memory);

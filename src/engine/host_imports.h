@@ -13,15 +13,18 @@
 #ifndef WASMBOX_ENGINE_HOST_IMPORTS_H
 #define WASMBOX_ENGINE_HOST_IMPORTS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <wasm-rt.h>
 
 /* Who answers a call's tool requests: `answer` gets the request's bytes
  * (in guest memory: copy what is kept) and returns a malloc'd reply of
- * *reply_len bytes, or NULL when out of memory. It runs on the guest
- * thread, inside host code: the call's deadline is its to keep. */
+ * *reply_len bytes, or NULL when out of memory; or sets *pause, and the run
+ * stops there (WB_TRAP_PAUSE: the call waits for approval). It runs on the
+ * guest thread, inside host code: the call's deadline is its to keep. */
 typedef struct {
-  char *(*answer)(void *ctx, const uint8_t *request, size_t len, size_t *reply_len);
+  char *(*answer)(void *ctx, const uint8_t *request, size_t len, size_t *reply_len, bool *pause);
   void *ctx;
 } wb_tool_route;
 

@@ -85,6 +85,11 @@ static const wb_option options[] = {
      "code mode: upstream tools the code may call, by server__tool name: shell globs, '!' in front excludes "
      "(repeatable; adds to each server's allowed_tools)",
      0},
+    {"--approve-destructive", WB_OPT_FLAG, OFF(approve_destructive), 0, 0, 0, 0, NULL, NULL,
+     "code mode: calls of upstream tools marked destructive (annotations.destructiveHint) wait for approval: "
+     "execute_code returns status paused with a resume_token for resume_execution (a server's own "
+     "\"requires_approval\" patterns do so always)",
+     0},
     {"--tool-audit", WB_OPT_TEXT, OFF(tool_audit), sizeof(((mcp_config *)0)->tool_audit), 0, 0, 0, NULL, "FILE",
      "code mode: append a JSON line per tool call (time, session, tool, argument size and SHA-256, duration, "
      "outcome) to FILE ('-': stderr)",
@@ -158,6 +163,12 @@ static char *own(mcp_config *c, const char *s) {
 /* Set one value given as text; `src` names where it came from. The table
  * checks forms and ranges; these settings have rules of their own. */
 static int set_text(mcp_config *c, const wb_option *o, const char *v, const char *src, char *err, size_t errlen) {
+  if (o->kind == WB_OPT_FLAG) { /* from a file, the environment or --name=VALUE */
+    bool on = !strcmp(v, "1") || !strcmp(v, "true"), off = !strcmp(v, "0") || !strcmp(v, "false");
+    if (!on && !off) return fail(err, errlen, "%s: wants true or false", src);
+    *(bool *)((char *)c + o->off) = on;
+    return 0;
+  }
   if (o->kind == WB_OPT_TEXT) {
     if (!strcmp(key(o), "log-level") && strcmp(v, "error") && strcmp(v, "warning") && strcmp(v, "info") &&
         strcmp(v, "debug"))
@@ -211,6 +222,8 @@ static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) 
       if (o->kind == WB_OPT_U64 && it->valuedouble != floor(it->valuedouble))
         rc = fail(err, errlen, "%s: wants a whole number", src);
       else rc = set_text(c, o, num, src, err, errlen);
+    } else if (cJSON_IsBool(it) && o->kind == WB_OPT_FLAG) {
+      rc = set_text(c, o, cJSON_IsTrue(it) ? "true" : "false", src, err, errlen);
     } else if (cJSON_IsArray(it) && o->kind == WB_OPT_LIST) {
       clear_list(c, o);
       for (const cJSON *e = it->child; e && rc == 0; e = e->next)
@@ -325,8 +338,8 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
     const char *src = o->name;
     size_t idx = (size_t)(o - options);
     if (!seen[idx]) clear_list(c, o), seen[idx] = true;
-    if (eq) {
-      if (set_text(c, o, eq + 1, src, err, errlen)) return -1;
+    if (eq || o->kind == WB_OPT_FLAG) {
+      if (set_text(c, o, eq ? eq + 1 : "true", src, err, errlen)) return -1;
       continue;
     }
     if (i + 1 >= argc || (!strncmp(argv[i + 1], "--", 2) && o->kind != WB_OPT_TEXT))

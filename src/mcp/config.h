@@ -32,7 +32,8 @@ typedef struct {
   char upstream[1024];                   /* mcpServers file: code mode; "" = none */
   const char *allow_tools[MCP_MAX_LIST]; /* server__tool patterns the sandbox may call */
   size_t n_allow_tools;
-  char tool_audit[1024]; /* JSONL audit log of tool calls: a path, "-" = stderr */
+  bool approve_destructive; /* destructiveHint tools wait for approval */
+  char tool_audit[1024];    /* JSONL audit log of tool calls: a path, "-" = stderr */
   uint64_t tool_audit_max_bytes;
   uint64_t max_tool_calls; /* per execute_code */
   uint64_t external_max_bytes;

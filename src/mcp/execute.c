@@ -156,6 +156,9 @@ static void install_hint(mcp_server *s, cJSON *structured, const wasmbox_result 
   if (cJSON_IsArray(g)) cJSON_AddItemToArray(g, cJSON_CreateString(text));
 }
 
+static cJSON *render(const char *tool, mcp_msg *m, int rc, wasmbox_result *r, const char *err, double ms,
+                     const char *workspace);
+
 cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
   static const char *const allowed[] = {"code",  "language",      "session_id", "timeout_seconds", "memory_mb", "fuel",
                                         "stdin", "allowed_tools", NULL};
@@ -242,29 +245,81 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
   wasmbox_result *r = NULL;
   double t0 = now_ms();
   int rc = wasmbox_run(s->wb, &req, &r, err, sizeof err);
-  double ms = now_ms() - t0;
+  cJSON *out = render("execute_code", m, rc, r, err, now_ms() - t0, workspace);
+  mcp_workspace_give(s, workspace);
+  return out;
+}
+
+/* A run's answer: the result object (and images), or what went wrong. */
+static cJSON *render(const char *tool, mcp_msg *m, int rc, wasmbox_result *r, const char *err, double ms,
+                     const char *workspace) {
+  mcp_server *s = m->srv;
   cJSON *out = NULL;
   if (rc == WASMBOX_EUSAGE) {
-    out = tool_error("execute_code: %s%s", err,
-                     sid ? " (list_sessions shows the sessions that exist; create_session makes a new one)" : "");
+    out = tool_error("%s: %s%s", tool, err,
+                     strstr(err, "session") ? " (list_sessions shows the sessions that exist; create_session makes a "
+                                              "new one)"
+                                            : "");
   } else if (rc != WASMBOX_OK) {
-    out = tool_error("execute_code: internal error: %s", err);
+    out = tool_error("%s: internal error: %s", tool, err);
   } else {
+    const char *sid = r->session_id;
     mcp_metrics_execute(&s->metrics, (int)r->status, ms);
     if (r->status == WASMBOX_STATUS_CANCELLED) m->no_response = true;
     char *json = wasmbox_result_json(r);
     cJSON *structured = json ? cJSON_Parse(json) : NULL;
     free(json);
     if (structured) install_hint(s, structured, r, sid);
-    out = structured ? tool_result(structured, r->status != WASMBOX_STATUS_OK) : NULL;
+    out = structured ? tool_result(structured, r->status != WASMBOX_STATUS_OK && r->status != WASMBOX_STATUS_PAUSED)
+                     : NULL;
     cJSON *content = cJSON_GetObjectItemCaseSensitive(out, "content");
     if (content) add_images(m, content, r, workspace);
-    mcp_note(m, r->status == WASMBOX_STATUS_OK ? MCP_LOG_INFO : MCP_LOG_WARNING, "execute_code: %s in %.1f ms%s%s",
+    mcp_note(m, r->status == WASMBOX_STATUS_OK ? MCP_LOG_INFO : MCP_LOG_WARNING, "%s: %s in %.1f ms%s%s", tool,
              wasmbox_status_name(r->status), ms, r->error_type ? ": " : "", r->error_type ? r->error_type : "");
-    mcp_log(s, MCP_LOG_DEBUG, "execute_code %s %s %.2f ms", r->session_id ? r->session_id : "-",
+    mcp_log(s, MCP_LOG_DEBUG, "%s %s %s %.2f ms", tool, r->session_id ? r->session_id : "-",
             wasmbox_status_name(r->status), ms);
     wasmbox_result_free(r);
   }
+  return out;
+}
+
+cJSON *tool_resume_execution(mcp_msg *m, const cJSON *args) {
+  static const char *const allowed[] = {"resume_token", "approve", "result", "message", NULL};
+  mcp_server *s = m->srv;
+  if (!s->upstreams) return tool_error("resume_execution: this server has no upstream tools (--upstream)");
+  mcp_args a;
+  args_init(&a, args, allowed);
+  const char *token = args_str(&a, "resume_token", true, 64, NULL);
+  const char *message = args_str(&a, "message", false, 4096, NULL);
+  const cJSON *approve = cJSON_GetObjectItemCaseSensitive(args, "approve");
+  const cJSON *given = cJSON_GetObjectItemCaseSensitive(args, "result");
+  if (a.bad) return tool_error("resume_execution: %s", a.msg);
+  if (!cJSON_IsBool(approve)) return tool_error("resume_execution: 'approve' (true or false) is required");
+  if (given && (!cJSON_IsObject(given) || !cJSON_IsTrue(approve)))
+    return tool_error(
+        "resume_execution: 'result' is an object (a tool result to hand the code instead of calling "
+        "the tool), with approve true");
+  char *result = given ? cJSON_PrintUnformatted(given) : NULL;
+  char *workspace = mcp_workspace_take(s);
+  if (!workspace) {
+    free(result);
+    return tool_error("resume_execution: internal error: cannot make a workspace: %s", strerror(errno));
+  }
+  wasmbox_resume_request rr = {.resume_token = token,
+                               .approve = cJSON_IsTrue(approve),
+                               .result = result,
+                               .message = message,
+                               .tool_handler = mcp_upstreams_handle,
+                               .tool_audit = mcp_upstreams_audit,
+                               .tool_ctx = s->upstreams,
+                               .workspace = workspace,
+                               .cancel = m->cancel};
+  wasmbox_result *r = NULL;
+  char err[512];
+  double t0 = now_ms();
+  int rc = wasmbox_resume(s->wb, &rr, &r, err, sizeof err);
+  cJSON *out = render("resume_execution", m, rc, r, err, now_ms() - t0, r && r->session_id ? NULL : workspace);
   mcp_workspace_give(s, workspace);
+  free(result);
   return out;
 }

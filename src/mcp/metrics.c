@@ -70,7 +70,7 @@ cJSON *mcp_metrics_json(mcp_metrics *m) {
   cJSON_AddNumberToObject(o, "tool_errors", (double)m->tool_errors);
   for (int i = 0; i < MCP_METRICS_TOOLS && m->tool_names[i]; i++)
     cJSON_AddNumberToObject(tools, m->tool_names[i], (double)m->tool_counts[i]);
-  for (int i = 0; i <= WASMBOX_STATUS_CANCELLED && i < MCP_METRICS_STATUSES; i++)
+  for (int i = 0; i <= WASMBOX_STATUS_PAUSED && i < MCP_METRICS_STATUSES; i++)
     cJSON_AddNumberToObject(st, wasmbox_status_name((wasmbox_status)i), (double)m->status_counts[i]);
   size_t n = m->window_n < MCP_METRICS_WINDOW ? (size_t)m->window_n : MCP_METRICS_WINDOW;
   memcpy(sorted, m->window, n * sizeof *sorted);

@@ -136,11 +136,13 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
     mcp_upstreams_config uc = {.file = cfg->upstream,
                                .allow = (const char *const *)cfg->allow_tools,
                                .nallow = cfg->n_allow_tools,
+                               .approve_destructive = cfg->approve_destructive,
                                .audit = cfg->tool_audit[0] ? cfg->tool_audit : NULL,
                                .audit_max_bytes = cfg->tool_audit_max_bytes};
     if (!(s->upstreams = mcp_upstreams_open(&uc, err, errlen))) goto fail;
-  } else if (cfg->n_allow_tools || cfg->tool_audit[0]) {
-    snprintf(err, errlen, "allow-tools and tool-audit are for code mode: give --upstream FILE too");
+  } else if (cfg->n_allow_tools || cfg->tool_audit[0] || cfg->approve_destructive) {
+    snprintf(err, errlen,
+             "allow-tools, approve-destructive and tool-audit are for code mode: give --upstream FILE too");
     goto fail;
   }
   const char *tmp = getenv("TMPDIR");

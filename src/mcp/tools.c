@@ -34,7 +34,7 @@ static const char exec_in[] =
 static const char exec_out[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"status\":{\"type\":\"string\",\"enum\":[\"ok\",\"error\",\"timeout\",\"out_of_fuel\",\"out_of_memory\","
-    "\"crashed\",\"cancelled\"]},"
+    "\"crashed\",\"cancelled\",\"paused\"]},"
     "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
     "\"stdout_truncated\":{\"type\":\"boolean\"},\"stderr_truncated\":{\"type\":\"boolean\"},"
     "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"},"
@@ -46,7 +46,9 @@ static const char exec_out[] =
     "\"memory_peak_bytes\":{\"type\":\"integer\"},"
     "\"session_id\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}]},\"session_rolled_back\":{\"type\":\"boolean\"},"
     "\"files_changed\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-    "\"guidance\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
+    "\"guidance\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"pending_tool\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"
+    "\"arguments\":{\"type\":\"object\"}}},\"resume_token\":{\"type\":\"string\"}"
     "},\"required\":[\"status\",\"stdout\",\"stderr\",\"exit_code\",\"error\",\"duration_ms\",\"session_id\","
     "\"files_changed\"]}";
 
@@ -166,6 +168,15 @@ static const char search_out[] =
     "\"server\":{\"type\":\"string\"},\"error\":{\"type\":\"string\"}}}}},"
     "\"required\":[\"tools\",\"unavailable\"]}";
 
+static const char resume_in[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"resume_token\":{\"type\":\"string\",\"description\":\"From the paused execute_code result.\"},"
+    "\"approve\":{\"type\":\"boolean\",\"description\":\"true: make the call; false: refuse it.\"},"
+    "\"result\":{\"type\":\"object\",\"description\":\"With approve true: a tool result (content, "
+    "structuredContent) to give the code instead of calling the tool.\"},"
+    "\"message\":{\"type\":\"string\",\"description\":\"With approve false: why, for the code's ToolError.\"}"
+    "},\"required\":[\"resume_token\",\"approve\"],\"additionalProperties\":false}";
+
 static const mcp_tool tools[] = {
     {"execute_code", "Run Python or JavaScript in a sandbox",
      "Run Python 3.11 or JavaScript (QuickJS, ES2023) in an isolated WebAssembly sandbox and get back what it "
@@ -237,6 +248,14 @@ static const mcp_tool tools[] = {
      "the tools from code: Python `from wasmbox import tools; tools.call(\"server__tool\", {...})` or "
      "`tools.server.tool(arg=...)`, JavaScript `await tools.call(\"server__tool\", {...})`.",
      search_in, search_out, true, false, true, tool_search_tools},
+    {"resume_execution", "Approve or deny a paused tool call",
+     "Go on with an execute_code run that paused (status paused) at a tool call that needs a person's approval: "
+     "ask the user about pending_tool (its name and arguments), then pass the run's resume_token with approve "
+     "true (the tool is called and the code continues) or false (the code gets a ToolError saying it was denied; "
+     "message says why). result, with approve true, hands the code that tool result instead of calling the tool. "
+     "The code runs again from where it started, up to the paused call, with the same values as before: nothing "
+     "it did before the pause is done twice. A token works once, for 24 hours.",
+     resume_in, exec_out, false, true, false, tool_resume_execution},
     {"get_metrics", "Server metrics",
      "Counters of this server: requests, tool calls, execute_code outcomes and latency (p50/p99), calls in "
      "flight.",
@@ -245,7 +264,9 @@ static const mcp_tool tools[] = {
 #define N_TOOLS (sizeof tools / sizeof tools[0])
 
 /* Is tool t offered by this server? (search_tools: in code mode only) */
-static bool offered(const mcp_server *s, const mcp_tool *t) { return t->run != tool_search_tools || s->upstreams; }
+static bool offered(const mcp_server *s, const mcp_tool *t) {
+  return (t->run != tool_search_tools && t->run != tool_resume_execution) || s->upstreams;
+}
 
 const mcp_tool *mcp_tool_find(mcp_server *s, const char *name) {
   for (size_t i = 0; i < N_TOOLS; i++)

@@ -44,6 +44,7 @@ cJSON *tool_write_file(mcp_msg *m, const cJSON *args);
 cJSON *tool_reset_workspace(mcp_msg *m, const cJSON *args);
 cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args); /* info.c */
 cJSON *tool_get_metrics(mcp_msg *m, const cJSON *args);
-cJSON *tool_search_tools(mcp_msg *m, const cJSON *args); /* search.c: only with upstreams */
+cJSON *tool_search_tools(mcp_msg *m, const cJSON *args);     /* search.c: only with upstreams */
+cJSON *tool_resume_execution(mcp_msg *m, const cJSON *args); /* execute.c: only with upstreams */
 
 #endif

@@ -42,6 +42,9 @@ struct mcp_upstreams {
   size_t n;
   char **allow; /* server-wide patterns over full names */
   size_t nallow;
+  char **approval; /* calls of these (full-name patterns) wait for approval */
+  size_t napproval;
+  bool approve_destructive;
   /* audit */
   pthread_mutex_t audit_mu;
   FILE *audit;
@@ -175,6 +178,8 @@ static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errle
   char **env = string_map(cJSON_GetObjectItemCaseSensitive(e, "env"), "=", &nenv, &ok);
   char **headers = string_map(cJSON_GetObjectItemCaseSensitive(e, "headers"), ": ", &nheaders, &ok);
   char **pat = string_list(cJSON_GetObjectItemCaseSensitive(e, "allowed_tools"), &npat, &ok);
+  size_t nappr;
+  char **appr = string_list(cJSON_GetObjectItemCaseSensitive(e, "requires_approval"), &nappr, &ok);
   upstream *up = &u->all[u->n];
   memset(up, 0, sizeof *up);
   if (ok) {
@@ -212,6 +217,15 @@ static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errle
     u->allow = grown;
     u->allow[u->nallow++] = full;
   }
+  for (size_t i = 0; ok && i < nappr; i++) {
+    char *full;
+    char **grown = realloc(u->approval, (u->napproval + 1) * sizeof *grown);
+    ok = grown && appr[i][0] && asprintf(&full, "%s__%s", up->prefix, appr[i]) >= 0;
+    if (grown) u->approval = grown;
+    if (ok) u->approval[u->napproval++] = full;
+    else fail(err, errlen, "mcpServers.%s: requires_approval holds non-empty patterns", label);
+  }
+  free_strings(appr, nappr);
   free_strings(args, nargs);
   free_strings(env, nenv);
   free_strings(headers, nheaders);
@@ -249,6 +263,7 @@ mcp_upstreams *mcp_upstreams_open(const mcp_upstreams_config *cfg, char *err, si
     return NULL;
   }
   pthread_mutex_init(&u->audit_mu, NULL);
+  u->approve_destructive = cfg->approve_destructive;
   const cJSON *servers = cJSON_GetObjectItemCaseSensitive(doc, "mcpServers");
   bool ok = cJSON_IsObject(servers) && cJSON_GetArraySize(servers) <= MCP_UPSTREAMS_MAX;
   if (!ok)
@@ -303,6 +318,7 @@ void mcp_upstreams_free(mcp_upstreams *u) {
   }
   free(u->all);
   free_strings(u->allow, u->nallow);
+  free_strings(u->approval, u->napproval);
   if (u->audit && u->audit != stderr) fclose(u->audit);
   free(u->audit_path);
   pthread_mutex_destroy(&u->audit_mu);
@@ -530,6 +546,14 @@ static int reply_with(cJSON *v, char **reply, char *err, size_t errlen) {
   return *reply ? WASMBOX_TOOL_OK : fail(err, errlen, "out of memory");
 }
 
+/* Must a person approve a call of this tool first? */
+static bool needs_approval(const mcp_upstreams *u, const char *full, const cJSON *def) {
+  for (size_t i = 0; i < u->napproval; i++)
+    if (fnmatch(u->approval[i], full, 0) == 0) return true;
+  const cJSON *ann = cJSON_GetObjectItemCaseSensitive(def, "annotations");
+  return u->approve_destructive && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ann, "destructiveHint"));
+}
+
 /* The arguments against the tool's inputSchema, before they leave: a model
  * learns what to fix from us, and the upstream never sees them. A schema
  * that cannot be loaded leaves the judgement to the upstream. */
@@ -587,6 +611,10 @@ int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **repl
     rc = reply_with(describe(up, i, MCP_DETAIL_SCHEMA), reply, err, errlen);
   } else if (def) {
     rc = check_arguments(up->names[i], cJSON_GetObjectItemCaseSensitive(def, "inputSchema"), req, err, errlen);
+  }
+  if (def && !schema && rc == WASMBOX_TOOL_OK && !req->approved && needs_approval(u, up->names[i], def)) {
+    fail(err, errlen, "tool '%s' needs approval", req->name);
+    rc = WASMBOX_TOOL_NEEDS_APPROVAL;
   }
   if (def && !schema && rc == WASMBOX_TOOL_OK) {
     const cJSON *orig = cJSON_GetObjectItemCaseSensitive(def, "name");

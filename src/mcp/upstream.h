@@ -10,7 +10,11 @@
  * parallel. Every request returns by its deadline. A tool exists for the
  * sandbox only if the server-wide patterns allow it (the server's own
  * "allowed_tools" and --allow-tools; none by default); each call can narrow
- * that further (the library's allowed_tools). Names: a server's name and a
+ * that further (the library's allowed_tools). A call of a tool that a
+ * server's "requires_approval" patterns name, or that is destructive under
+ * approve_destructive, waits for approval (the handler says
+ * WASMBOX_TOOL_NEEDS_APPROVAL unless the library says a person approved it).
+ * Names: a server's name and a
  * tool's name each keep [A-Za-z0-9_-] and turn every other byte into '_'
  * ("__" in a server name becomes "_"); a tool whose name then collides
  * with an earlier one of its server gets _2, _3, ... The upstreams' env and
@@ -34,6 +38,7 @@ typedef struct {
   const char *file;         /* mcpServers JSON */
   const char *const *allow; /* --allow-tools: patterns over server__tool names */
   size_t nallow;
+  bool approve_destructive; /* tools with annotations.destructiveHint wait for approval */
   const char *audit;        /* JSONL audit log: a path, "-" for stderr, NULL: none */
   uint64_t audit_max_bytes; /* rotate (to PATH.1) past this size; 0: never */
 } mcp_upstreams_config;

@@ -32,6 +32,7 @@ static int handler(void *ctx, const wasmbox_tool_request *req, char **reply, cha
   check(req->seconds_left > 0);
   if (handler_reply_len && handler_reply[0] == 'E') {
     snprintf(err, errlen, "%.*s", (int)handler_reply_len - 1, handler_reply + 1);
+    if (handler_reply_len > 1 && handler_reply[1] == 'A') return WASMBOX_TOOL_NEEDS_APPROVAL;
     return handler_reply_len > 1 && handler_reply[1] == 'N' ? WASMBOX_TOOL_NOT_ALLOWED : WASMBOX_TOOL_ERROR;
   }
   *reply = strndup(handler_reply, handler_reply_len);
@@ -59,7 +60,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int round = 0; round < 3; round++) {
     uint64_t before = t.bytes;
     size_t n = 0;
-    char *reply = wb_tools_answer(&t, req, req_len, &n);
+    bool pause = false;
+    char *reply = wb_tools_answer(&t, req, req_len, &n, &pause);
+    if (pause) { /* the handler asked for approval: the run would stop here */
+      check(reply == NULL && t.paused && t.paused_len == req_len);
+      break;
+    }
     check(reply != NULL && t.bytes >= before + req_len);
     cJSON *env = cJSON_ParseWithLength(reply, n);
     check(env != NULL);
@@ -76,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(reply);
   }
   check(handler_calls <= 2 && t.calls <= 2);
+  wb_tools_end(&t);
   free(req);
   return 0;
 }

@@ -18,7 +18,7 @@ static int same_str(const char *a, const char *b) { return (!a && !b) || (a && b
 
 static void result_round_trip(const wasmbox_result *p) {
   check(p->guidance_len <= WB_GUIDANCE_MAX && p->stdout_total >= p->stdout_len && p->stderr_total >= p->stderr_len);
-  check(p->status <= WASMBOX_STATUS_CANCELLED);
+  check(p->status <= WASMBOX_STATUS_PAUSED);
   wb_buf b = {0};
   wb_encode_result(&b, p);
   wb_reader r = {.p = (const uint8_t *)b.data, .len = b.len};
@@ -36,11 +36,12 @@ static void result_round_trip(const wasmbox_result *p) {
 
 static void request_round_trip(const wasmbox_request *q) {
   wb_buf b = {0};
-  wb_encode_request(&b, q);
+  wb_encode_request(&b, q, NULL);
   wb_reader r = {.p = (const uint8_t *)b.data, .len = b.len};
   wasmbox_request d;
   wb_request_storage st;
-  check(wb_decode_request(&r, &d, &st));
+  wb_journal_wire jw;
+  check(wb_decode_request(&r, &d, &st, &jw));
   check(d.code_len == q->code_len && !memcmp(d.code, q->code, q->code_len) && d.env_len == q->env_len &&
         d.mounts_len == q->mounts_len && same_str(d.session_id, q->session_id) && d.no_files == q->no_files);
   for (size_t i = 0; i < q->env_len; i++) check(same_str(d.env[i], q->env[i]));
@@ -68,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 1: {
       wasmbox_request q;
       wb_request_storage st;
-      if (wb_decode_request(&r, &q, &st)) {
+      wb_journal_wire jw;
+      if (wb_decode_request(&r, &q, &st, &jw)) {
         check(q.env_len <= WB_ENV_MAX && q.mounts_len <= WASMBOX_MAX_MOUNTS && q.code);
         request_round_trip(&q);
       }

@@ -35,14 +35,14 @@ def result(status=0, out=b"hi\n", session=None, files=("/app/a",), guidance=("hi
     r += s("ValueError") + s("bad") + s("Traceback ...")
     r += u32(len(guidance)) + b"".join(s(g) for g in guidance)
     r += f64(1.25) + u64(1000) + u64(1 << 20) + s(session) + u8(0)
-    return r + u32(len(files)) + b"".join(s(x) for x in files)
+    return r + u32(len(files)) + b"".join(s(x) for x in files) + byts(None) + u8(0)
 
 
 def request(code=b"print(1)", env=("A=1",), mounts=(("/srv", "/data"),), session=None):
     r = s("python") + byts(code) + s(None) + s(None) + f64(5) + u64(0) + u64(0) + u64(0) + u64(0) + byts(None)
     r += u32(len(env)) + b"".join(s(e) for e in env)
     r += u32(len(mounts)) + b"".join(s(h) + s(g) for h, g in mounts)
-    return r + s(session) + u8(0)
+    return r + s(session) + u8(0) + u8(0) + byts(None)
 
 
 setup = s("/home/u/.local/share/wasmbox") + s("/tmp/wasmbox-x") + u32(2) + s("/srv/ws") + u8(1) + u8(0) + \
@@ -98,4 +98,5 @@ write("fuzz_tool_request", [
     b'{"op":"call","name":"b__x"}\0Eupstream down',
     b'{"op":"call","name":"a__x"}\0ENnot on this server',
     b'{"op":"call","name":"a__x"}\0not json',
+    b'{"op":"call","name":"a__x","arguments":{}}\0EAneeds approval',
 ])

@@ -89,7 +89,7 @@ before(async () => {
       everything: { command: bin('mcp-server-everything'), args: ['stdio'], env: { SECRET_TOKEN: SECRET },
         allowed_tools: ['*', '!get-env', '!trigger-long-running-operation'] },
       memory: { command: bin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(tmp, 'memory.jsonl') },
-        allowed_tools: ['*'] },
+        allowed_tools: ['*'], requires_approval: ['delete_entities'] },
       files: { command: bin('mcp-server-filesystem'), args: [files],
         allowed_tools: ['read_*', 'list_directory', 'write_file', '!read_media_file'] },
       web: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Api-Key': HEADER_SECRET },
@@ -284,6 +284,60 @@ except ToolError as e:
 print(tools.call('grows__grow'), [t['name'] for t in tools.search('', 100) if t['name'].startswith('grows__')])
 `);
   assert.equal(out, "ToolError True\ngrew ['grows__grow', 'grows__grown']\n");
+});
+
+test('a call that needs approval pauses; another server process resumes it, once', async (t) => {
+  const open = async () => {
+    const c = new Client({ name: 'codemode-approval', version: '1' });
+    await c.connect(new StdioClientTransport({
+      command: W,
+      args: ['mcp', '--upstream', join(tmp, 'servers.json'), '--tool-audit', audit],
+      env: { ...process.env, WASMBOX_HOME: join(tmp, 'home') },
+      stderr: 'ignore',
+    }));
+    return c;
+  };
+  const call = async (c, name, args) => (await c.callTool({ name, arguments: args }, undefined, { timeout: 120000 }));
+  const code = `
+import random
+from wasmbox import tools
+tools.memory.create_entities(entities=[{'name': 'Scratch', 'entityType': 'note', 'observations': ['x']}])
+print('drawn', random.random())
+print('deleted', tools.memory.delete_entities(entityNames=['Scratch']))
+print('left', 'Scratch' in [e['name'] for e in tools.memory.read_graph()['entities']])
+`;
+  const creates = () => readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    .filter((l) => l.tool === 'memory__create_entities').length;
+  const createsBefore = creates();
+  const a = await open();
+  let paused;
+  try {
+    paused = (await call(a, 'execute_code', { code })).structuredContent;
+  } finally {
+    await a.close(); // the server process that paused is gone
+  }
+  assert.equal(paused.status, 'paused', JSON.stringify(paused.error));
+  assert.deepEqual(paused.pending_tool, { name: 'memory__delete_entities', arguments: { entityNames: ['Scratch'] } });
+  assert.match(paused.resume_token, /^[0-9a-f]{32}$/);
+  const b = await open();
+  t.after(() => b.close());
+  const done = (await call(b, 'resume_execution', { resume_token: paused.resume_token, approve: true }))
+    .structuredContent;
+  assert.equal(done.status, 'ok', done.stderr);
+  assert.ok(done.stdout.startsWith(paused.stdout), 'the same values up to the pause');
+  assert.match(done.stdout, /\nleft False\n$/);
+  const again = await call(b, 'resume_execution', { resume_token: paused.resume_token, approve: true });
+  assert.ok(again.isError);
+  assert.match(again.content[0].text, /no paused run has this resume token/);
+  const p2 = (await call(b, 'execute_code', { code })).structuredContent;
+  const denied = (await call(b, 'resume_execution', { resume_token: p2.resume_token, approve: false,
+    message: 'keep it' })).structuredContent;
+  assert.equal(denied.status, 'error');
+  assert.match(denied.error.message, /the call was denied: keep it/);
+  const stale = await call(b, 'resume_execution', { resume_token: '0'.repeat(32), approve: true });
+  assert.ok(stale.isError);
+  // resuming did not make the calls before the pause again: one create per run that paused
+  assert.equal(creates() - createsBefore, 2);
 });
 
 test('a code-executor-MCP script runs unchanged', async () => {

@@ -1,0 +1,130 @@
+/* Paused runs on disk (see paused.h). */
+#include "api/paused.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/library.h"
+#include "util/os.h"
+
+#define MAGIC "WBPAUSE1"
+#define FILE_MAX (2ull << 30)
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static bool token_ok(const char *t) {
+  if (!t || strlen(t) != WB_TOKEN_LEN) return false;
+  for (; *t; t++)
+    if (!((*t >= '0' && *t <= '9') || (*t >= 'a' && *t <= 'f'))) return false;
+  return true;
+}
+
+int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
+                   const char *wasi_journal, size_t wasi_journal_len, char token[WB_TOKEN_LEN + 1], char *err,
+                   size_t errlen) {
+  unsigned char r[WB_TOKEN_LEN / 2];
+  if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+    snprintf(err, errlen, "no randomness for a resume token: %s", strerror(errno));
+    return WASMBOX_EINTERNAL;
+  }
+  for (size_t i = 0; i < sizeof r; i++) snprintf(token + 2 * i, 3, "%02x", r[i]);
+  wb_buf b = {0};
+  wb_buf_append(&b, MAGIC, 8);
+  wb_encode_request(&b, sent, NULL);
+  wb_put_u32(&b, (uint32_t)sent->allowed_tools_len);
+  for (size_t i = 0; i < sent->allowed_tools_len; i++) wb_put_str(&b, sent->allowed_tools[i]);
+  wb_put_u32(&b, t->max_calls);
+  wb_put_u64(&b, t->max_bytes);
+  wb_put_u64(&b, session_gen);
+  wb_put_f64(&b, now_s());
+  wb_put_bytes(&b, wasi_journal ? wasi_journal : "", wasi_journal ? wasi_journal_len : 0);
+  wb_put_bytes(&b, t->journal.data ? t->journal.data : "", t->journal.len);
+  wb_put_bytes(&b, t->paused, t->paused_len);
+  char dir[4096], tmp[4200], path[4200];
+  snprintf(dir, sizeof dir, "%s/paused", home);
+  snprintf(tmp, sizeof tmp, "%s/.new-%s", dir, token);
+  snprintf(path, sizeof path, "%s/%s", dir, token);
+  int rc = WASMBOX_OK;
+  if (b.failed) {
+    snprintf(err, errlen, "out of memory");
+    rc = WASMBOX_EINTERNAL;
+  } else if (!wb_mkdirs(dir)) {
+    snprintf(err, errlen, "cannot make %s: %s", dir, strerror(errno));
+    rc = WASMBOX_EINTERNAL;
+  } else {
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    bool ok = fd >= 0 && wb_pwrite_all(fd, b.data, b.len, 0) && fsync(fd) == 0;
+    if (fd >= 0) close(fd);
+    if (!ok || rename(tmp, path) != 0) {
+      snprintf(err, errlen, "cannot keep the paused run in %s: %s", dir, strerror(errno));
+      unlink(tmp);
+      rc = WASMBOX_EINTERNAL;
+    }
+  }
+  wb_buf_free(&b);
+  return rc;
+}
+
+int wb_paused_take(const char *home, const char *token, wb_paused *p, char *err, size_t errlen) {
+  memset(p, 0, sizeof *p);
+  if (!token_ok(token)) return wb_usage(err, errlen, "a resume token is %d hexadecimal characters", WB_TOKEN_LEN);
+  char path[4200], taken[4300];
+  snprintf(path, sizeof path, "%s/paused/%s", home, token);
+  snprintf(taken, sizeof taken, "%s/paused/.taken-%s-%ld", home, token, (long)getpid());
+  /* the rename is the claim: of two resumes, one wins */
+  if (rename(path, taken) != 0)
+    return wb_usage(err, errlen, "no paused run has this resume token (it was used, or never existed)");
+  int fd = open(taken, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= FILE_MAX &&
+            (p->bytes = malloc((size_t)st.st_size + 1)) && wb_pread_all(fd, p->bytes, (size_t)st.st_size, 0);
+  if (fd >= 0) close(fd);
+  unlink(taken);
+  if (!ok) {
+    wb_paused_free(p);
+    return wb_usage(err, errlen, "the paused run of this token cannot be read");
+  }
+  size_t len = (size_t)st.st_size;
+  wb_reader r = {.p = p->bytes + 8, .len = len >= 8 ? len - 8 : 0};
+  wb_journal_wire none;
+  ok = len >= 8 && !memcmp(p->bytes, MAGIC, 8) && wb_decode_request(&r, &p->req, &p->storage, &none);
+  uint32_t n = ok ? wb_get_u32(&r) : 0;
+  if (n > WASMBOX_MAX_ALLOWED_TOOLS) ok = false;
+  for (uint32_t i = 0; ok && i < n; i++) ok = (p->allowed[i] = wb_get_str(&r)) != NULL;
+  p->req.allowed_tools = p->allowed;
+  p->req.allowed_tools_len = n;
+  p->req.max_tool_calls = wb_get_u32(&r);
+  p->req.max_tool_bytes = wb_get_u64(&r);
+  p->session_gen = wb_get_u64(&r);
+  p->created = wb_get_f64(&r);
+  p->wasi_journal = wb_get_bytes(&r, &p->wasi_journal_len);
+  p->tool_journal = wb_get_bytes(&r, &p->tool_journal_len);
+  p->pending = wb_get_bytes(&r, &p->pending_len);
+  if (!ok || r.bad || r.at != r.len || !p->pending || !p->wasi_journal || !p->tool_journal) {
+    wb_paused_free(p);
+    return wb_usage(err, errlen, "the paused run of this token is damaged");
+  }
+  if (!(now_s() - p->created <= WASMBOX_RESUME_TTL_S)) {
+    wb_paused_free(p);
+    return wb_usage(err, errlen, "this resume token has expired (a paused run is kept %g hours)",
+                    WASMBOX_RESUME_TTL_S / 3600);
+  }
+  return WASMBOX_OK;
+}
+
+void wb_paused_free(wb_paused *p) {
+  wb_request_storage_free(&p->storage);
+  free(p->bytes);
+  memset(p, 0, sizeof *p);
+}

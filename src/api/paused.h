@@ -1,0 +1,46 @@
+/* Paused runs on disk (wasmbox.h "Approval"): $home/paused/TOKEN, written
+ * atomically when a run pauses and taken (renamed away, then removed) by
+ * the resume that uses it, so a token works once, from any process. A file
+ * holds the request as the library sent it (worker_protocol's encoding),
+ * the tool settings that do not travel with it, the session's generation,
+ * the WASI journal (wasi/journal.h), the tool journal and the pending
+ * request (api/tools.h). Reading trusts nothing: a file is whole and
+ * well-formed or refused as damaged. */
+#ifndef WASMBOX_API_PAUSED_H
+#define WASMBOX_API_PAUSED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/tools.h"
+#include "api/worker_protocol.h"
+#include "wasmbox.h"
+
+#define WB_TOKEN_LEN 32 /* hex characters */
+
+typedef struct {
+  wasmbox_request req; /* points into `bytes` and `storage` */
+  wb_request_storage storage;
+  const char *allowed[WASMBOX_MAX_ALLOWED_TOOLS];
+  uint64_t session_gen;
+  double created; /* seconds since the epoch */
+  const char *wasi_journal;
+  size_t wasi_journal_len;
+  const char *tool_journal;
+  size_t tool_journal_len;
+  const char *pending;
+  size_t pending_len;
+  uint8_t *bytes; /* the file */
+} wb_paused;
+
+/* Keep a paused run: `sent` as it was run, `t` its tools (journal and the
+ * request that waits), `wasi_journal` from its result. token: NUL-ended. */
+int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
+                   const char *wasi_journal, size_t wasi_journal_len, char token[WB_TOKEN_LEN + 1], char *err,
+                   size_t errlen);
+/* Take a paused run (EUSAGE: no such token, used, expired or damaged). */
+int wb_paused_take(const char *home, const char *token, wb_paused *p, char *err, size_t errlen);
+void wb_paused_free(wb_paused *p);
+
+#endif
