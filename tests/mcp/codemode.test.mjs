@@ -52,7 +52,9 @@ const mode = process.argv[2];
 if (mode === 'dies') process.exit(3);
 const rl = require('readline').createInterface({ input: process.stdin });
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
-let tools = [{ name: 'grow', description: 'Adds a tool.', inputSchema: { type: 'object' } }];
+let tools = [{ name: 'grow', description: 'Adds a tool.', inputSchema: { type: 'object' } },
+  { name: 'x.y', description: 'Odd name.', inputSchema: { type: 'object' } },
+  { name: 'x_y', description: 'Same name once mapped.', inputSchema: { type: 'object' } }];
 rl.on('line', (l) => {
   const m = JSON.parse(l);
   if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion,
@@ -283,7 +285,8 @@ except ToolError as e:
     print('ToolError', 'not JSON-RPC' in str(e))
 print(tools.call('grows__grow'), [t['name'] for t in tools.search('', 100) if t['name'].startswith('grows__')])
 `);
-  assert.equal(out, "ToolError True\ngrew ['grows__grow', 'grows__grown']\n");
+  // odd characters become '_', and a name that then collides gets _2
+  assert.equal(out, "ToolError True\ngrew ['grows__grow', 'grows__x_y', 'grows__x_y_2', 'grows__grown']\n");
 });
 
 test('a call that needs approval pauses; another server process resumes it, once', async (t) => {
@@ -338,6 +341,27 @@ print('left', 'Scratch' in [e['name'] for e in tools.memory.read_graph()['entiti
   assert.ok(stale.isError);
   // resuming did not make the calls before the pause again: one create per run that paused
   assert.equal(creates() - createsBefore, 2);
+});
+
+test('the audit log rotates past its size', async () => {
+  const log = join(tmp, 'small-audit.jsonl');
+  const c = new Client({ name: 'codemode-audit', version: '1' });
+  await c.connect(new StdioClientTransport({
+    command: W,
+    args: ['mcp', '--upstream', join(tmp, 'servers.json'), '--tool-audit', log, '--tool-audit-max-bytes', '600'],
+    env: { ...process.env, WASMBOX_HOME: join(tmp, 'home') },
+    stderr: 'ignore',
+  }));
+  try {
+    const r = await c.callTool({ name: 'execute_code', arguments: {
+      code: "from wasmbox import tools\nfor i in range(12):\n    tools.call('everything__echo', {'message': str(i)})\n" } });
+    assert.equal(r.structuredContent.status, 'ok');
+  } finally {
+    await c.close();
+  }
+  const now = readFileSync(log, 'utf8'), old = readFileSync(log + '.1', 'utf8');
+  assert.ok(now.length <= 600 && old.length <= 600, `${now.length} and ${old.length} bytes`);
+  for (const l of (old + now).trim().split('\n')) assert.equal(JSON.parse(l).tool, 'everything__echo');
 });
 
 test('a code-executor-MCP script runs unchanged', async () => {
