@@ -35,7 +35,7 @@ static void good_result(wb_buf *b, const char *session) {
                       .session_id = session,
                       .files_changed = files,
                       .files_changed_len = 2};
-  wb_encode_result(b, &r);
+  wb_encode_result(b, &r, session ? "journal" : NULL, 7, !session);
   assert_false(b->failed);
 }
 
@@ -69,6 +69,9 @@ static void test_result_round_trip(void **state) {
   assert_string_equal(p->files_changed[1], "/app/b/c.txt");
   assert_string_equal(p->session_id, "s1");
   assert_int_equal(p->fuel_used, 77);
+  assert_int_equal(res->journal_len, 7); /* a run that may pause: its journal */
+  assert_memory_equal(res->journal, "journal", 7);
+  assert_false(res->journal_overflowed);
   wasmbox_result_free(p);
   wb_buf_free(&b);
 }
@@ -115,6 +118,8 @@ static void encode_fields(wb_buf *b, const fields *f) {
   wb_put_u32(b, f->nfiles);
   uint32_t sent = f->files_sent >= 0 ? (uint32_t)f->files_sent : f->nfiles;
   for (uint32_t i = 0; i < sent && i < 8; i++) wb_put_str(b, "/app/f");
+  wb_put_bytes(b, NULL, 0); /* no journal */
+  wb_put_u8(b, 0);
 }
 
 static wb_result *decode_fields(const fields *f) {

@@ -221,7 +221,8 @@ static bool serve_call(int sock, runner *rn, const uint8_t *payload, size_t len)
     ok = send_error(sock, rn->rc, rn->err);
   } else {
     wb_buf b = {0};
-    wb_encode_result(&b, rn->res);
+    const wb_result *wr = (const wb_result *)rn->res;
+    wb_encode_result(&b, rn->res, wr->journal, wr->journal_len, wr->journal_overflowed);
     ok = wb_frame_write(sock, WB_FRAME_RESULT, &b, 0);
     wb_buf_free(&b);
   }

@@ -236,7 +236,8 @@ bool wb_decode_request(wb_reader *r, wasmbox_request *q, wb_request_storage *s, 
 
 void wb_request_storage_free(wb_request_storage *s) { free(s->env); }
 
-void wb_encode_result(wb_buf *b, const wasmbox_result *p) {
+void wb_encode_result(wb_buf *b, const wasmbox_result *p, const char *journal, size_t journal_len,
+                      bool journal_overflowed) {
   wb_put_u32(b, (uint32_t)p->status);
   wb_put_u32(b, (uint32_t)p->exit_code);
   wb_put_bytes(b, p->stdout_data, p->stdout_len);
@@ -257,9 +258,8 @@ void wb_encode_result(wb_buf *b, const wasmbox_result *p) {
   wb_put_u8(b, p->session_rolled_back);
   wb_put_u32(b, (uint32_t)p->files_changed_len);
   for (size_t i = 0; i < p->files_changed_len; i++) wb_put_str(b, p->files_changed[i]);
-  const wb_result *r = (const wb_result *)p;
-  wb_put_bytes(b, r->journal, r->journal_len);
-  wb_put_u8(b, r->journal_overflowed);
+  wb_put_bytes(b, journal, journal ? journal_len : 0);
+  wb_put_u8(b, journal_overflowed);
 }
 
 static char *dup_or_null(const char *s, size_t n, bool *ok) {

@@ -125,8 +125,10 @@ enum { WB_TOOL_PAUSE = 1 };
 void wb_encode_tool(wb_buf *b, uint32_t seq, uint8_t flags, const void *bytes, size_t n);
 bool wb_decode_tool(wb_reader *r, uint32_t *seq, uint8_t *flags, const char **bytes, size_t *n);
 
-/* RESULT: a result; decoding copies it out (NULL: malformed or out of memory). */
-void wb_encode_result(wb_buf *b, const wasmbox_result *p);
+/* RESULT: a result, and the journal of a run that may pause (NULL: none;
+ * api/result.h); decoding copies it out (NULL: malformed or out of memory). */
+void wb_encode_result(wb_buf *b, const wasmbox_result *p, const char *journal, size_t journal_len,
+                      bool journal_overflowed);
 wb_result *wb_decode_result(wb_reader *r);
 
 #endif

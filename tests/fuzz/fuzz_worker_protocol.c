@@ -20,7 +20,8 @@ static void result_round_trip(const wasmbox_result *p) {
   check(p->guidance_len <= WB_GUIDANCE_MAX && p->stdout_total >= p->stdout_len && p->stderr_total >= p->stderr_len);
   check(p->status <= WASMBOX_STATUS_PAUSED);
   wb_buf b = {0};
-  wb_encode_result(&b, p);
+  const wb_result *wr = (const wb_result *)p; /* decoded: a whole wb_result */
+  wb_encode_result(&b, p, wr->journal, wr->journal_len, wr->journal_overflowed);
   wb_reader r = {.p = (const uint8_t *)b.data, .len = b.len};
   wb_result *again = wb_decode_result(&r);
   check(again != NULL);
