@@ -169,11 +169,13 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
     uint64_t gen = 0;
     wb_store *st = wb_store_of(wb, err, errlen);
     if (!st || !wb_session_generation(st, q.session_id, &gen) || gen != p.session_gen) {
+      /* (the message first: the id lives in the paused run's bytes) */
+      rc = wb_usage(err, errlen,
+                    "session %s changed since the run paused (a call, a restore or its end): the paused run "
+                    "cannot go on",
+                    q.session_id);
       wb_paused_free(&p);
-      return wb_usage(err, errlen,
-                      "session %s changed since the run paused (a call, a restore or its end): the paused run "
-                      "cannot go on",
-                      q.session_id);
+      return rc;
     }
   }
   wb_resolved rs;
