@@ -335,7 +335,8 @@ int wasmbox_session_destroy(wasmbox *wb, const char *id, char *err, size_t errle
 /* All sessions (malloc'd array; free() it). */
 int wasmbox_session_list(wasmbox *wb, wasmbox_session_info **out, size_t *n, char *err, size_t errlen);
 int wasmbox_session_info_get(wasmbox *wb, const char *id, wasmbox_session_info *out, char *err, size_t errlen);
-/* Remove sessions idle for longer than their TTL; *removed counts them. */
+/* Remove sessions idle for longer than their TTL; *removed counts them.
+ * Paused runs past WASMBOX_RESUME_TTL_S are removed too. */
 int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen);
 
 /* Install Python packages into a session: pip on this host resolves

@@ -1,7 +1,9 @@
 /* Code mode in the library: guest code calls the embedder's tools through
  * wasmbox_request.tool_handler, under allowed_tools and the tool limits,
  * in a worker and in process, from Python and JavaScript. */
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "harness.h"
@@ -567,6 +569,37 @@ static void approval_diverged(void **state) {
   rmdir(ws);
 }
 
+/* A paused run is kept 24 hours: prune removes an older one. */
+static void approval_expires(void **state) {
+  (void)state;
+  char home[] = "/tmp/wasmbox-expire-XXXXXX", err[512];
+  assert_non_null(mkdtemp(home));
+  wasmbox_options o = {.home = home, .in_process = true};
+  wasmbox *wb = wasmbox_open(&o, err, sizeof err);
+  assert_non_null(wb);
+  wasmbox_request req = with_tools(NULL, paused_code);
+  wasmbox_result *p = NULL;
+  assert_int_equal(wasmbox_run(wb, &req, &p, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(p->status, WASMBOX_STATUS_PAUSED);
+  char path[256], token[64];
+  snprintf(token, sizeof token, "%s", p->resume_token);
+  snprintf(path, sizeof path, "%s/paused/%s", home, token);
+  wasmbox_result_free(p);
+  size_t removed;
+  assert_int_equal(wasmbox_session_prune(wb, &removed, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(access(path, F_OK), 0); /* young: kept */
+  struct timespec old[2] = {{.tv_sec = time(NULL) - 25 * 3600}, {.tv_sec = time(NULL) - 25 * 3600}};
+  assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+  assert_int_equal(wasmbox_session_prune(wb, &removed, err, sizeof err), WASMBOX_OK);
+  wasmbox_resume_request rr = {.resume_token = token, .approve = true, .tool_handler = handler, .tool_ctx = &seen};
+  assert_int_equal(wasmbox_resume(wb, &rr, &p, err, sizeof err), WASMBOX_EUSAGE);
+  assert_non_null(strstr(err, "no paused run has this resume token"));
+  wasmbox_free(wb);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", home);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(python_calls_list_search_schema),
@@ -585,6 +618,7 @@ int main(void) {
       cmocka_unit_test(approval_denied_or_given),
       cmocka_unit_test(approval_in_a_session),
       cmocka_unit_test(approval_diverged),
+      cmocka_unit_test(approval_expires),
   };
   return cmocka_run_group_tests(tests, harness_setup, harness_teardown);
 }

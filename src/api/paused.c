@@ -1,6 +1,7 @@
 /* Paused runs on disk (see paused.h). */
 #include "api/paused.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -127,4 +128,21 @@ void wb_paused_free(wb_paused *p) {
   wb_request_storage_free(&p->storage);
   free(p->bytes);
   memset(p, 0, sizeof *p);
+}
+
+void wb_paused_prune(const char *home) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/paused", home);
+  DIR *d = opendir(dir);
+  if (!d) return;
+  double now = now_s();
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    bool run = token_ok(e->d_name), leftover = !strncmp(e->d_name, ".new-", 5) || !strncmp(e->d_name, ".taken-", 7);
+    struct stat st;
+    if ((!run && !leftover) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    double age = now - ((double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9);
+    if (age > (run ? WASMBOX_RESUME_TTL_S : 3600)) unlinkat(dirfd(d), e->d_name, 0);
+  }
+  closedir(d);
 }

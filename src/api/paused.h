@@ -42,5 +42,8 @@ int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t sessi
 /* Take a paused run (EUSAGE: no such token, used, expired or damaged). */
 int wb_paused_take(const char *home, const char *token, wb_paused *p, char *err, size_t errlen);
 void wb_paused_free(wb_paused *p);
+/* Remove paused runs older than WASMBOX_RESUME_TTL_S, and what a crash left
+ * half written or half taken (older than an hour). */
+void wb_paused_prune(const char *home);
 
 #endif

@@ -283,5 +283,6 @@ int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen
   STORE_OR_FAIL(st);
   int rc = wb_session_prune(st, removed, err, errlen);
   if (*removed && wb->workers) wb_workers_forget_sessions(wb->workers, st);
+  wb_paused_prune(wb->home);
   return rc;
 }
