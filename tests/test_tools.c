@@ -487,6 +487,9 @@ static void approval_denied_or_given(void **state) {
   p = run_to_pause(NULL);
   snprintf(token, sizeof token, "%s", p->resume_token);
   wasmbox_result_free(p);
+  /* a given result is one JSON object, whole (checked before the token is used) */
+  assert_int_equal(resume(token, true, "{\"content\":[]}, 1", &r, err, sizeof err), WASMBOX_EUSAGE);
+  assert_int_equal(resume(token, true, "[1]", &r, err, sizeof err), WASMBOX_EUSAGE);
   seen_reset();
   assert_int_equal(resume(token, true, "{\"content\":[{\"type\":\"text\",\"text\":\"given\"}]}", &r, err, sizeof err),
                    WASMBOX_OK);

@@ -152,7 +152,8 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
   *out = NULL;
   err[0] = 0;
   if (!rr->tool_handler) return wb_usage(err, errlen, "resuming a run needs its tool handler");
-  cJSON *given = rr->approve && rr->result ? cJSON_Parse(rr->result) : NULL;
+  /* whole: it goes into the guest's reply as it is */
+  cJSON *given = rr->approve && rr->result ? cJSON_ParseWithOpts(rr->result, NULL, true) : NULL;
   bool given_ok = !rr->approve || !rr->result || cJSON_IsObject(given);
   cJSON_Delete(given);
   if (!given_ok) return wb_usage(err, errlen, "the result to give the guest must be a JSON object (a CallToolResult)");
