@@ -38,12 +38,16 @@ const errors = [];
 const text = (ptr, len) => Buffer.from(instance.exports.memory.buffer, ptr, len).toString('utf8');
 const imports = {
   wasi_snapshot_preview1: wasi.wasiImport,
-  // the one import of our own (runtimes/python/wasmbox_main.c): the guest
-  // reports an uncaught exception; it has already printed the traceback
+  // our own imports (runtimes/python/wasmbox_main.c): the guest reports an
+  // uncaught exception (it has already printed the traceback); tool requests
+  // (code mode) get the reply a call without tools gets
   wasmbox: {
     report_error: (t, tl, m, ml) => errors.push(`${text(t, tl)}: ${text(m, ml)}`),
+    tool_request: () => NO_TOOLS.length,
+    tool_reply: (p, n) => new Uint8Array(instance.exports.memory.buffer, p, n).set(NO_TOOLS.subarray(0, n)),
   },
 };
+const NO_TOOLS = Buffer.from('{"ok":false,"error":{"type":"ToolError","message":"no tools are available to this call"}}');
 
 function call(code) {
   const { wasmbox_alloc, wasmbox_run, memory } = instance.exports;
