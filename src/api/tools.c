@@ -2,7 +2,6 @@
 #include "api/tools.h"
 
 #include <cjson/cJSON.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,20 +11,8 @@
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/os.h"
+#include "util/patterns.h"
 #include "wasi/journal.h"
-
-bool wb_tools_allowed(const char *const *patterns, size_t n, const char *name) {
-  bool yes = false;
-  for (size_t i = 0; i < n; i++) {
-    const char *p = patterns[i];
-    if (p[0] == '!') {
-      if (fnmatch(p + 1, name, 0) == 0) return false;
-    } else if (fnmatch(p, name, 0) == 0) {
-      yes = true;
-    }
-  }
-  return yes;
-}
 
 int wb_tools_check(const wasmbox_request *req, char *err, size_t errlen) {
   if (req->allowed_tools_len > WASMBOX_MAX_ALLOWED_TOOLS)
@@ -89,7 +76,7 @@ static bool filter_listing(cJSON *arr, const wasmbox_request *req) {
   for (cJSON *e = arr->child, *next; e; e = next) {
     next = e->next;
     cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
-    if (!cJSON_IsString(name) || !wb_tools_allowed(req->allowed_tools, req->allowed_tools_len, name->valuestring))
+    if (!cJSON_IsString(name) || !wb_patterns_allow(req->allowed_tools, req->allowed_tools_len, name->valuestring))
       cJSON_Delete(cJSON_DetachItemViaPointer(arr, e));
   }
   return true;
@@ -146,7 +133,7 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
       goto done;
     }
     tr.name = name->valuestring;
-    if (!wb_tools_allowed(req->allowed_tools, req->allowed_tools_len, tr.name)) {
+    if (!wb_patterns_allow(req->allowed_tools, req->allowed_tools_len, tr.name)) {
       outcome = "not_allowed";
       out = envelope_error(reply_len, "ToolNotAllowed", "tool '%s' is not allowed in this call%s", tr.name,
                            req->allowed_tools_len ? "" : " (no tool is: allowed_tools is empty)");

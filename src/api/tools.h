@@ -57,8 +57,6 @@ void wb_tools_begin(wb_tools *t, const wasmbox_request *req, double timeout_s, u
  * answer. */
 char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *reply_len, bool *pause);
 void wb_tools_end(wb_tools *t);
-/* Does `name` match a pattern and no "!" pattern? */
-bool wb_tools_allowed(const char *const *patterns, size_t n, const char *name);
 /* A request's allowed_tools and tool limits, checked (by wb_resolve). */
 int wb_tools_check(const wasmbox_request *req, char *err, size_t errlen);
 

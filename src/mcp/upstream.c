@@ -16,6 +16,7 @@
 #include "mcp/mcp_client.h"
 #include "mcp/schema_check.h"
 #include "util/os.h"
+#include "util/patterns.h"
 
 #define CONFIG_MAX (16u << 20)
 #define NAME_PART_MAX 100
@@ -329,19 +330,6 @@ size_t mcp_upstreams_count(const mcp_upstreams *u) { return u ? u->n : 0; }
 
 /* ---- a server's tools ---------------------------------------------------------------- */
 
-static bool allowed(const mcp_upstreams *u, const char *full) {
-  bool yes = false;
-  for (size_t i = 0; i < u->nallow; i++) {
-    const char *p = u->allow[i];
-    if (p[0] == '!') {
-      if (fnmatch(p + 1, full, 0) == 0) return false;
-    } else if (fnmatch(p, full, 0) == 0) {
-      yes = true;
-    }
-  }
-  return yes;
-}
-
 /* The server's tools, its connection started if need be (up->mu held).
  * False with a message: it could not be reached. */
 static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errlen) {
@@ -525,7 +513,7 @@ cJSON *mcp_upstreams_search(mcp_upstreams *u, const char *query, unsigned limit,
     if (!grown) continue;
     hits = grown;
     for (size_t i = 0; i < up->ntools; i++) {
-      if (!allowed(u, up->names[i])) continue;
+      if (!wb_patterns_allow((const char *const *)u->allow, u->nallow, up->names[i])) continue;
       const cJSON *desc = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(up->tools, (int)i), "description");
       int sc = score(query ? query : "", up->names[i], cJSON_IsString(desc) ? desc->valuestring : NULL);
       if (sc > 0) hits[nhits++] = (hit){up, i, sc, order++};
@@ -600,7 +588,7 @@ int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **repl
     while (i < up->ntools && strcmp(up->names[i], req->name)) i++;
     if (i == up->ntools)
       rc = fail(err, errlen, "no tool '%s': tools.search() or tools.list() show the tools there are", req->name);
-    else if (!allowed(u, req->name)) {
+    else if (!wb_patterns_allow((const char *const *)u->allow, u->nallow, req->name)) {
       fail(err, errlen, "tool '%s' is not allowed on this server", req->name);
       rc = WASMBOX_TOOL_NOT_ALLOWED;
     }

@@ -14,6 +14,7 @@
 
 #include "api/tools.h"
 #include "util/os.h"
+#include "util/patterns.h"
 
 static void check(int ok) {
   if (!ok) abort();
@@ -27,7 +28,7 @@ static const char *const patterns[] = {"a__*", "!a__no*", "b__x"};
 
 static int handler(void *ctx, const wasmbox_tool_request *req, char **reply, char *err, size_t errlen) {
   (void)ctx;
-  if (req->name) check(wb_tools_allowed(patterns, 3, req->name) && fnmatch("!*", req->name, 0) != 0);
+  if (req->name) check(wb_patterns_allow(patterns, 3, req->name) && fnmatch("!*", req->name, 0) != 0);
   if (!strcmp(req->op, "call")) handler_calls++;
   check(req->seconds_left > 0);
   if (handler_reply_len && handler_reply[0] == 'E') {
