@@ -39,9 +39,7 @@ void wb_tools_begin(wb_tools *t, const wasmbox_request *req, double timeout_s, u
                   .can_pause = req->tool_handler != NULL};
 }
 
-static char *envelope_error(size_t *len, const char *type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static char *envelope_error(size_t *len, const char *type, const char *fmt, ...) {
+char *wb_tools_error(size_t *len, const char *type, const char *fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -91,10 +89,10 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
   uint64_t t0 = wb_monotonic_ns();
   t->bytes += len;
   if (t->bytes > t->max_bytes)
-    return envelope_error(reply_len, "ToolLimitExceeded",
+    return wb_tools_error(reply_len, "ToolLimitExceeded",
                           "this call's tool requests and replies passed max_tool_bytes (%llu bytes)",
                           (unsigned long long)t->max_bytes);
-  if (!req->tool_handler) return envelope_error(reply_len, "ToolError", "no tools are available to this call");
+  if (!req->tool_handler) return wb_tools_error(reply_len, "ToolError", "no tools are available to this call");
   char *out = NULL, *args = NULL;
   cJSON *reply = NULL;
   const char *outcome = "bad_request";
@@ -102,7 +100,7 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
   bool is_call = false, is_schema = false, is_search = false, is_list = false;
   cJSON *q = cJSON_ParseWithLength((const char *)request, len);
   if (!cJSON_IsObject(q)) {
-    out = envelope_error(reply_len, "ToolRequestError", "a tool request must be a JSON object");
+    out = wb_tools_error(reply_len, "ToolRequestError", "a tool request must be a JSON object");
     goto done;
   }
   const cJSON *op = cJSON_GetObjectItemCaseSensitive(q, "op");
@@ -114,12 +112,12 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
   is_call = !strcmp(tr.op, "call"), is_schema = !strcmp(tr.op, "schema"), is_search = !strcmp(tr.op, "search");
   is_list = !strcmp(tr.op, "list");
   if (!is_call && !is_schema && !is_search && !is_list) {
-    out = envelope_error(reply_len, "ToolRequestError", "unknown op '%.64s' (call, list, search, schema)", tr.op);
+    out = wb_tools_error(reply_len, "ToolRequestError", "unknown op '%.64s' (call, list, search, schema)", tr.op);
     goto done;
   }
   if (is_call) {
     if (arguments && !cJSON_IsObject(arguments) && !cJSON_IsNull(arguments)) {
-      out = envelope_error(reply_len, "ToolRequestError", "a tool's arguments are a JSON object");
+      out = wb_tools_error(reply_len, "ToolRequestError", "a tool's arguments are a JSON object");
       goto done;
     }
     if (!(args = cJSON_IsObject(arguments) ? cJSON_PrintUnformatted(arguments) : strdup("{}"))) goto done;
@@ -128,34 +126,34 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
   }
   if (is_call || is_schema) {
     if (!cJSON_IsString(name) || !plain_name(name->valuestring)) {
-      out = envelope_error(reply_len, "ToolRequestError",
+      out = wb_tools_error(reply_len, "ToolRequestError",
                            "a tool name is 1 to %d printable ASCII characters without spaces", WB_TOOL_NAME_MAX);
       goto done;
     }
     tr.name = name->valuestring;
     if (!wb_patterns_allow(req->allowed_tools, req->allowed_tools_len, tr.name)) {
       outcome = "not_allowed";
-      out = envelope_error(reply_len, "ToolNotAllowed", "tool '%s' is not allowed in this call%s", tr.name,
+      out = wb_tools_error(reply_len, "ToolNotAllowed", "tool '%s' is not allowed in this call%s", tr.name,
                            req->allowed_tools_len ? "" : " (no tool is: allowed_tools is empty)");
       goto done;
     }
   }
   if (is_call && t->calls >= t->max_calls) {
     outcome = "limit";
-    out = envelope_error(reply_len, "ToolLimitExceeded", "this call made its max_tool_calls (%u) tool calls",
+    out = wb_tools_error(reply_len, "ToolLimitExceeded", "this call made its max_tool_calls (%u) tool calls",
                          t->max_calls);
     goto done;
   }
   if (is_search) {
     if (!cJSON_IsString(query) || strlen(query->valuestring) > WB_TOOL_QUERY_MAX) {
-      out = envelope_error(reply_len, "ToolRequestError", "a search's query is a string of at most %d bytes",
+      out = wb_tools_error(reply_len, "ToolRequestError", "a search's query is a string of at most %d bytes",
                            WB_TOOL_QUERY_MAX);
       goto done;
     }
     tr.query = query->valuestring;
     double l = cJSON_IsNumber(limit) ? limit->valuedouble : limit ? -1 : 10;
     if (!(l >= 1 && l <= WASMBOX_TOOL_SEARCH_MAX)) {
-      out = envelope_error(reply_len, "ToolRequestError", "a search's limit is 1 to %d", WASMBOX_TOOL_SEARCH_MAX);
+      out = wb_tools_error(reply_len, "ToolRequestError", "a search's limit is 1 to %d", WASMBOX_TOOL_SEARCH_MAX);
       goto done;
     }
     tr.limit = (unsigned)l;
@@ -164,7 +162,7 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
   uint64_t now = wb_monotonic_ns();
   if (now >= t->deadline_ns) {
     outcome = "timeout";
-    out = envelope_error(reply_len, "ToolTimeout", "the call's timeout passed before the tool request");
+    out = wb_tools_error(reply_len, "ToolTimeout", "the call's timeout passed before the tool request");
     goto done;
   }
   tr.seconds_left = (double)(t->deadline_ns - now) / 1e9;
@@ -173,7 +171,7 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
   if (wb_monotonic_ns() >= t->deadline_ns) {
     free(text);
     outcome = "timeout";
-    out = envelope_error(reply_len, "ToolTimeout", "the call's timeout passed while %s%s ran",
+    out = wb_tools_error(reply_len, "ToolTimeout", "the call's timeout passed while %s%s ran",
                          is_call ? "tool " : "the request ", is_call ? tr.name : tr.op);
     goto done;
   }
@@ -186,7 +184,7 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
   if (rc == WASMBOX_TOOL_NEEDS_APPROVAL) {
     free(text);
     outcome = "error";
-    out = envelope_error(reply_len, "ToolError",
+    out = wb_tools_error(reply_len, "ToolError",
                          "tool '%s' needs approval, and this run cannot wait for it (it read more than %u MB of "
                          "clock and randomness)",
                          tr.name ? tr.name : "?", WB_JOURNAL_MAX >> 20);
@@ -196,7 +194,7 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
     free(text);
     bool denied = rc == WASMBOX_TOOL_NOT_ALLOWED, bad = rc == WASMBOX_TOOL_BAD_ARGUMENTS;
     outcome = denied ? "not_allowed" : bad ? "bad_arguments" : "error";
-    out = envelope_error(reply_len,
+    out = wb_tools_error(reply_len,
                          denied ? "ToolNotAllowed"
                          : bad  ? "ToolArgumentError"
                                 : "ToolError",
@@ -208,7 +206,7 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
   outcome = "error";
   bool shape_ok = (is_list || is_search) ? filter_listing(reply, req) : cJSON_IsObject(reply);
   if (!shape_ok) {
-    out = envelope_error(reply_len, "ToolError", "the tool handler's reply to '%s' is not %s", tr.op,
+    out = wb_tools_error(reply_len, "ToolError", "the tool handler's reply to '%s' is not %s", tr.op,
                          (is_list || is_search) ? "a JSON array" : "a JSON object");
     goto done;
   }
@@ -229,7 +227,7 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
   if (t->bytes > t->max_bytes) {
     wb_buf_free(&b);
     outcome = "limit";
-    out = envelope_error(reply_len, "ToolLimitExceeded",
+    out = wb_tools_error(reply_len, "ToolLimitExceeded",
                          "this call's tool requests and replies passed max_tool_bytes (%llu bytes)",
                          (unsigned long long)t->max_bytes);
     goto done;
@@ -279,7 +277,7 @@ char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *r
   wb_tools *t = tools;
   char *out = NULL;
   if (t->diverged) {
-    return envelope_error(reply_len, "ResumeDiverged",
+    return wb_tools_error(reply_len, "ResumeDiverged",
                           "this resumed run took another path than the paused one: its tools are off");
   } else if (t->replay_pos < t->replay_len) {
     /* resuming: the paused run's requests get their replies again, and no
@@ -301,7 +299,7 @@ char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *r
     }
     t->pending = NULL;
     if (!t->approve) {
-      out = envelope_error(reply_len, "ToolError", "the call was denied%s%s", t->message ? ": " : "",
+      out = wb_tools_error(reply_len, "ToolError", "the call was denied%s%s", t->message ? ": " : "",
                            t->message ? t->message : "");
     } else if (t->given) {
       wb_buf b = {0};
@@ -321,7 +319,7 @@ char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *r
       t->paused = malloc(len ? len : 1);
       if (t->paused) memcpy(t->paused, request, len), t->paused_len = len;
       *pause = t->paused != NULL;
-      if (!*pause) out = envelope_error(reply_len, "ToolError", "out of memory");
+      if (!*pause) out = wb_tools_error(reply_len, "ToolError", "out of memory");
       return out;
     }
   }

@@ -57,6 +57,8 @@ void wb_tools_begin(wb_tools *t, const wasmbox_request *req, double timeout_s, u
  * answer. */
 char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *reply_len, bool *pause);
 void wb_tools_end(wb_tools *t);
+/* An error reply of `type` (malloc'd, *len bytes; NULL: out of memory). */
+char *wb_tools_error(size_t *len, const char *type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A request's allowed_tools and tool limits, checked (by wb_resolve). */
 int wb_tools_check(const wasmbox_request *req, char *err, size_t errlen);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "api/inprocess.h"
+#include "api/tools.h"
 #include "api/worker_protocol.h"
 #include "session/dirty.h"
 #include "util/os.h"
@@ -45,14 +46,6 @@ typedef struct {
   bool stopped; /* cancelled, or the parent is gone */
 } runner;
 
-static char *tool_failure(size_t *len, const char *message) {
-  wb_buf b = {0};
-  wb_buf_printf(&b, "{\"ok\":false,\"error\":{\"type\":\"%s\",\"message\":\"%s\"}}",
-                strstr(message, "timeout") ? "ToolTimeout" : "ToolError", message);
-  *len = b.len;
-  return wb_buf_take(&b);
-}
-
 /* The call's tool route: to the parent and back. Waits at most until the
  * call's deadline (and a little: the parent answers a tool that overran
  * with ToolTimeout itself); the guest's own timeout fires on return. */
@@ -64,12 +57,13 @@ static char *ask_parent(void *ctx, const uint8_t *request, size_t len, size_t *r
   r->reply = NULL;
   bool stopped = r->stopped;
   pthread_mutex_unlock(&r->mu);
-  if (stopped) return tool_failure(reply_len, "the call was cancelled");
+  if (stopped) return wb_tools_error(reply_len, "ToolError", "the call was cancelled");
   wb_buf b = {0};
   wb_encode_tool(&b, seq, 0, request, len);
   bool sent = !b.failed && wb_frame_write(r->sock, WB_FRAME_TOOL, &b, r->deadline_ns);
   wb_buf_free(&b);
-  if (!sent) return tool_failure(reply_len, "the tool request could not be sent (the call's timeout passed)");
+  if (!sent)
+    return wb_tools_error(reply_len, "ToolTimeout", "the tool request could not be sent (the call's timeout passed)");
   struct timespec until;
   uint64_t wake = r->deadline_ns + 1000000000ull; /* CLOCK_MONOTONIC, as the cv's clock */
   until.tv_sec = (time_t)(wake / 1000000000ull);
@@ -85,8 +79,8 @@ static char *ask_parent(void *ctx, const uint8_t *request, size_t len, size_t *r
   r->pause = false;
   pthread_mutex_unlock(&r->mu);
   if (reply || paused) return reply;
-  return tool_failure(reply_len, rc == ETIMEDOUT ? "the call's timeout passed while the tool ran"
-                                                 : "the call was cancelled while the tool ran");
+  return rc == ETIMEDOUT ? wb_tools_error(reply_len, "ToolTimeout", "the call's timeout passed while the tool ran")
+                         : wb_tools_error(reply_len, "ToolError", "the call was cancelled while the tool ran");
 }
 
 static void *runner_main(void *arg) {
