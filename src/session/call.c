@@ -227,11 +227,9 @@ int wb_session_begin(wb_store *st, const char *id, wb_session **out, wb_session_
   return WASMBOX_OK;
 }
 
-/* Pages of `mem` written since it was mapped from `ref`: pagemap, or
- * (without /proc) a comparison with the image. */
-static ssize_t dirty_pages(const uint8_t *mem, size_t bytes, const wb_memory_image *ref, uint32_t *out, size_t max) {
-  ssize_t k = wb_dirty_pages(mem, bytes, out, max);
-  if (k >= 0) return k;
+/* Pages of `mem` that differ from the image `ref` (or lie beyond it). */
+static ssize_t differing_pages(const uint8_t *mem, size_t bytes, const wb_memory_image *ref, uint32_t *out,
+                               size_t max) {
   uint8_t page[WB_HOST_PAGE];
   size_t ref_bytes = (size_t)ref->pages * WB_WASM_PAGE, m = 0;
   for (size_t i = 0; i < bytes / WB_HOST_PAGE && m < max; i++) {
@@ -241,6 +239,13 @@ static ssize_t dirty_pages(const uint8_t *mem, size_t bytes, const wb_memory_ima
     if (!same) out[m++] = (uint32_t)i;
   }
   return (ssize_t)m;
+}
+
+/* Pages of `mem` written since it was mapped from `ref`: pagemap, or
+ * (without /proc) a comparison with the image. */
+static ssize_t dirty_pages(const uint8_t *mem, size_t bytes, const wb_memory_image *ref, uint32_t *out, size_t max) {
+  ssize_t k = wb_dirty_pages(mem, bytes, out, max);
+  return k >= 0 ? k : differing_pages(mem, bytes, ref, out, max);
 }
 
 /* Save the call's memory: pages written since the committed image go into
@@ -273,19 +278,39 @@ static bool commit(wb_session *s, char *err, size_t n) {
       ok = wb_pwrite_all(img, mem->data + at, WB_HOST_PAGE, at);
     }
   }
-  char log[64];
-  wb_state_name(log, sizeof log, "log", s->head.log_no);
-  int lf = ok ? openat(s->dir, log, O_WRONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
-  uint64_t end = s->head.log_len;
-  ok = ok && lf >= 0 && wb_pagelog_append(lf, s->head.log_len, mem->data, dirty, (size_t)nd, &end, err, n) &&
-       fdatasync(lf) == 0;
-  if (lf >= 0) close(lf);
+  /* The log keeps every page each call wrote. Once it holds more records
+   * than twice the memory's pages, the new state goes to a new log of only
+   * the pages that differ from the base snapshot: a session's disk use, the
+   * copy a fork makes and the time a load takes follow its memory, not its
+   * age. Amortised, a record is written at most twice. */
   wb_head h = s->head;
+  const uint32_t *pages = dirty;
+  size_t count = nd > 0 ? (size_t)nd : 0;
+  uint32_t *differ = NULL;
+  bool compact = false;
+  if (ok && h.records + count > 2 * (uint64_t)npages && (differ = malloc(npages * sizeof *differ))) {
+    ssize_t nf = differing_pages(mem->data, bytes, &rt->base_snapshot()->memory, differ, npages);
+    if (nf >= 0) {
+      compact = true;
+      pages = differ;
+      count = (size_t)nf;
+      h.log_no++;
+      h.log_len = h.records = 0;
+    }
+  }
+  char log[64];
+  wb_state_name(log, sizeof log, "log", h.log_no);
+  int flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (compact ? O_CREAT | O_TRUNC : 0);
+  int lf = ok ? openat(s->dir, log, flags, 0600) : -1;
+  uint64_t end = h.log_len;
+  ok = ok && lf >= 0 && wb_pagelog_append(lf, h.log_len, mem->data, pages, count, &end, err, n) && fdatasync(lf) == 0;
+  if (lf >= 0) close(lf);
+  free(differ);
   if (ok) {
     wb_instance_save_globals(l->instance, globals);
     h.gen++;
     h.log_len = end;
-    h.records += (uint64_t)nd;
+    h.records += count;
     h.pages = mem->pages;
     h.globals_size = rt->globals_size();
     h.last_used = wb_now_s();
@@ -293,6 +318,10 @@ static bool commit(wb_session *s, char *err, size_t n) {
     ok = wb_head_write(s->dir, &h, globals);
   }
   free(dirty);
+  if (compact && ok) { /* the old log is no longer named (after a failure, the next repair drops the unnamed one) */
+    wb_state_name(log, sizeof log, "log", s->head.log_no);
+    unlinkat(s->dir, log, 0);
+  }
   if (!ok) {
     if (!err[0]) snprintf(err, n, "cannot save session %s: %s", s->id, strerror(errno));
     if (img >= 0 && !have_image) close(img);
