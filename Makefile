@@ -278,6 +278,18 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libwasmbox-fuzz.a
 	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-fuzz.a -o $@ \
 	  $(MCP_LIBS) $(LDLIBS)
 
+# tools/wasm_fuel inside its harness: main is called per input, and exit (a
+# refusal) returns to the harness instead of ending the process
+FUEL_FUZZ_OBJ = $(patsubst tools/%.c,$(BUILD)/fuzz-obj/tools/%.o,$(filter %.c,$(FUEL_TOOL_SRC)))
+$(BUILD)/fuzz-obj/tools/%.o: tools/%.c tools/wasm_fuel.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(FUZZ_WARN) -Dmain=wasm_fuel_main -Dexit=wasm_fuel_exit \
+	  -c $< -o $@
+$(BUILD)/fuzz/fuzz_wasm_fuel: tests/fuzz/fuzz_wasm_fuel.c $(FUEL_FUZZ_OBJ) $(BUILD)/libwasmbox-fuzz.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_WARN) $(CPPFLAGS) $< $(FUEL_FUZZ_OBJ) \
+	  $(BUILD)/libwasmbox-fuzz.a -o $@ $(MCP_LIBS) $(LDLIBS)
+
 fuzz: deps $(FUZZERS:%=$(BUILD)/fuzz/%)
 	@bash tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS) $(FUZZERS)
 

@@ -432,26 +432,61 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss, bool *loo
   return 0;
 }
 
-int mcp_http_serve(mcp_server *s) {
-  http_state hs = {.srv = s};
+struct mcp_http {
+  http_state hs;
+  struct MHD_Daemon *daemon;
+  pthread_t monitor;
+  bool monitoring;
+  unsigned port;
+};
+
+int mcp_http_start(mcp_server *s, mcp_http **out, char *err, size_t errlen) {
+  *out = NULL;
+  mcp_http *h = calloc(1, sizeof *h);
+  if (!h) return snprintf(err, errlen, "out of memory"), 1;
+  h->hs.srv = s;
   struct sockaddr_storage ss;
-  char err[300];
-  if (parse_listen(s->cfg->listen, &ss, &hs.loopback, err, sizeof err)) {
-    fprintf(stderr, "wasmbox serve: %s\n", err);
-    return 2;
+  if (parse_listen(s->cfg->listen, &ss, &h->hs.loopback, err, errlen)) return free(h), 2;
+  if (!h->hs.loopback && !s->cfg->token[0]) {
+    snprintf(err, errlen, "refusing to listen on %s without --token: anyone who can reach it could run code",
+             s->cfg->listen);
+    return free(h), 2;
   }
-  if (!hs.loopback && !s->cfg->token[0]) {
-    fprintf(stderr,
-            "wasmbox serve: refusing to listen on %s without --token: anyone who can reach it could run "
-            "code\n",
-            s->cfg->listen);
-    return 2;
+  if (!mhd_load(err, errlen)) return free(h), 1;
+  pthread_mutex_init(&h->hs.lock, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+  if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+  h->daemon = mhd.start_daemon(flags, 0, NULL, NULL, handler, &h->hs, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg->max_connections,
+                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ceil(s->cfg->idle_timeout),
+                               MHD_OPTION_NOTIFY_COMPLETED, completed, &h->hs, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                               (size_t)(64 * 1024), MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_END);
+  if (!h->daemon) {
+    snprintf(err, errlen, "cannot listen on %s: %s", s->cfg->listen, strerror(errno));
+    pthread_mutex_destroy(&h->hs.lock);
+    return free(h), 1;
   }
-  if (!mhd_load(err, sizeof err)) {
-    fprintf(stderr, "wasmbox serve: %s\n", err);
-    return 1;
-  }
-  pthread_mutex_init(&hs.lock, NULL);
+  const union MHD_DaemonInfo *di = mhd.get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  h->port = di ? di->port : 0;
+  h->monitoring = pthread_create(&h->monitor, NULL, monitor, &h->hs) == 0;
+  *out = h;
+  return 0;
+}
+
+unsigned mcp_http_port(const mcp_http *h) { return h->port; }
+
+void mcp_http_stop(mcp_http *h) {
+  mhd.stop_daemon(h->daemon);
+  pthread_mutex_lock(&h->hs.lock);
+  h->hs.stop = true;
+  pthread_mutex_unlock(&h->hs.lock);
+  if (h->monitoring) pthread_join(h->monitor, NULL);
+  pthread_mutex_destroy(&h->hs.lock);
+  free(h);
+}
+
+int mcp_http_serve(mcp_server *s) {
   /* SIGINT/SIGTERM end the server; every thread started from here on has
    * them blocked, so only sigwait below sees them */
   sigset_t stop;
@@ -459,35 +494,21 @@ int mcp_http_serve(mcp_server *s) {
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, NULL);
-  signal(SIGPIPE, SIG_IGN);
-  unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-  if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
-  struct MHD_Daemon *d = mhd.start_daemon(
-      flags, 0, NULL, NULL, handler, &hs, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-      (unsigned)s->cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ceil(s->cfg->idle_timeout),
-      MHD_OPTION_NOTIFY_COMPLETED, completed, &hs, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-      MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_END);
-  if (!d) {
-    fprintf(stderr, "wasmbox serve: cannot listen on %s: %s\n", s->cfg->listen, strerror(errno));
-    pthread_mutex_destroy(&hs.lock);
-    return 1;
+  mcp_http *h;
+  char err[300];
+  int code = mcp_http_start(s, &h, err, sizeof err);
+  if (code) {
+    fprintf(stderr, "wasmbox serve: %s\n", err);
+    return code;
   }
-  const union MHD_DaemonInfo *di = mhd.get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
   char shown[300];
   snprintf(shown, sizeof shown, "%s", s->cfg->listen);
   char *colon = strrchr(shown, ':');
-  if (colon && di) snprintf(colon + 1, sizeof shown - (size_t)(colon + 1 - shown), "%u", di->port);
+  if (colon) snprintf(colon + 1, sizeof shown - (size_t)(colon + 1 - shown), "%u", h->port);
   fprintf(stderr, "wasmbox serve: listening on http://%s/mcp\n", shown);
-  pthread_t mon;
-  bool mon_ok = pthread_create(&mon, NULL, monitor, &hs) == 0;
   int sig = 0;
   sigwait(&stop, &sig);
   fprintf(stderr, "wasmbox serve: stopping (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-  mhd.stop_daemon(d);
-  pthread_mutex_lock(&hs.lock);
-  hs.stop = true;
-  pthread_mutex_unlock(&hs.lock);
-  if (mon_ok) pthread_join(mon, NULL);
-  pthread_mutex_destroy(&hs.lock);
+  mcp_http_stop(h);
   return 0;
 }

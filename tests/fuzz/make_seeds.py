@@ -100,3 +100,81 @@ write("fuzz_tool_request", [
     b'{"op":"call","name":"a__x"}\0not json',
     b'{"op":"call","name":"a__x","arguments":{}}\0EAneeds approval',
 ])
+
+
+def post(body, headers=(), path="/mcp", host="127.0.0.1", method="POST"):
+    lines = ["%s %s HTTP/1.1" % (method, path), "Host: %s" % host] + list(headers)
+    if method == "POST":
+        lines += ["Content-Type: application/json", "Accept: application/json, text/event-stream",
+                  "Content-Length: %d" % len(body)]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body.encode()
+
+
+# fuzz_http: byte 0 bit 0 fixes Content-Length, bit 1 sends in small writes
+stateless = ["MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: execute_code"]
+write("fuzz_http", [
+    b"\x01" + post(init),
+    b"\x03" + post(rpc(2, "tools/list")),
+    b"\x01" + post(call(3, "execute_code", {"code": "print(6*7)", "_meta": meta}), stateless),
+    b"\x01" + post(init) + post(note("notifications/initialized"), ["Mcp-Session-Id: nosuch"]),
+    b"\x00" + post("", ["Mcp-Session-Id: nosuch"], method="DELETE"),
+    b"\x00" + post("", method="GET"),
+    b"\x01" + post(init, ["Origin: http://evil.example"]),
+    b"\x01" + post(init, host="evil.example"),
+    b"\x00" + b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+              b"Transfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n3\r\n 1}\r\n0\r\n\r\n",
+    b"\x00" + b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+              b"Content-Length: 99999999\r\n\r\n{}",
+    b"\x01" + post("[" + init + "]"),
+])
+
+
+# fuzz_wasi: byte 0 is fd_base; then steps: an op byte, six 32-bit and two
+# 64-bit arguments (two bytes each below 0xfff0; 0xffff escapes to full
+# width), op 0 (memory) a length and bytes, ops 31 and 32 one more argument
+def a16(v):
+    return struct.pack("<H", v) if v < 0xfff0 else struct.pack("<HHH", 0xffff, v & 0xffff, v >> 16)
+
+
+def a64(v):
+    return struct.pack("<H", v) if v < 0xfff0 else b"\xff\xff" + a16(v >> 32) + struct.pack("<HH", v & 0xffff, (v >> 16) & 0xffff)
+
+
+def op(n, *args, x=0, y=0, extra=None, mem=b""):
+    args = list(args) + [0] * (6 - len(args))
+    r = bytes([n]) + b"".join(a16(v) for v in args) + a64(x) + a64(y)
+    if n == 0:
+        r += bytes([len(mem)]) + mem
+    if extra is not None:
+        r += struct.pack("<H", extra)
+    return r
+
+
+ALL = (1 << 30) - 1
+APP, DATA, IMG, FIRST = 3, 4, 5, 6  # preopens; the first opened file (fd_base 0)
+name = lambda i: 0x100 + 0x20 * i  # seed_memory()'s strings
+opn = lambda d, i, ln, oflags=0, fdflags=0: op(32, d, 1, name(i), ln, oflags, fdflags, x=ALL, y=ALL, extra=0x600)
+sub_clock = struct.pack("<QB7xI4xQQH6x", 7, 0, 1, 5_000_000, 0, 0)
+write("fuzz_wasi", [b"\x00" + b"".join(p) for p in [
+    [opn(APP, 0, 5), op(21, FIRST, 0x400, 2, 0x610), op(27, 1, 0x400, 1, 0x610), op(9, FIRST)],
+    [opn(APP, 7, 3, oflags=1), op(27, FIRST, 0x400, 2, 0x610), op(24, FIRST, 2, 0x618), op(26, FIRST, 0x618),
+     op(15, FIRST, x=3), op(14, FIRST, 0x700), op(16, FIRST, 3, x=1, y=2), op(9, FIRST)],
+    [opn(APP, 3, 15), opn(APP, 4, 3), opn(APP, 8, 24), opn(APP, 5, 11), op(33, APP, name(4), 3, 0x1000, 256, 0x610)],
+    [op(35, APP, name(0), 5, APP, name(7), 3), op(36, name(3), 15, APP, name(7), 3),
+     op(31, DATA, 0, name(9), 8, APP, name(7), extra=3), op(37, APP, name(1), 9), op(34, APP, name(6), 3),
+     op(28, APP, name(7), 3), op(29, APP, 0, name(2), 2, 0x700)],
+    [op(22, APP, 0x1000, 1024, 0x610), op(22, IMG, 0x1000, 4096, 0x610), op(32, IMG, 1, name(10), 5, 0, 0,
+                                                                            x=ALL, y=ALL, extra=0x600),
+     op(21, FIRST, 0x400, 2, 0x610), op(18, IMG, 0x1000, 16), op(19, IMG, 0x700), op(23, FIRST, 20)],
+    [op(0, 0x2000, mem=sub_clock), op(38, 0x2000, 0x3000, 1, 0x610), op(39, 0x1000, 64), op(4, 0, 0x700, x=1),
+     op(3, 1, 0x700), op(1, 0x700, 0x800), op(2, 0x700, 0x704), op(5, 0x700, 0x800), op(6, 0x700, 0x704), op(40)],
+    [op(11, 0, 0x700), op(12, 1, 1), op(13, APP, x=0, y=0), op(7, 0, x=0, y=10, ), op(8, APP, x=0, y=10),
+     op(10, APP), op(25, 1), op(17, DATA, 0x400, 1, 0x610), op(20, 1, 0x400, 1, 0x610), op(41, 0, 0, 0x700),
+     op(42, 0, 0x400, 1, 0, 0x610, 0x614), op(43, 0, 0x400, 1, 0, 0x610)],
+]])
+
+
+# fuzz_wasm_fuel: any bytes; wasm-opt --translate-to-fuzz makes them a module
+# (more bytes, more functions)
+import random
+write("fuzz_wasm_fuel", [bytes(random.Random(i).getrandbits(8) for _ in range(300 + 900 * i)) for i in range(5)])
