@@ -35,8 +35,10 @@ static inline int harness_teardown(void **state) {
 }
 
 static inline void dump(const wasmbox_result *r) {
-  fprintf(stderr, "status=%s exit=%d\n--- stdout\n%.*s\n--- stderr\n%.*s\n", wasmbox_status_name(r->status),
-          r->exit_code, (int)r->stdout_len, r->stdout_data, (int)r->stderr_len, r->stderr_data);
+  fprintf(stderr, "status=%s exit=%d error=%s: %s\n--- stdout\n%.*s\n--- stderr\n%.*s\n",
+          wasmbox_status_name(r->status), r->exit_code, r->error_type ? r->error_type : "-",
+          r->error_message ? r->error_message : "-", (int)r->stdout_len, r->stdout_data, (int)r->stderr_len,
+          r->stderr_data);
 }
 
 /* Run a request; the call itself must succeed (the guest may fail). */

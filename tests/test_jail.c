@@ -611,6 +611,50 @@ static void test_session_survives_its_worker(void **s) {
   assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
 }
 
+/* Workers killed at random points of session calls (while the guest runs,
+ * while the state is saved, while the answer goes back, while idle): each
+ * call says whether its state was kept, and the session's counter always
+ * equals the calls that said so; a worker killed idle fails no call. */
+static void test_session_worker_killed_at_random_points(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], err[256];
+  assert_int_equal(wasmbox_session_create(test_wb, NULL, id, err, sizeof err), WASMBOX_OK);
+  wasmbox_request first = {.code = "import os\nn = 0", .session_id = id};
+  wasmbox_result *r = run_req(&first);
+  wasmbox_result_free(r);
+  srand((unsigned)time(NULL));
+  int committed = 0, crashed = 0;
+  for (int round = 0; round < 30; round++) {
+    call_t c = {.req = {.code = "n += 1\nblob = os.urandom(4 << 20)\nprint(n)", .session_id = id}};
+    pid_t workers[64];
+    size_t nw = children(workers, 64);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, call_thread, &c), 0);
+    struct timespec ts = {0, (long)(rand() % 40) * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    for (size_t i = 0; i < nw; i++) signal_worker(workers[i], SIGKILL); /* the session's is among them */
+    pthread_join(t, NULL);
+    assert_non_null(c.res);
+    if (c.res->status != WASMBOX_STATUS_OK) {
+      expect_status(c.res, WASMBOX_STATUS_CRASHED);
+      crashed++;
+    }
+    /* killed after its commit, a call says it crashed but was kept */
+    if (!c.res->session_rolled_back) committed++;
+    wasmbox_result_free(c.res);
+    wasmbox_request check = {.code = "print(n)", .session_id = id};
+    r = run_req(&check);
+    expect_status(r, WASMBOX_STATUS_OK);
+    if (atoi(r->stdout_data) != committed)
+      fail_msg("round %d: the session counts %d, the callers were told of %d commits", round, atoi(r->stdout_data),
+               committed);
+    wasmbox_result_free(r);
+  }
+  fprintf(stderr, "%d calls committed, %d killed\n", committed, crashed);
+  assert_true(crashed > 0);
+  assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
+}
+
 /* A worker sees the directory that was there when it started: a workspace
  * removed and made again under the same name gets a worker of its own. */
 static void test_workspace_made_again(void **s) {
@@ -643,6 +687,7 @@ int main(void) {
       cmocka_unit_test(test_cgroup_memory),
       cmocka_unit_test(test_every_layer_active),
       cmocka_unit_test(test_worker_killed_mid_call),
+      cmocka_unit_test(test_session_worker_killed_at_random_points),
       cmocka_unit_test(test_worker_seccomp_death_is_named),
       cmocka_unit_test(test_stuck_worker_is_stopped_at_its_deadline),
       cmocka_unit_test(test_session_survives_its_worker),

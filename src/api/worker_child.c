@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -225,7 +226,10 @@ static bool serve_call(int sock, runner *rn, const uint8_t *payload, size_t len)
   return ok;
 }
 
-int wb_worker_main(int sock) {
+int wb_worker_main(int sock, int taken_fd) {
+  uint64_t *taken = mmap(NULL, sizeof *taken, PROT_READ | PROT_WRITE, MAP_SHARED, taken_fd, 0);
+  close(taken_fd);
+  if (taken == MAP_FAILED) return 1;
   signal(SIGPIPE, SIG_IGN);
   signal(SIGXFSZ, SIG_IGN); /* a file over RLIMIT_FSIZE is an error, not death */
   uint8_t type, *setup;
@@ -271,8 +275,10 @@ int wb_worker_main(int sock) {
   while (ok) {
     uint8_t *msg;
     if (!wb_frame_read(sock, &type, &msg, &len, WB_FRAME_MAX, 0)) break;
-    if (type == WB_FRAME_RUN) ok = serve_call(sock, &rn, msg, len);
-    else ok = type == WB_FRAME_CANCEL || type == WB_FRAME_TOOL_REPLY; /* late: the call it meant is over */
+    if (type == WB_FRAME_RUN) {
+      __atomic_add_fetch(taken, 1, __ATOMIC_RELEASE);
+      ok = serve_call(sock, &rn, msg, len);
+    } else ok = type == WB_FRAME_CANCEL || type == WB_FRAME_TOOL_REPLY; /* late: the call it meant is over */
     free(msg);
   }
   return 0;
@@ -283,7 +289,9 @@ __attribute__((constructor)) static void worker_entry(void) {
   if (!v) return;
   char *end;
   long fd = strtol(v, &end, 10);
-  struct stat st;
-  if (*end || fd < 3 || fd > 1024 || fstat((int)fd, &st) != 0 || !S_ISSOCK(st.st_mode)) return;
-  _exit(wb_worker_main((int)fd));
+  struct stat st, page;
+  if (*end || fd != WB_WORKER_SOCKET_FD || fstat((int)fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+      fstat(WB_WORKER_TAKEN_FD, &page) != 0 || !S_ISREG(page.st_mode))
+    return;
+  _exit(wb_worker_main((int)fd, WB_WORKER_TAKEN_FD));
 }

@@ -10,7 +10,12 @@
 extern const char wb_worker_fd_env[];
 
 /* A worker's whole life on socket `sock`; returns its exit status. (A
- * one-shot process's worker is a plain fork that calls this directly.) */
-int wb_worker_main(int sock);
+ * one-shot process's worker is a plain fork that calls this directly.)
+ * `taken_fd` is a shared page where the worker counts the calls it has
+ * taken off the socket, before it does anything for one: a parent whose
+ * worker died can tell a call that never started from one that did. */
+int wb_worker_main(int sock, int taken_fd);
+#define WB_WORKER_SOCKET_FD 3
+#define WB_WORKER_TAKEN_FD 4
 
 #endif

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -57,7 +58,9 @@ typedef struct {
   bool busy;
   uint64_t used; /* when last taken */
   wb_jail_report report;
-  bool unreaped; /* a one-shot process's last worker: its exit is not awaited */
+  bool unreaped;         /* a one-shot process's last worker: its exit is not awaited */
+  const uint64_t *taken; /* calls the worker took (worker_child.h), shared */
+  uint64_t sent;         /* calls sent to it */
 } worker;
 
 struct wb_workers {
@@ -166,6 +169,7 @@ static void worker_end(worker *w) {
     while (!w->unreaped && waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {}
   }
   wb_cgroup_destroy(&w->cg);
+  if (w->taken) munmap((void *)w->taken, sizeof *w->taken);
   if (w->scratch) {
     wb_remove_tree(w->scratch);
     free(w->scratch);
@@ -201,7 +205,7 @@ static uint64_t memory_for(const wb_resolved *rs, size_t stdin_len) {
 static char **worker_env(void) {
   static char *env[4];
   static char fd[32], asan[1024];
-  snprintf(fd, sizeof fd, "%s=3", wb_worker_fd_env);
+  snprintf(fd, sizeof fd, "%s=%d", wb_worker_fd_env, WB_WORKER_SOCKET_FD);
   size_t n = 0;
   env[n++] = fd;
 #ifdef __SANITIZE_ADDRESS__
@@ -251,32 +255,41 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
   char **env = worker_env();
   char *argv[] = {"wasmbox-worker", NULL};
   int out_of_band[2];
-  if (pipe2(out_of_band, O_CLOEXEC) != 0) {
-    snprintf(err, errlen, "pipe: %s", strerror(errno));
+  int taken_fd = memfd_create("wasmbox-worker-taken", MFD_CLOEXEC);
+  void *taken = MAP_FAILED;
+  if (taken_fd >= 0 && ftruncate(taken_fd, sizeof *w->taken) == 0)
+    taken = mmap(NULL, sizeof *w->taken, PROT_READ, MAP_SHARED, taken_fd, 0);
+  if (taken == MAP_FAILED || pipe2(out_of_band, O_CLOEXEC) != 0) {
+    snprintf(err, errlen, "cannot set up a worker: %s", strerror(errno));
+    if (taken_fd >= 0) close(taken_fd);
     close(sv[0]);
     close(sv[1]);
     worker_end(w);
     return NULL;
   }
+  w->taken = taken;
   pid_t pid = fork();
   if (pid == 0) {
     /* out of the way first, so that no dup lands on its own source */
     int sock = fcntl(sv[1], F_DUPFD_CLOEXEC, 10), report = fcntl(out_of_band[1], F_DUPFD_CLOEXEC, 10);
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (sock < 0 || report < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(sock, 3) < 0) _exit(127);
+    int page = fcntl(taken_fd, F_DUPFD_CLOEXEC, 10), null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (sock < 0 || report < 0 || page < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+        dup2(sock, WB_WORKER_SOCKET_FD) < 0 || dup2(page, WB_WORKER_TAKEN_FD) < 0)
+      _exit(127);
     /* A one-shot process holds nothing but this call: its worker is a plain
      * fork (an exec costs milliseconds). Others start from a clean image,
      * so that no data of other calls is in a worker's memory. */
     if (ws->one_shot) {
-      if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0) _exit(127);
-      _exit(wb_worker_main(3));
+      if (syscall(SYS_close_range, 5u, ~0u, 0u) != 0) _exit(127);
+      _exit(wb_worker_main(WB_WORKER_SOCKET_FD, WB_WORKER_TAKEN_FD));
     }
-    if (dup3(report, 4, O_CLOEXEC) < 0 || syscall(SYS_close_range, 5u, ~0u, 0u) != 0) _exit(127);
+    if (dup3(report, 5, O_CLOEXEC) < 0 || syscall(SYS_close_range, 6u, ~0u, 0u) != 0) _exit(127);
     execve("/proc/self/exe", argv, env);
     int e = errno;
-    if (write(4, &e, sizeof e) < 0) _exit(126);
+    if (write(5, &e, sizeof e) < 0) _exit(126);
     _exit(127);
   }
+  close(taken_fd);
   close(out_of_band[1]);
   close(sv[1]);
   w->sock = sv[0];
@@ -581,13 +594,23 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
 
   wb_buf b = {0};
   wb_encode_request(&b, &sent, jw);
-  worker *w = NULL;
-  bool sent_ok = false;
   uint64_t need = memory_for(rs, sent.stdin_data ? sent.stdin_len : 0);
-  /* A worker that died idle after take() looked at it never got the call
-   * (EPIPE): give the call to another one, once. */
-  for (int attempt = 0; attempt < 2 && !sent_ok; attempt++) {
-    if (w) give(ws, w, false);
+  uint64_t frame_max = 2 * (uint64_t)rs->max_output + (64ull << 20); /* outputs, tracebacks, file names */
+  if (frame_max < tools->max_bytes + WB_JOURNAL_MAX + 64) frame_max = tools->max_bytes + WB_JOURNAL_MAX + 64;
+  worker *w = NULL;
+  bool sent_ok = false, cancel_sent = false, timed_out = false, got = false;
+  int read_errno = 0;
+  uint8_t type = 0, *msg = NULL;
+  size_t len = 0;
+  /* A worker that died idle (killed, out of memory) can look alive to
+   * take() while the kernel tears it down. If it never took the call
+   * (EPIPE on sending, or its count of calls taken says so), nothing ran:
+   * the call goes to another worker, once. */
+  for (int attempt = 0; attempt < 2; attempt++) {
+    if (w) {
+      kill(w->pid, SIGKILL);
+      give(ws, w, false);
+    }
     if (!(w = take(ws, &pl, req->session_id != NULL, need, err, errlen))) {
       wb_buf_free(&b);
       placement_clear(&pl);
@@ -597,48 +620,43 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
       wb_cgroup_set_memory(&w->cg, need);
       w->cg_memory = need;
     }
+    w->sent++;
     sent_ok = wb_frame_write(w->sock, WB_FRAME_RUN, &b, deadline);
-    if (!sent_ok && errno != EPIPE) break;
-  }
-  wb_buf_free(&b);
-  uint64_t frame_max = 2 * (uint64_t)rs->max_output + (64ull << 20); /* outputs, tracebacks, file names */
-  if (frame_max < tools->max_bytes + WB_JOURNAL_MAX + 64) frame_max = tools->max_bytes + WB_JOURNAL_MAX + 64;
-  bool cancel_sent = false, timed_out = false;
-  int read_errno = 0;
-  uint8_t type = 0, *msg = NULL;
-  size_t len = 0;
-  bool got = false;
-  while (sent_ok) {
-    struct pollfd p[2] = {{.fd = w->sock, .events = POLLIN}, {.fd = cfd, .events = POLLIN}};
-    uint64_t now = wb_monotonic_ns();
-    if (now >= deadline) {
-      timed_out = true;
+    if (!sent_ok && errno == EPIPE) continue;
+    while (sent_ok) {
+      struct pollfd p[2] = {{.fd = w->sock, .events = POLLIN}, {.fd = cfd, .events = POLLIN}};
+      uint64_t now = wb_monotonic_ns();
+      if (now >= deadline) {
+        timed_out = true;
+        break;
+      }
+      int r = poll(p, cfd >= 0 && !cancel_sent ? 2 : 1, (int)((deadline - now) / 1000000 + 1));
+      if (r < 0 && errno != EINTR) break;
+      if (r <= 0) continue;
+      if (cfd >= 0 && !cancel_sent && p[1].revents) {
+        wb_buf none = {0};
+        cancel_sent = true;
+        if (!wb_frame_write(w->sock, WB_FRAME_CANCEL, &none, deadline)) break;
+        continue;
+      }
+      got = wb_frame_read(w->sock, &type, &msg, &len, frame_max, deadline);
+      if (!got && errno == ETIMEDOUT) timed_out = true;
+      read_errno = got ? 0 : errno;
+      if (got && type == WB_FRAME_TOOL) {
+        /* the guest asks for a tool: answered here, under this call's checks */
+        bool answered = answer_tool(w->sock, tools, msg, len, deadline);
+        free(msg);
+        msg = NULL;
+        got = false;
+        if (answered) continue;
+        type = WB_FRAME_TOOL; /* malformed: the worker is stopped below */
+        got = true;
+      }
       break;
     }
-    int r = poll(p, cfd >= 0 && !cancel_sent ? 2 : 1, (int)((deadline - now) / 1000000 + 1));
-    if (r < 0 && errno != EINTR) break;
-    if (r <= 0) continue;
-    if (cfd >= 0 && !cancel_sent && p[1].revents) {
-      wb_buf none = {0};
-      cancel_sent = true;
-      if (!wb_frame_write(w->sock, WB_FRAME_CANCEL, &none, deadline)) break;
-      continue;
-    }
-    got = wb_frame_read(w->sock, &type, &msg, &len, frame_max, deadline);
-    if (!got && errno == ETIMEDOUT) timed_out = true;
-    read_errno = got ? 0 : errno;
-    if (got && type == WB_FRAME_TOOL) {
-      /* the guest asks for a tool: answered here, under this call's checks */
-      bool answered = answer_tool(w->sock, tools, msg, len, deadline);
-      free(msg);
-      msg = NULL;
-      got = false;
-      if (answered) continue;
-      type = WB_FRAME_TOOL; /* malformed: the worker is stopped below */
-      got = true;
-    }
-    break;
+    if (!sent_ok || got || timed_out || cancel_sent || __atomic_load_n(w->taken, __ATOMIC_ACQUIRE) >= w->sent) break;
   }
+  wb_buf_free(&b);
   double ms = (double)(wb_monotonic_ns() - start) / 1e6;
   wb_reader rd = {.p = msg, .len = len};
   if (got && type == WB_FRAME_RESULT) {
