@@ -34,7 +34,7 @@ struct mcp_state {
 
 double mcp_now(void) {
   struct timespec t;
-  clock_gettime(CLOCK_REALTIME, &t);
+  clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 

@@ -705,6 +705,62 @@ def external_and_config():
 
 # ---- stdio --------------------------------------------------------------------
 
+FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1'  # Debian's faketime
+
+
+def http_clock_jumps():
+    """The wall clock set back a day, then forward two hours, under a running
+    server (libfaketime in the server process; the monotonic clock is left
+    alone, as NTP leaves it): timeouts, sessions, the choice of which MCP
+    session to forget and the uptime follow real time, not the wall clock."""
+    stamp = os.path.join(TMP, 'faketime')
+    with open(stamp, 'w') as f:
+        f.write('+0\n')
+    env = dict(ENV, LD_PRELOAD=FAKETIME, FAKETIME_TIMESTAMP_FILE=stamp, FAKETIME_NO_CACHE='1',
+               DONT_FAKE_MONOTONIC='1', WASMBOX_HOME=os.path.join(TMP, 'clock-home'))
+    # (under ASan, the preloaded library comes before its runtime: allowed here)
+    env['ASAN_OPTIONS'] = ':'.join(x for x in (ENV.get('ASAN_OPTIONS'), 'verify_asan_link_order=0') if x)
+    s = Server('--max-sessions', '2', env=env)
+    try:
+        a, _ = s.initialize()
+        box = s.tool(a, 'create_session', {})['structuredContent']['session_id']
+        s.tool(a, 'execute_code', {'code': 'n = 1', 'session_id': box})
+        b, _ = s.initialize()
+        with open(stamp, 'w') as f:
+            f.write('-1d\n')
+        r = s.tool(a, 'execute_code', {'code': 'n += 1; print(n)', 'session_id': box})
+        check('clock set back a day: the session goes on', r['structuredContent']['stdout'] == '2\n')
+        r = s.tool(a, 'get_metrics', {})
+        check('clock set back: the uptime is real time', 0 <= r['structuredContent']['uptime_seconds'] < 600)
+        # a third MCP session: the least recently used (b, not a) is forgotten
+        s.initialize()
+        st, _, _ = s.rpc(a, 'ping')
+        st_b, _, _ = s.rpc(b, 'ping')
+        check('clock set back: the MCP session used last is kept, the older one goes', st == 200 and st_b == 404)
+        t = time.monotonic()
+        r = s.tool(a, 'execute_code', {'code': 'while True: pass', 'timeout_seconds': 1})
+        took = time.monotonic() - t
+        check('clock set back: a timeout is 1 s of real time (%.2f s)' % took,
+              r['structuredContent']['status'] == 'timeout' and 0.9 < took < 5)
+        with open(stamp, 'w') as f:
+            f.write('+2h\n')
+        r = s.tool(a, 'execute_code', {'code': 'n += 1; print(n)', 'session_id': box})
+        check('clock set forward: the session goes on', r['structuredContent']['stdout'] == '3\n')
+        fork = s.tool(a, 'fork_session', {'session_id': box})['structuredContent']['session_id']
+        r = s.tool(a, 'execute_code', {'code': 'print(n)', 'session_id': fork})
+        check('clock set forward: a fork has the state', r['structuredContent']['stdout'] == '3\n')
+        t = time.monotonic()
+        r = s.tool(a, 'execute_code', {'code': 'import time; time.sleep(0.5); print("slept")', 'timeout_seconds': 5})
+        took = time.monotonic() - t
+        check('clock set forward: a sleep is real time (%.2f s)' % took,
+              r['structuredContent']['stdout'] == 'slept\n' and 0.4 < took < 4)
+        ids = [x['session_id'] for x in s.tool(a, 'list_sessions', {})['structuredContent']['sessions']]
+        check('clock set forward by less than the TTL: no session expired', box in ids and fork in ids)
+        check('server survived the clock jumps', s.alive())
+    finally:
+        s.stop()
+
+
 class Stdio:
     def __init__(self, *args):
         self.p = subprocess.Popen([W, 'mcp', *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -809,6 +865,7 @@ def main():
     guard('stop at start', http_stop_at_start)
     guard('Origin and token', http_origin_token)
     guard('slow clients', http_slow_clients)
+    guard('clock jumps', http_clock_jumps)
     guard('external files and config', external_and_config)
     guard('stdio', stdio_tests)
 
