@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "mcp/jsonrpc.h"
-#include "mcp/mhd.h"
+#include "mcp/libs.h"
 #include "mcp/transport.h"
 
 typedef struct watched {
@@ -59,19 +59,19 @@ static double mono(void) {
 
 static enum MHD_Result send_body(struct MHD_Connection *c, unsigned status, const char *type, char *body,
                                  const char *session) {
-  struct MHD_Response *r = body ? mhd.create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
-                                : mhd.create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+  struct MHD_Response *r = body ? libmhd.create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
+                                : libmhd.create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
   if (!r) {
     free(body);
     return MHD_NO;
   }
-  if (type) mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-  if (session) mhd.add_response_header(r, "Mcp-Session-Id", session);
-  if (status == MHD_HTTP_METHOD_NOT_ALLOWED) mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
+  if (type) libmhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+  if (session) libmhd.add_response_header(r, "Mcp-Session-Id", session);
+  if (status == MHD_HTTP_METHOD_NOT_ALLOWED) libmhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
   if (status == MHD_HTTP_UNAUTHORIZED)
-    mhd.add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"wasmbox\"");
-  enum MHD_Result ok = mhd.queue_response(c, status, r);
-  mhd.destroy_response(r);
+    libmhd.add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"wasmbox\"");
+  enum MHD_Result ok = libmhd.queue_response(c, status, r);
+  libmhd.destroy_response(r);
   return ok;
 }
 
@@ -140,7 +140,7 @@ static bool token_ok(http_state *hs, const char *auth) {
 }
 
 static const char *header(struct MHD_Connection *c, const char *name) {
-  return mhd.lookup_connection_value(c, MHD_HEADER_KIND, name);
+  return libmhd.lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
 static bool accepts(const char *accept, const char *type) { return accept && strcasestr(accept, type); }
@@ -319,7 +319,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     rq->started = mono();
     rq->hs = hs;
     rq->fd = -1;
-    const union MHD_ConnectionInfo *ci = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *ci = libmhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (ci) rq->fd = ci->connect_fd;
     *con_cls = rq;
     if (precheck(hs, c, url, method, &res)) {
@@ -452,22 +452,22 @@ int mcp_http_start(mcp_server *s, mcp_http **out, char *err, size_t errlen) {
              s->cfg->listen);
     return free(h), 2;
   }
-  if (!mhd_load(err, errlen)) return free(h), 1;
+  if (!libmhd_load(err, errlen)) return free(h), 1;
   pthread_mutex_init(&h->hs.lock, NULL);
   signal(SIGPIPE, SIG_IGN);
   unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
   if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
-  h->daemon = mhd.start_daemon(flags, 0, NULL, NULL, handler, &h->hs, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg->max_connections,
-                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ceil(s->cfg->idle_timeout),
-                               MHD_OPTION_NOTIFY_COMPLETED, completed, &h->hs, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                               (size_t)(64 * 1024), MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_END);
+  h->daemon = libmhd.start_daemon(flags, 0, NULL, NULL, handler, &h->hs, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg->max_connections,
+                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ceil(s->cfg->idle_timeout),
+                                  MHD_OPTION_NOTIFY_COMPLETED, completed, &h->hs, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                                  (size_t)(64 * 1024), MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_END);
   if (!h->daemon) {
     snprintf(err, errlen, "cannot listen on %s: %s", s->cfg->listen, strerror(errno));
     pthread_mutex_destroy(&h->hs.lock);
     return free(h), 1;
   }
-  const union MHD_DaemonInfo *di = mhd.get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  const union MHD_DaemonInfo *di = libmhd.get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
   h->port = di ? di->port : 0;
   h->monitoring = pthread_create(&h->monitor, NULL, monitor, &h->hs) == 0;
   *out = h;
@@ -477,7 +477,7 @@ int mcp_http_start(mcp_server *s, mcp_http **out, char *err, size_t errlen) {
 unsigned mcp_http_port(const mcp_http *h) { return h->port; }
 
 void mcp_http_stop(mcp_http *h) {
-  mhd.stop_daemon(h->daemon);
+  libmhd.stop_daemon(h->daemon);
   pthread_mutex_lock(&h->hs.lock);
   h->hs.stop = true;
   pthread_mutex_unlock(&h->hs.lock);

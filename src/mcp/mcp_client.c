@@ -1,11 +1,9 @@
 /* A client of one upstream MCP server (see mcp_client.h). */
 #include "mcp/mcp_client.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -17,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mcp/libs.h"
 #include "mcp/version.h"
 #include "util/buf.h"
 #include "util/os.h"
@@ -44,11 +43,7 @@ struct mcp_client {
 
 static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
 
-static void curl_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
-
 mcp_client *mcp_client_new(const mcp_client_spec *spec) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  if (spec->url) pthread_once(&once, curl_init);
   mcp_client *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   c->pid = -1;
@@ -119,7 +114,7 @@ void mcp_client_stop(mcp_client *c) {
   c->session[0] = 0;
   c->version[0] = 0;
   if (c->curl) {
-    curl_easy_cleanup(c->curl);
+    libcurl.easy_cleanup(c->curl);
     c->curl = NULL;
   }
   if (c->to >= 0) close(c->to);
@@ -397,43 +392,44 @@ static bool http_post(mcp_client *c, const cJSON *msg, uint64_t deadline, http_a
   *status = 0;
   uint64_t now = wb_monotonic_ns();
   if (now >= deadline) return fail(err, errlen, "the upstream did not answer in time");
-  if (!c->curl && !(c->curl = curl_easy_init())) return fail(err, errlen, "cannot make an HTTP client");
+  if (!libcurl_load(err, errlen)) return false;
+  if (!c->curl && !(c->curl = libcurl.easy_init())) return fail(err, errlen, "cannot make an HTTP client");
   char *text = cJSON_PrintUnformatted(msg);
   if (!text) return fail(err, errlen, "out of memory");
   struct curl_slist *h = NULL;
-  h = curl_slist_append(h, "Content-Type: application/json");
-  h = curl_slist_append(h, "Accept: application/json, text/event-stream");
+  h = libcurl.slist_append(h, "Content-Type: application/json");
+  h = libcurl.slist_append(h, "Accept: application/json, text/event-stream");
   char line[320];
   if (c->session[0]) {
     snprintf(line, sizeof line, "Mcp-Session-Id: %s", c->session);
-    h = curl_slist_append(h, line);
+    h = libcurl.slist_append(h, line);
   }
   if (c->version[0]) {
     snprintf(line, sizeof line, "MCP-Protocol-Version: %s", c->version);
-    h = curl_slist_append(h, line);
+    h = libcurl.slist_append(h, line);
   }
-  for (size_t i = 0; i < c->nheaders; i++) h = curl_slist_append(h, c->headers[i]);
+  for (size_t i = 0; i < c->nheaders; i++) h = libcurl.slist_append(h, c->headers[i]);
   CURL *e = c->curl;
-  curl_easy_reset(e);
-  curl_easy_setopt(e, CURLOPT_URL, c->url);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, text);
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)((deadline - now) / 1000000 + 1));
-  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, a);
-  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(e, CURLOPT_HEADERDATA, a);
-  CURLcode rc = curl_easy_perform(e);
-  curl_slist_free_all(h);
+  libcurl.easy_reset(e);
+  libcurl.easy_setopt(e, CURLOPT_URL, c->url);
+  libcurl.easy_setopt(e, CURLOPT_POSTFIELDS, text);
+  libcurl.easy_setopt(e, CURLOPT_HTTPHEADER, h);
+  libcurl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  libcurl.easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)((deadline - now) / 1000000 + 1));
+  libcurl.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  libcurl.easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+  libcurl.easy_setopt(e, CURLOPT_WRITEDATA, a);
+  libcurl.easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+  libcurl.easy_setopt(e, CURLOPT_HEADERDATA, a);
+  CURLcode rc = libcurl.easy_perform(e);
+  libcurl.slist_free_all(h);
   free(text);
   if (rc != CURLE_OK) {
     if (a->too_big) return fail(err, errlen, "the upstream sent a message over %u MB", MCP_CLIENT_MESSAGE_MAX >> 20);
     return fail(err, errlen, "%s: %s", c->url,
-                rc == CURLE_OPERATION_TIMEDOUT ? "the upstream did not answer in time" : curl_easy_strerror(rc));
+                rc == CURLE_OPERATION_TIMEDOUT ? "the upstream did not answer in time" : libcurl.easy_strerror(rc));
   }
-  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, status);
+  libcurl.easy_getinfo(e, CURLINFO_RESPONSE_CODE, status);
   return true;
 }
 
