@@ -253,6 +253,85 @@ static const char fs_out[] =
     "promise hello world\n"
     "promise error ENOENT: no such file or directory, stat 'zzz'\n";
 
+/* ---- streams: fs.createReadStream/createWriteStream, readline over a file, stream's classes and
+ * pipelines, and process.nextTick before the Promise jobs */
+static const char streams_js[] =
+    "const fs = require('fs');\n"
+    "const readline = require('readline');\n"
+    "const { Readable, Writable, Transform, PassThrough, pipeline } = require('stream');\n"
+    "const { pipeline: pipelineP } = require('node:stream/promises');\n"
+    "fs.writeFileSync('in.csv', 'a,b\\n1,2\\n3,4\\r\\n5,é');\n"
+    "const order = [];\n"
+    "process.nextTick(() => order.push('tick1'));\n"
+    "Promise.resolve().then(() => { order.push('promise'); process.nextTick(() => order.push('tick-in-promise')); });\n"
+    "process.nextTick((x) => order.push(x), 'tick2');\n"
+    "queueMicrotask(() => order.push('microtask'));\n"
+    "setTimeout(() => console.log(order.join(' ')), 0);\n"
+    "(async () => {\n"
+    "  const rl = readline.createInterface({ input: fs.createReadStream('in.csv'), crlfDelay: Infinity });\n"
+    "  const rows = [];\n"
+    "  for await (const line of rl) rows.push(line.split(','));\n"
+    "  console.log(JSON.stringify(rows));\n"
+    "  const lines = [];\n"
+    "  await new Promise((r) => readline.createInterface({ input: fs.createReadStream('in.csv') }).on('line', (l) => lines.push(l)).on('close', r));\n"
+    "  console.log(lines.length, lines[3]);\n"
+    "  await new Promise((r) => {\n"
+    "    const out = fs.createWriteStream('out.txt');\n"
+    "    out.write('x\\n');\n"
+    "    out.write(Buffer.from('y\\n'));\n"
+    "    out.end('z\\n', () => { console.log('finish', JSON.stringify(fs.readFileSync('out.txt', 'utf8')), out.bytesWritten); r(); });\n"
+    "  });\n"
+    "  fs.createWriteStream('out.txt', { flags: 'a' }).end('more\\n');\n"
+    "  await new Promise((r) => setTimeout(r, 5));\n"
+    "  console.log(JSON.stringify(fs.readFileSync('out.txt', 'utf8')));\n"
+    "  await new Promise((r) => {\n"
+    "    const seen = [];\n"
+    "    fs.createReadStream('in.csv', { highWaterMark: 4, encoding: 'utf8' }).on('open', () => seen.push('open'))\n"
+    "      .on('ready', () => seen.push('ready')).on('data', (c) => seen.push(c)).on('end', () => seen.push('end'))\n"
+    "      .on('close', () => { console.log(JSON.stringify(seen)); r(); });\n"
+    "  });\n"
+    "  await new Promise((r) => fs.createReadStream('in.csv', { start: 4, end: 6 }).on('data', (c) => console.log(c, c.toString())).on('close', r));\n"
+    "  await new Promise((r) => fs.createReadStream('nope.txt').on('error', (e) => { console.log(e.code, e.syscall, e.message); r(); }));\n"
+    "  const upper = new Transform({ transform(chunk, enc, cb) { cb(null, chunk.toString().toUpperCase()); } });\n"
+    "  await pipelineP(fs.createReadStream('in.csv'), upper, fs.createWriteStream('up.txt'));\n"
+    "  console.log(JSON.stringify(fs.readFileSync('up.txt', 'utf8')));\n"
+    "  const items = [];\n"
+    "  for await (const x of Readable.from(['a', 'b', 'c'])) items.push(x);\n"
+    "  console.log(items);\n"
+    "  let text = '';\n"
+    "  for await (const c of fs.createReadStream('in.csv', 'utf8')) text += c;\n"
+    "  console.log(text.length);\n"
+    "  const got = [];\n"
+    "  const w = new Writable({ write(c, e, cb) { got.push([c.toString(), e]); cb(); } });\n"
+    "  await new Promise((r) => Readable.from(['p', 'q']).pipe(w).on('finish', r));\n"
+    "  console.log(JSON.stringify(got));\n"
+    "  const pt = new PassThrough();\n"
+    "  pt.end('through');\n"
+    "  console.log(String(pt.read()));\n"
+    "  await new Promise((r) => pipeline(fs.createReadStream('missing.csv'), new PassThrough(), fs.createWriteStream('m.txt'), (err) => { console.log('pipeline', err.code); r(); }));\n"
+    "  const ws = new Writable({ write(c, e, cb) { cb(); } });\n"
+    "  ws.end();\n"
+    "  ws.write('late', (err) => console.log('write after end:', err.code));\n"
+    "  ws.on('error', (e) => console.log('error event', e.message));\n"
+    "})();\n";
+static const char streams_out[] =
+    "tick1 tick2 promise microtask tick-in-promise\n"
+    "[[\"a\",\"b\"],[\"1\",\"2\"],[\"3\",\"4\"],[\"5\",\"é\"]]\n"
+    "4 5,é\n"
+    "finish \"x\\ny\\nz\\n\" 6\n"
+    "\"x\\ny\\nz\\nmore\\n\"\n"
+    "[\"open\",\"ready\",\"a,b\\n\",\"1,2\\n\",\"3,4\\r\",\"\\n5,\",\"é\",\"end\"]\n"
+    "<Buffer 31 2c 32> 1,2\n"
+    "ENOENT open ENOENT: no such file or directory, open 'nope.txt'\n"
+    "\"A,B\\n1,2\\n3,4\\r\\n5,É\"\n"
+    "[ 'a', 'b', 'c' ]\n"
+    "16\n"
+    "[[\"p\",\"buffer\"],[\"q\",\"buffer\"]]\n"
+    "through\n"
+    "pipeline ENOENT\n"
+    "write after end: ERR_STREAM_WRITE_AFTER_END\n"
+    "error event write after end\n";
+
 /* as node prints them (the programs above, run by node 20) */
 static void test_buffer(void **s) {
   (void)s;
@@ -306,6 +385,18 @@ static void test_fs(void **s) {
   assert_non_null(c);
   assert_string_equal(c, "hello world");
   free(c);
+  rm_tree(dir);
+  free(dir);
+}
+
+static void test_streams(void **s) {
+  (void)s;
+  char *dir = make_dir();
+  expect_js_output(streams_js, dir, streams_out);
+  char *up = read_file(dir, "up.txt"); /* a pipeline's output is a file of the workspace */
+  assert_non_null(up);
+  assert_string_equal(up, "A,B\n1,2\n3,4\r\n5,\xc3\x89");
+  free(up);
   rm_tree(dir);
   free(dir);
 }
@@ -387,11 +478,10 @@ static void test_unavailable_modules(void **s) {
     if (strncmp(r->error_message, want, strlen(want)) != 0) fail_msg("%s: %s", mods[i], r->error_message);
     wasmbox_result_free(r);
   }
-  /* fs's streams say what to use instead, with no talk of network or processes */
-  wasmbox_result *r = expect_js_error("require('fs').createReadStream('x')", NULL, "Error");
+  /* what fs cannot do here says why and what to use instead, with no talk of network or processes */
+  wasmbox_result *r = expect_js_error("require('fs').watch('x')", NULL, "Error");
   assert_string_equal(r->error_message,
-                      "fs.createReadStream() is not available in the wasmbox sandbox: there are no "
-                      "streams; use fs.readFileSync");
+                      "fs.watch() is not available in the wasmbox sandbox: files do not change while the code runs");
   assert_int_equal(r->guidance_len, 0);
   wasmbox_result_free(r);
 }
@@ -427,6 +517,17 @@ static void test_fs_confined(void **s) {
       "}\n"
       "console.log(refused, [...codes].sort().join(), paths.some((p) => fs.existsSync(p)), fs.readdirSync('.').join());\n",
       dir, "96 EACCES false mine,up\n");
+  /* and the streams, whose errors come as events */
+  expect_js_output(
+      "const fs = require('fs');\n"
+      "const paths = ['/etc/passwd', '../canary', '/app/../canary', 'up/canary', '/proc/self/environ', '/tmp/x'];\n"
+      "let n = 0; const codes = new Set();\n"
+      "const done = (e) => { codes.add(e.code); if (++n === 2 * paths.length) console.log(n, [...codes].join(), fs.readdirSync('.').join()); };\n"
+      "for (const p of paths) {\n"
+      "  fs.createReadStream(p).on('data', () => console.log('LEAK read', p)).on('error', done);\n"
+      "  fs.createWriteStream(p).on('error', done).on('finish', () => console.log('LEAK write', p)).end('x');\n"
+      "}\n",
+      dir, "12 EACCES mine,up\n");
   char *c = read_file(base, "canary");
   assert_string_equal(c, "host");
   free(c);
@@ -460,21 +561,14 @@ static void test_stdin(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_buffer),
-      cmocka_unit_test(test_text_codecs),
-      cmocka_unit_test(test_url),
-      cmocka_unit_test(test_structured_clone),
-      cmocka_unit_test(test_web_crypto),
-      cmocka_unit_test(test_events_and_process),
-      cmocka_unit_test(test_core_modules),
-      cmocka_unit_test(test_crypto_module),
-      cmocka_unit_test(test_assert_qs_url),
-      cmocka_unit_test(test_fs),
-      cmocka_unit_test(test_import_core),
-      cmocka_unit_test(test_require_files),
-      cmocka_unit_test(test_unavailable_modules),
-      cmocka_unit_test(test_fs_confined),
-      cmocka_unit_test(test_stdin),
+      cmocka_unit_test(test_buffer),        cmocka_unit_test(test_text_codecs),
+      cmocka_unit_test(test_url),           cmocka_unit_test(test_structured_clone),
+      cmocka_unit_test(test_web_crypto),    cmocka_unit_test(test_events_and_process),
+      cmocka_unit_test(test_core_modules),  cmocka_unit_test(test_crypto_module),
+      cmocka_unit_test(test_assert_qs_url), cmocka_unit_test(test_fs),
+      cmocka_unit_test(test_streams),       cmocka_unit_test(test_import_core),
+      cmocka_unit_test(test_require_files), cmocka_unit_test(test_unavailable_modules),
+      cmocka_unit_test(test_fs_confined),   cmocka_unit_test(test_stdin),
   };
   return RUN("js_node", tests);
 }

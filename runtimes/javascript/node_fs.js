@@ -213,11 +213,10 @@
     promises,
     constants: { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1, COPYFILE_EXCL: 1, O_RDONLY: 0, O_WRONLY: 1, O_RDWR: 2 },
     F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1,
-    createReadStream: unsupported('createReadStream', 'there are no streams; use fs.readFileSync'),
-    createWriteStream: unsupported('createWriteStream', 'there are no streams; use fs.writeFileSync or appendFileSync'),
     watch: unsupported('watch', 'files do not change while the code runs'),
     openSync: unsupported('openSync', 'there are no file descriptors; use readFileSync/writeFileSync'),
   });
   promises.constants = fs.constants;
-  shared.fs = fs;
+  shared.fs = fs; // node_stream.js adds createReadStream and createWriteStream
+  shared.fsPath = pathOf;
 })

@@ -609,6 +609,18 @@
     abort(reason) { abortSignal(this.#signal, reason); }
   }
 
+  // ---- process.nextTick: its queue runs before the Promise jobs, as node's does (the C
+  // loop calls hooks.runTicks, then the jobs, until both are empty) ----------------------
+  const ticks = [];
+  shared.hooks.runTicks = () => {
+    let n = 0;
+    for (; ticks.length; n++) {
+      const fn = ticks.shift(), args = ticks.shift();
+      fn(...args);
+    }
+    return n;
+  };
+
   // ---- process: what node programs read ---------------------------------------------
   const start = native.now();
   function hrtime(prev) {
@@ -647,7 +659,7 @@
     uptime: () => (native.now() - start) / 1000,
     nextTick: (fn, ...args) => {
       if (typeof fn !== 'function') throw argType('callback', 'of type function', fn);
-      queueMicrotask(() => fn(...args));
+      ticks.push(fn, args);
     },
     memoryUsage() {
       const [rss, total, used] = native.memoryUsage();

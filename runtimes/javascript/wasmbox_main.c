@@ -80,7 +80,7 @@ void wb_tool_reply(char *buf, uint32_t len);
 
 static JSRuntime *rt;
 static JSContext *ctx;
-static JSValue hook_describe, hook_timer_delay, hook_run_timer, hook_exit_code, hook_fresh, hook_builtin;
+static JSValue hook_describe, hook_timer_delay, hook_run_timer, hook_run_ticks, hook_exit_code, hook_fresh, hook_builtin;
 
 /* Promises rejected with no handler yet (the tracker below): after the job
  * queue drains, whatever is still listed is an unhandled rejection. */
@@ -594,13 +594,14 @@ WB_EXPORT(wasmbox_init) int wasmbox_init(void) {
   hook_describe = JS_GetPropertyStr(ctx, hooks, "describe");
   hook_timer_delay = JS_GetPropertyStr(ctx, hooks, "timerDelay");
   hook_run_timer = JS_GetPropertyStr(ctx, hooks, "runTimer");
+  hook_run_ticks = JS_GetPropertyStr(ctx, hooks, "runTicks");
   hook_exit_code = JS_GetPropertyStr(ctx, hooks, "exitCode");
   hook_fresh = JS_GetPropertyStr(ctx, hooks, "fresh");
   hook_builtin = JS_GetPropertyStr(ctx, hooks, "builtin");
   JS_FreeValue(ctx, hooks);
   if (!JS_IsFunction(ctx, hook_describe) || !JS_IsFunction(ctx, hook_timer_delay) ||
       !JS_IsFunction(ctx, hook_run_timer) || !JS_IsFunction(ctx, hook_exit_code) || !JS_IsFunction(ctx, hook_fresh) ||
-      !JS_IsFunction(ctx, hook_builtin))
+      !JS_IsFunction(ctx, hook_builtin) || !JS_IsFunction(ctx, hook_run_ticks))
     return -1;
   /* The next collection where QuickJS sets it after one, so that a snapshot
    * never sits just below it (every call from it would then collect,
@@ -670,16 +671,25 @@ static int report_uncaught(JSValue exc) {
 
 /* ---- run ---------------------------------------------------------------------- */
 
-/* Run Promise jobs until none is left; false if one threw (reported). */
+/* Run process.nextTick callbacks, then Promise jobs, as node does, until
+ * neither is left; false if one threw (reported). */
 static bool drain_jobs(int *status) {
   JSContext *c;
   for (;;) {
-    int r = JS_ExecutePendingJob(rt, &c);
-    if (r == 0) return true;
+    JSValue t = JS_Call(ctx, hook_run_ticks, JS_UNDEFINED, 0, NULL);
+    int32_t ran = 0;
+    if (JS_IsException(t) || JS_ToInt32(ctx, &ran, t)) {
+      *status = report_uncaught(JS_GetException(ctx));
+      return false;
+    }
+    JS_FreeValue(ctx, t);
+    int r;
+    while ((r = JS_ExecutePendingJob(rt, &c)) > 0) ran++;
     if (r < 0) {
       *status = report_uncaught(JS_GetException(ctx));
       return false;
     }
+    if (ran == 0) return true;
   }
 }
 
