@@ -67,7 +67,7 @@ PGO_SRC := tools/pgo_train.c
 # Files beside a recipe that are not part of it (they have rules of their
 # own below): changing them must not send make through the recipe again.
 NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/stdlib.sh runtimes/python/packages.sh \
-  runtimes/python/packages.txt
+  runtimes/python/packages.txt runtimes/javascript/packages.sh runtimes/javascript/packages
 define runtime
 $(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/*) | deps
 	@mkdir -p $(BUILD)
@@ -121,6 +121,17 @@ $(BUILD)/gen/python_packages.h: $(BUILD)/python-packages.dir
 	@mkdir -p $(dir $@)
 	cp "$$(cat $<)/packages.h" $@
 
+# The built-in npm packages (runtimes/javascript/packages), cached outside
+# the clone like a runtime; the guest finds them at /usr/lib/node_modules.
+JS_PACKAGES_SRC := runtimes/lib.sh runtimes/javascript/packages.sh runtimes/javascript/packages/package.json \
+  runtimes/javascript/packages/package-lock.json
+$(BUILD)/javascript-packages.dir: $(JS_PACKAGES_SRC) | deps
+	@mkdir -p $(BUILD)
+	bash runtimes/javascript/packages.sh > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/javascript-packages.img: $(BUILD)/javascript-packages.dir $(BUILD)/mkimage
+	$(BUILD)/mkimage "$$(cat $<)/node_modules" $@
+
 # Debian's tzdata, links resolved (images hold no symlinks); posix/ and right/
 # are duplicates and leap-second variants.
 $(BUILD)/zoneinfo.img: $(BUILD)/mkimage | deps
@@ -131,8 +142,9 @@ $(BUILD)/zoneinfo.img: $(BUILD)/mkimage | deps
 
 # Read-only images linked into the binary: SYMBOL=FILE pairs.
 IMAGES := wb_python_stdlib=$(BUILD)/python-stdlib.img wb_python_packages=$(BUILD)/python-packages.img \
-  wb_zoneinfo=$(BUILD)/zoneinfo.img
-$(BUILD)/images.o: scripts/embed.sh $(BUILD)/python-stdlib.img $(BUILD)/python-packages.img $(BUILD)/zoneinfo.img
+  wb_zoneinfo=$(BUILD)/zoneinfo.img wb_javascript_packages=$(BUILD)/javascript-packages.img
+$(BUILD)/images.o: scripts/embed.sh $(BUILD)/python-stdlib.img $(BUILD)/python-packages.img $(BUILD)/zoneinfo.img \
+  $(BUILD)/javascript-packages.img
 	bash scripts/embed.sh "$(CC)" $@ 4096 $(IMAGES)
 
 # Which native modules this build holds (snapshots record and check them):

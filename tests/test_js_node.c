@@ -332,6 +332,47 @@ static const char streams_out[] =
     "write after end: ERR_STREAM_WRITE_AFTER_END\n"
     "error event write after end\n";
 
+/* ---- the built-in npm packages (runtimes/javascript/packages), each used as its README shows */
+static const char packages_js[] =
+    "const _ = require('lodash');\n"
+    "console.log(_.chunk([1, 2, 3, 4, 5], 2), _.groupBy(['one', 'two', 'three'], 'length'), _.camelCase('Foo Bar'));\n"
+    "const dayjs = require('dayjs'); const utc = require('dayjs/plugin/utc'); dayjs.extend(utc);\n"
+    "console.log(dayjs.utc('2024-03-05T10:20:30Z').add(1, 'month').format('YYYY-MM-DD HH:mm'));\n"
+    "const { format, addDays, differenceInDays } = require('date-fns');\n"
+    "console.log(format(addDays(new Date(Date.UTC(2024, 0, 30)), 3), 'yyyy-MM-dd'), differenceInDays(new Date(2024, 5, 1), new Date(2024, 0, 1)));\n"
+    "const Papa = require('papaparse');\n"
+    "console.log(JSON.stringify(Papa.parse('a,b\\n1,2\\n3,4', { header: true, dynamicTyping: true }).data));\n"
+    "const math = require('mathjs');\n"
+    "console.log(math.evaluate('sqrt(16) + 2^3'), math.format(math.multiply(math.matrix([[1, 2], [3, 4]]), 2)), math.round(math.e, 3));\n"
+    "const { v4: uuidv4, validate } = require('uuid');\n"
+    "console.log(validate(uuidv4()));\n"
+    "const { z } = require('zod');\n"
+    "const User = z.object({ name: z.string(), age: z.number().int().positive() });\n"
+    "console.log(User.safeParse({ name: 'a', age: 3 }).success, User.safeParse({ name: 'a', age: -1 }).error.issues[0].message);\n"
+    "const { marked } = require('marked');\n"
+    "console.log(marked.parse('# Hi\\n\\n*there*').trim());\n"
+    "const { parse } = require('csv-parse/sync');\n"
+    "const { stringify } = require('csv-stringify/sync');\n"
+    "console.log(JSON.stringify(parse('a,b\\n1,\"x,y\"\\n', { columns: true })), JSON.stringify(stringify([['a', 'b,c'], [1, 2]])));\n"
+    "const yaml = require('js-yaml');\n"
+    "console.log(JSON.stringify(yaml.load('a: 1\\nb: [x, y]\\n')), JSON.stringify(yaml.dump({ k: [1, 2] })));\n"
+    "const cheerio = require('cheerio');\n"
+    "const $ = cheerio.load('<ul><li class=\"x\">One</li><li>Two</li></ul>');\n"
+    "console.log($('li').length, $('.x').text(), $('li').map((i, el) => $(el).text()).get().join('|'));\n";
+static const char packages_out[] =
+    "[ [ 1, 2 ], [ 3, 4 ], [ 5 ] ] { '3': [ 'one', 'two' ], '5': [ 'three' ] } fooBar\n"
+    "2024-04-05 10:20\n"
+    "2024-02-02 152\n"
+    "[{\"a\":1,\"b\":2},{\"a\":3,\"b\":4}]\n"
+    "12 [[2, 4], [6, 8]] 2.718\n"
+    "true\n"
+    "true Number must be greater than 0\n"
+    "<h1>Hi</h1>\n"
+    "<p><em>there</em></p>\n"
+    "[{\"a\":\"1\",\"b\":\"x,y\"}] \"a,\\\"b,c\\\"\\n1,2\\n\"\n"
+    "{\"a\":1,\"b\":[\"x\",\"y\"]} \"k:\\n  - 1\\n  - 2\\n\"\n"
+    "2 One One|Two\n";
+
 /* as node prints them (the programs above, run by node 20) */
 static void test_buffer(void **s) {
   (void)s;
@@ -397,6 +438,46 @@ static void test_streams(void **s) {
   assert_non_null(up);
   assert_string_equal(up, "A,B\n1,2\n3,4\r\n5,\xc3\x89");
   free(up);
+  rm_tree(dir);
+  free(dir);
+}
+
+/* node ran it with the same packages (NODE_PATH); then what node's own
+ * rules say of imports, exports maps, a program's own node_modules and the
+ * built-in tree being read-only */
+static void test_npm_packages(void **s) {
+  (void)s;
+  expect_js_output(packages_js, NULL, packages_out);
+  expect_js_output(
+      "import _ from 'lodash';\n"
+      "import { sum } from 'lodash';\n"
+      "import dayjs from 'dayjs';\n"
+      "import { format } from 'date-fns';\n"
+      "import { z } from 'zod';\n"
+      "import { parse } from 'csv-parse/sync';\n"
+      "import * as yaml from 'js-yaml';\n"
+      "console.log(_.sum([1, 2]), sum([3, 4]), dayjs('2024-01-02').format('DD/MM'), "
+      "format(new Date(2024, 0, 2), 'MMM d'), z.string().parse('ok'), parse('a\\n1').length, "
+      "yaml.load('x: 1').x);\n",
+      NULL, "3 7 02/01 Jan 2 ok 2 1\n");
+  expect_js_output(
+      "try { require('csv-parse/lib/nope') } catch (e) { console.log(e.code, e.message) }\n"
+      "try { require('fs').writeFileSync('/usr/lib/node_modules/lodash/x.js', '1') } catch (e) { console.log(e.code) }\n"
+      "console.log(require.resolve('lodash'), require.resolve('csv-parse/sync'), require.resolve.paths('x'));\n",
+      NULL,
+      "ERR_PACKAGE_PATH_NOT_EXPORTED Package subpath './lib/nope' is not defined by \"exports\" in "
+      "/usr/lib/node_modules/csv-parse/package.json\n"
+      "EROFS\n"
+      "/usr/lib/node_modules/lodash/lodash.js /usr/lib/node_modules/csv-parse/dist/cjs/sync.cjs [ '/app/node_modules', "
+      "'/node_modules', '/usr/lib/node_modules' ]\n");
+  /* a program's own node_modules comes first, as in node */
+  char *dir = make_dir(), sub[2048];
+  snprintf(sub, sizeof sub, "%s/node_modules", dir);
+  assert_int_equal(mkdir(sub, 0700), 0);
+  snprintf(sub, sizeof sub, "%s/node_modules/lodash", dir);
+  assert_int_equal(mkdir(sub, 0700), 0);
+  write_file(sub, "index.js", "module.exports = 'mine';");
+  expect_js_output("console.log(require('lodash'), typeof require('dayjs'))", dir, "mine function\n");
   rm_tree(dir);
   free(dir);
 }
@@ -561,14 +642,23 @@ static void test_stdin(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_buffer),        cmocka_unit_test(test_text_codecs),
-      cmocka_unit_test(test_url),           cmocka_unit_test(test_structured_clone),
-      cmocka_unit_test(test_web_crypto),    cmocka_unit_test(test_events_and_process),
-      cmocka_unit_test(test_core_modules),  cmocka_unit_test(test_crypto_module),
-      cmocka_unit_test(test_assert_qs_url), cmocka_unit_test(test_fs),
-      cmocka_unit_test(test_streams),       cmocka_unit_test(test_import_core),
-      cmocka_unit_test(test_require_files), cmocka_unit_test(test_unavailable_modules),
-      cmocka_unit_test(test_fs_confined),   cmocka_unit_test(test_stdin),
+      cmocka_unit_test(test_buffer),
+      cmocka_unit_test(test_text_codecs),
+      cmocka_unit_test(test_url),
+      cmocka_unit_test(test_structured_clone),
+      cmocka_unit_test(test_web_crypto),
+      cmocka_unit_test(test_events_and_process),
+      cmocka_unit_test(test_core_modules),
+      cmocka_unit_test(test_crypto_module),
+      cmocka_unit_test(test_assert_qs_url),
+      cmocka_unit_test(test_fs),
+      cmocka_unit_test(test_streams),
+      cmocka_unit_test(test_npm_packages),
+      cmocka_unit_test(test_import_core),
+      cmocka_unit_test(test_require_files),
+      cmocka_unit_test(test_unavailable_modules),
+      cmocka_unit_test(test_fs_confined),
+      cmocka_unit_test(test_stdin),
   };
   return RUN("js_node", tests);
 }

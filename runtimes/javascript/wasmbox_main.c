@@ -779,6 +779,7 @@ WB_EXPORT(wasmbox_run) int wasmbox_run(char *code, uint32_t code_len, char *name
     /* a script whose top level may await: the result is a promise */
     val = JS_Eval(ctx, src, code_len, fname, JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC);
   }
+  bool preload = !strcmp(fname, "<preload>"); /* tools/mksnapshot.c's run */
   free(src);
   free(fname);
   int status;
@@ -789,5 +790,13 @@ WB_EXPORT(wasmbox_run) int wasmbox_run(char *code, uint32_t code_len, char *name
   }
   JS_FreeValue(ctx, val);
   clear_rejections();
+  if (preload) {
+    /* the snapshot is taken next: collect, and put the next collection half
+     * the heap away, as at start-up, so no call from it collects at once */
+    JS_RunGC(rt);
+    JSMemoryUsage mem;
+    JS_ComputeMemoryUsage(rt, &mem);
+    JS_SetGCThreshold(rt, (size_t)mem.malloc_size + (size_t)mem.malloc_size / 2);
+  }
   return status;
 }

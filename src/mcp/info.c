@@ -37,7 +37,9 @@ static const char py_probe[] =
 
 static const char js_probe[] =
     "console.log(JSON.stringify({globals: Object.getOwnPropertyNames(globalThis)"
-    ".filter(n => !n.startsWith('_')).sort()}))";
+    ".filter(n => !n.startsWith('_')).sort(), packages: JSON.parse(require('fs')"
+    ".readFileSync('/usr/lib/node_modules/wasmbox-packages.json', 'utf8'))"
+    ".map(p => ({name: p.name, version: p.version, from: 'built-in'}))}))";
 
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 static cJSON *probed[2]; /* python, javascript: parsed probe output */
@@ -95,14 +97,16 @@ cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args) {
   cJSON_AddStringToObject(js, "version", "QuickJS 2025-04-26 (ES2023)");
   cJSON_AddItemToObject(js, "aliases", cJSON_CreateStringArray((const char *const[]){"js"}, 1));
   add_copy(js, "modules", cJSON_GetObjectItemCaseSensitive(probed[1], "globals"));
-  cJSON_AddItemToObject(js, "packages", cJSON_CreateArray());
+  add_copy(js, "packages", cJSON_GetObjectItemCaseSensitive(probed[1], "packages"));
   cJSON_AddStringToObject(js, "notes",
                           "node's globals (Buffer, URL, TextEncoder/Decoder, atob/btoa, structuredClone, crypto, "
                           "AbortController, process) and, through require() or import (with or without node:), "
                           "fs, fs/promises, path, util, events, buffer, crypto, os, url, querystring, "
-                          "string_decoder, assert, timers, readline; child_process, net, http and worker_threads "
-                          "throw 'not available'. Files under /app and /external only; no npm registry, no fetch, "
-                          "no Intl; top-level await; dates are UTC");
+                          "string_decoder, assert, timers, readline, stream; child_process, net, http and "
+                          "worker_threads throw 'not available'. packages: the built-in npm ones, by require() or "
+                          "import of their names (lodash is preloaded); code in /app/node_modules comes first. "
+                          "Files under /app and /external only; no npm registry, no fetch, no Intl; top-level "
+                          "await; dates are UTC");
   pthread_mutex_unlock(&probe_lock);
   cJSON_AddItemToArray(rts, py);
   cJSON_AddItemToArray(rts, js);
