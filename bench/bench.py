@@ -22,10 +22,13 @@ For each language:
   median to the unmetered one, goal <= 1.10 (geomean) for both.
 - whole process: `wasmbox run` printing one line against the native
   interpreter doing the same, median and p90 of RUNS runs.
+- JavaScript also against node (when installed), a JIT: the compute suite
+  and the whole process, as a reference without a goal.
 JSON goes to bench/results/LANGUAGE-<time>.json.
 """
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -191,7 +194,38 @@ def javascript_suite(wasmbox, jsnative, rounds, repeat, runs, unmetered=None):
     print(f"\nwhole process, console.log('hi'): median / p90 of {runs} runs")
     report['startup'] = startup('jsnative', [wasmbox, 'run', '--lang', 'js', '-c', "console.log('hi')"],
                                 [jsnative, '-c', "console.log('hi')"], runs, b'hi', 10)
+    node = shutil.which('node')
+    if node:
+        version = subprocess.run([node, '--version'], capture_output=True, text=True).stdout.strip()
+        print(f'\nagainst node {version} (V8, a JIT; no goal: a reference, not a peer of an interpreter)')
+        report['node'] = node_table(node, report['compute'], rounds, repeat)
+        med, p90 = whole_process([node, '-e', "console.log('hi')"], runs, b'hi')
+        box = report['startup']['wasmbox_median_s']
+        print(f'{"whole process":<16}{med * 1e3:>11.1f}{box * 1e3:>12.1f}{box / med:>7.2f}x  (p90 node {p90 * 1e3:.1f} ms)')
+        report['node'].update({'version': version, 'startup_median_s': med, 'startup_p90_s': p90})
     save(report, 'javascript')
+
+
+def node_table(node, compute, rounds, repeat):
+    """The JS compute suite under node, next to the wasmbox medians measured above."""
+    print(f'{"benchmark":<16}{"node ms":>11}{"wasmbox ms":>12}{"ratio":>8}')
+    out, ratios = {}, []
+    for name in sorted(compute):
+        code = JS_WRAPPER % (open(os.path.join(HERE, 'compute_js', name + '.js')).read(), repeat)
+        times, results = [], set()
+        for _ in range(max(1, rounds // 2)):
+            r = run_compute([node, '-e'], name, code)
+            times += r['times']
+            results.add(r['result'])
+        n, b = statistics.median(times), statistics.median(compute[name]['wasmbox_s'])
+        if len(results) != 1:
+            sys.exit(f'{name}: node gives different results: {results}')
+        ratios.append(b / n)
+        out[name] = {'node_s': times, 'ratio': b / n}
+        print(f'{name:<16}{n * 1e3:>11.2f}{b * 1e3:>12.1f}{b / n:>7.1f}x')
+    geo = statistics.geometric_mean(ratios)
+    print(f'{"geomean":<16}{"":>11}{"":>12}{geo:>7.1f}x')
+    return {'compute': out, 'compute_geomean_ratio': geo}
 
 
 def main():
