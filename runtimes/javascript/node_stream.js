@@ -16,6 +16,17 @@
   const io = (fn) => shared.addTimer(fn, 0, [], false);
   const toChunk = (chunk, encoding) => (typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk);
 
+  // the end of any stream: its _destroy, then 'error' (if any) and 'close', on later ticks
+  function destroy(stream, err) {
+    if (stream.destroyed) return stream;
+    stream.destroyed = true;
+    stream._destroy(err || null, (e) => {
+      if (e) later(() => stream.emit('error', e));
+      later(() => stream.emit('close'));
+    });
+    return stream;
+  }
+
   // ---- Readable ------------------------------------------------------------------------------------
   class Readable extends EventEmitter {
     constructor(options = {}) {
@@ -99,15 +110,7 @@
         this.destroy();
       }
     }
-    destroy(err) {
-      if (this.destroyed) return this;
-      this.destroyed = true;
-      this._destroy(err || null, (e) => {
-        if (e) later(() => this.emit('error', e));
-        later(() => this.emit('close'));
-      });
-      return this;
-    }
+    destroy(err) { return destroy(this, err); }
     pipe(dest, { end = true } = {}) {
       this.on('data', (c) => dest.write(c));
       if (end) this.on('end', () => dest.end());
@@ -233,15 +236,7 @@
     constructor(options = {}) { super(); this.destroyed = false; this._writableInit(options); }
     _write(chunk, encoding, cb) { cb(nodeError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', 'The _write() method is not implemented')); }
     _destroy(err, cb) { cb(err); }
-    destroy(err) {
-      if (this.destroyed) return this;
-      this.destroyed = true;
-      this._destroy(err || null, (e) => {
-        if (e) later(() => this.emit('error', e));
-        later(() => this.emit('close'));
-      });
-      return this;
-    }
+    destroy(err) { return destroy(this, err); }
   }
   addWritable(Writable);
 
