@@ -46,7 +46,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean
+.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean install
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -307,6 +307,26 @@ $(BUILD)/fuzz/fuzz_wasm_fuel: tests/fuzz/fuzz_wasm_fuel.c $(FUEL_FUZZ_OBJ) $(BUI
 
 fuzz: deps $(FUZZERS:%=$(BUILD)/fuzz/%)
 	@bash tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS) $(FUZZERS)
+
+# ---- install ----------------------------------------------------------------------
+# make install PREFIX=/usr/local DESTDIR=: the command, the C library and its
+# header, a pkg-config file, the man page (help2man, from the commands' own
+# --help) and bash completion. The library is static: the runtimes' native
+# code is not built position-independent, so its dependencies are in Libs.
+PREFIX ?= /usr/local
+$(BUILD)/wasmbox.1: $(BUILD)/wasmbox dist/manpage.sh | deps
+	bash dist/manpage.sh $(BUILD)/wasmbox > $@.tmp && mv $@.tmp $@
+
+install: $(BUILD)/wasmbox $(BUILD)/libwasmbox.a $(BUILD)/wasmbox.1 dist/wasmbox.pc.in dist/completion.bash
+	install -Dm755 $(BUILD)/wasmbox $(DESTDIR)$(PREFIX)/bin/wasmbox
+	install -Dm644 $(BUILD)/libwasmbox.a $(DESTDIR)$(PREFIX)/lib/libwasmbox.a
+	install -Dm644 include/wasmbox.h $(DESTDIR)$(PREFIX)/include/wasmbox.h
+	install -Dm644 $(BUILD)/wasmbox.1 $(DESTDIR)$(PREFIX)/share/man/man1/wasmbox.1
+	install -Dm644 dist/completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/wasmbox
+	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LDLIBS)|' \
+	  -e "s|@VERSION@|$$(sed -n 's/^#define WASMBOX_VERSION \"\(.*\)\"/\1/p' include/wasmbox.h)|" \
+	  dist/wasmbox.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/wasmbox.pc
 
 # the layer map of ARCHITECTURE.md
 check-layers:

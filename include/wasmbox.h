@@ -25,6 +25,14 @@
 extern "C" {
 #endif
 
+/* The version of this header; wasmbox_version() is the library's own, which
+ * can differ when the library was installed apart from the program. */
+#define WASMBOX_VERSION "0.1.0"
+#define WASMBOX_VERSION_MAJOR 0
+#define WASMBOX_VERSION_MINOR 1
+#define WASMBOX_VERSION_PATCH 0
+#define WASMBOX_VERSION_NUMBER (WASMBOX_VERSION_MAJOR * 10000 + WASMBOX_VERSION_MINOR * 100 + WASMBOX_VERSION_PATCH)
+
 #define WASMBOX_DEFAULT_TIMEOUT_S 30.0
 #define WASMBOX_DEFAULT_MEMORY (256ull << 20)
 #define WASMBOX_DEFAULT_MAX_OUTPUT (1u << 20)
@@ -396,6 +404,8 @@ int wasmbox_isolation(wasmbox *wb, wasmbox_layer out[WASMBOX_LAYERS_MAX], size_t
 
 /* Languages this build runs, NULL-terminated. */
 const char *const *wasmbox_languages(void);
+/* WASMBOX_VERSION as the library was built with it. */
+const char *wasmbox_version(void);
 
 #ifdef __cplusplus
 }

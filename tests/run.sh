@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh TESTDIR WASMBOX FUEL_TOOL TRAINER TEST...: run the C test programs
-# (cmocka, TAP output), the CLI tests, the MCP transport tests and the
+# (cmocka, TAP output), the CLI tests, `make install` used as a user would,
+# the MCP transport tests and the
 # metering pass's tests (on small modules and on the guests this build
 # holds), the tests of the translation's rewrites (tools/w2c_split.py) and of
 # the PGO training driver (tools/pgo_train.c), then print one line:
@@ -31,6 +32,7 @@ script() {
   if [ "$f" -gt 0 ]; then failures+=("$name"); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
 }
 script cli "$bin"
+script install "$(cd "$(dirname "$0")/.." && pwd)"
 guests=()
 for d in "$(dirname "$bin")"/*.dir; do
   case $d in *-native.dir|*-packages.dir) continue ;; esac

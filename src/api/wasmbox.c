@@ -45,6 +45,8 @@ void wasmbox_free(wasmbox *wb) {
   free(wb);
 }
 
+const char *wasmbox_version(void) { return WASMBOX_VERSION; }
+
 const char *const *wasmbox_languages(void) {
   static const char *langs[WB_RUNTIMES_MAX + 1];
   size_t i = 0;

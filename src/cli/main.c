@@ -23,7 +23,6 @@
 #include "util/options.h"
 #include "wasmbox.h"
 
-#define WASMBOX_VERSION "0.1.0"
 #define INPUT_MAX (64u << 20)
 
 enum { EXIT_OK = 0, EXIT_GUEST = 1, EXIT_USAGE = 2, EXIT_LIMIT = 3, EXIT_INTERNAL = 4 };
@@ -727,7 +726,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "serve")) return mcp_command(true, argc - 1, argv + 1);
   if (!strcmp(argv[1], "doctor")) return cmd_doctor(argc - 1, argv + 1);
   if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
-    printf("wasmbox %s\nlanguages:", WASMBOX_VERSION);
+    printf("wasmbox %s\nlanguages:", wasmbox_version());
     for (const char *const *l = wasmbox_languages(); *l; l++) printf(" %s", *l);
     printf("\n");
     return EXIT_OK;

@@ -3,7 +3,9 @@
 #ifndef WASMBOX_MCP_VERSION_H
 #define WASMBOX_MCP_VERSION_H
 
+#include "wasmbox.h"
+
 #define MCP_SERVER_NAME "wasmbox"
-#define MCP_SERVER_VERSION "0.1.0"
+#define MCP_SERVER_VERSION WASMBOX_VERSION
 
 #endif
