@@ -215,6 +215,13 @@ typedef struct {
   size_t guidance_len;
   double duration_ms;
   uint64_t fuel_used; /* the whole budget when out_of_fuel */
+  /* The call's fuel budget, 0 for none. With one, wasmbox_result_json() adds
+   * "fuel_analysis": consumed, budget, utilization_percent, a status
+   * (efficient < 50 %, moderate < 75 %, warning < 90 %, critical, or
+   * exhausted when out_of_fuel), and from warning on a suggested_budget
+   * (1.5x what the run used; 2x the budget when it ran out) with a
+   * recommendation. */
+  uint64_t fuel_budget;
   uint64_t memory_peak_bytes;
   const char *session_id;           /* NULL: a stateless call */
   bool session_rolled_back;         /* the failed call left no trace */

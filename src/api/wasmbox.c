@@ -108,6 +108,7 @@ static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_res
   wb_tool_route route = {.answer = wb_tools_answer, .ctx = tools};
   int rc = wb->workers ? wb_workers_run(wb, with, rs, tools, &jw, out, err, errlen)
                        : wb_inprocess_run(wb, with, rs, &route, &jw, out, err, errlen);
+  if (!rc) (*out)->fuel_budget = with->fuel; /* as asked: 0, no budget (the default is no limit) */
   if (rc || (*out)->status != WASMBOX_STATUS_PAUSED) return rc;
   wb_result *r = (wb_result *)*out;
   cJSON *pending = tools->paused ? cJSON_ParseWithLength(tools->paused, tools->paused_len) : NULL;
