@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make fuzz: run each harness for SECONDS, starting from its committed corpus
 # (tests/fuzz/corpus/NAME). New inputs go to a scratch corpus: the committed
-# one changes by hand, with a minimized reproducer for each finding. A
+# one changes by hand (make_seeds.py's seeds, what long runs found merged in
+# with -merge=1, a minimized reproducer for each finding). A
 # finding (crash, leak, UB, timeout) is kept in DIR/findings/ and fails the run.
 #   run.sh DIR SECONDS NAME...
 set -uo pipefail
