@@ -6,7 +6,9 @@
 #   make            build build/wasmbox
 #   make run        a 30-second demo
 #   make test       all tests (unit, end to end, CLI, MCP transports), then under ASan+UBSan
-#   make test-mcp   MCP conformance suite, Inspector and SDK clients (npm)
+#   make test-mcp   MCP conformance suite, Inspector and SDK clients (npm),
+#                   the TypeScript client
+#   make npm-package  the TypeScript client, build/npm/wasmbox-VERSION.tgz
 #   make soak       100000 mixed and hostile calls through MCP HTTP, then leak
 #                   checks (SOAK_CALLS=N for fewer)
 #   make bench      benchmarks against native python3.11, native QuickJS and
@@ -46,7 +48,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean install
+.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -327,6 +329,18 @@ install: $(BUILD)/wasmbox $(BUILD)/libwasmbox.a $(BUILD)/wasmbox.1 dist/wasmbox.
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LDLIBS)|' \
 	  -e "s|@VERSION@|$$(sed -n 's/^#define WASMBOX_VERSION \"\(.*\)\"/\1/p' include/wasmbox.h)|" \
 	  dist/wasmbox.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/wasmbox.pc
+
+# The TypeScript client as an npm package (bindings/typescript/README.md):
+# npm install ./build/npm/wasmbox-VERSION.tgz
+VERSION := $(shell sed -n 's/^\#define WASMBOX_VERSION "\(.*\)"/\1/p' include/wasmbox.h)
+TS_SRC  := $(wildcard bindings/typescript/src/*.ts) $(addprefix bindings/typescript/,package.json package-lock.json tsconfig.json README.md)
+npm-package: $(BUILD)/npm/wasmbox-$(VERSION).tgz
+$(BUILD)/npm/wasmbox-$(VERSION).tgz: $(TS_SRC) include/wasmbox.h
+	@grep -q '"version": "$(VERSION)"' bindings/typescript/package.json || \
+	  { echo "bindings/typescript/package.json: version is not $(VERSION) (include/wasmbox.h)"; exit 1; }
+	mkdir -p $(BUILD)/npm
+	cd bindings/typescript && npm ci --no-audit --no-fund --loglevel=error && \
+	  npm pack --silent --pack-destination $(abspath $(BUILD)/npm) >/dev/null
 
 # the layer map of ARCHITECTURE.md
 check-layers:

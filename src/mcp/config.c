@@ -295,7 +295,7 @@ void mcp_config_usage(bool http, FILE *out) {
     const wb_option *o = &options[i];
     if (!applies(o, http)) continue;
     char flag[64];
-    snprintf(flag, sizeof flag, "%s %s", o->name, o->arg);
+    snprintf(flag, sizeof flag, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : ""); /* flags take none */
     fprintf(out, "  %-30s %s\n", flag, o->help);
   }
   fputs(

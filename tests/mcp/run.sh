@@ -8,7 +8,10 @@
 #   3. a client on the official SDK, stdio and HTTP (sdk.test.mjs);
 #   4. code mode (codemode.test.mjs): wasmbox mcp --upstream with the npm
 #      servers server-everything (stdio and Streamable HTTP), server-memory
-#      and server-filesystem as upstreams.
+#      and server-filesystem as upstreams;
+#   5. the TypeScript client (bindings/typescript): built with tsc, its own
+#      tests (node --test) against both transports, and its README's examples
+#      run from the packed package installed into a new project.
 # npm packages are pinned in package.json/package-lock.json and installed
 # here (npm ci); node 22, which the suite and the Inspector need, comes from
 # npm too (the "node" package). Prints "N passed, N failed" at the end.
@@ -63,6 +66,16 @@ out=$(WASMBOX="$W" node --test "$here/codemode.test.mjs" 2>&1)
 p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' <<<"$out"); f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' <<<"$out")
 [ -n "$p" ] || { p=0; f=1; }
 report "code mode" "$p" "${f:-1}" "$out"
+
+ts="$here/../../bindings/typescript"
+if out=$(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error 2>&1 && npx tsc -p . 2>&1); then
+  out=$(cd "$ts" && WASMBOX_BIN="$W" node --test test/*.test.mjs 2>&1)
+  p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' <<<"$out"); f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' <<<"$out")
+  [ -n "$p" ] || { p=0; f=1; }
+  report "typescript client" "$p" "${f:-1}" "$out"
+else
+  report "typescript client" 0 1 "$out"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -701,6 +701,8 @@ def external_and_config():
     p = subprocess.run([W, 'serve', '--help'], capture_output=True, env=ENV, timeout=30)
     check('wasmbox serve --help documents --listen and --token',
           p.returncode == 0 and b'--listen' in p.stdout and b'--token' in p.stdout)
+    check('serve --help shows flags without a value bare (no "(null)")',
+          b'--approve-destructive ' in p.stdout and b'(null)' not in p.stdout)
 
 
 # ---- stdio --------------------------------------------------------------------
