@@ -213,9 +213,23 @@ $(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $
 	rm -f $@
 	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ)
 
+# The playground page of wasmbox serve: our files and the editor (CodeMirror,
+# fetched from npm by editor.sh, cached outside the clone like a runtime)
+PLAYGROUND := src/mcp/playground
+$(BUILD)/playground-editor.dir: runtimes/lib.sh $(PLAYGROUND)/editor.sh $(PLAYGROUND)/package.json \
+  $(PLAYGROUND)/package-lock.json | deps
+	@mkdir -p $(BUILD)
+	bash $(PLAYGROUND)/editor.sh > $@.tmp && mv $@.tmp $@
+$(BUILD)/playground.o: scripts/embed.sh $(BUILD)/playground-editor.dir $(PLAYGROUND)/index.html \
+  $(PLAYGROUND)/app.js $(PLAYGROUND)/app.css
+	bash scripts/embed.sh "$(CC)" $@ 16 wb_playground_index=$(PLAYGROUND)/index.html \
+	  wb_playground_app_js=$(PLAYGROUND)/app.js wb_playground_app_css=$(PLAYGROUND)/app.css \
+	  wb_playground_editor_js="$$(cat $(BUILD)/playground-editor.dir)/editor.js" \
+	  wb_playground_editor_css="$$(cat $(BUILD)/playground-editor.dir)/editor.css"
+
 # the MCP server (src/mcp) is part of the command, a client of the library
-OBJ_MCP  = $(SRC_MCP:src/%.c=$(BUILD)/obj/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/obj/%.o)
-ASAN_MCP = $(SRC_MCP:src/%.c=$(BUILD)/asan/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/asan/%.o)
+OBJ_MCP  = $(SRC_MCP:src/%.c=$(BUILD)/obj/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/obj/%.o) $(BUILD)/playground.o
+ASAN_MCP = $(SRC_MCP:src/%.c=$(BUILD)/asan/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/asan/%.o) $(BUILD)/playground.o
 
 $(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(OBJ_MCP) $(BUILD)/libwasmbox.a
 	$(CC) $(CFLAGS) $^ -o $@ $(MCP_LIBS) $(LDLIBS)
@@ -286,9 +300,9 @@ $(BUILD)/fuzz-obj/%.o: src/%.cc
 	  $(CPPFLAGS) -MMD -MP -c $< -o $@
 -include $(wildcard $(BUILD)/fuzz-obj/*/*.d)
 
-$(BUILD)/libwasmbox-fuzz.a: $(FUZZ_OBJ) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_DIRS)
+$(BUILD)/libwasmbox-fuzz.a: $(FUZZ_OBJ) $(BUILD)/images.o $(BUILD)/snapshots.o $(BUILD)/playground.o $(NATIVE_DIRS)
 	rm -f $@
-	ar rcs $@ $(FUZZ_OBJ) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ)
+	ar rcs $@ $(FUZZ_OBJ) $(BUILD)/images.o $(BUILD)/snapshots.o $(BUILD)/playground.o $(NATIVE_OBJ)
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libwasmbox-fuzz.a
 	@mkdir -p $(dir $@)

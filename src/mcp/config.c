@@ -27,6 +27,8 @@ static const wb_option options[] = {
      SERVE_ONLY},
     {"--token", WB_OPT_TEXT, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, 0, NULL, "TOKEN",
      "require 'Authorization: Bearer TOKEN' on every request (also $WASMBOX_MCP_TOKEN)", SERVE_ONLY},
+    {"--no-playground", WB_OPT_FLAG, OFF(no_playground), 0, 0, 0, 0, NULL, NULL,
+     "do not serve the playground page at / (a code editor that runs through /mcp, with the same checks)", SERVE_ONLY},
     {"--allow-origin", WB_OPT_LIST, OFF(origins), OFF(n_origins), MCP_MAX_LIST, 0, 0, NULL, "ORIGIN",
      "also accept browser requests from ORIGIN (repeatable); loopback origins always are", SERVE_ONLY},
     {"--max-connections", WB_OPT_U64, OFF(max_connections), 0, 0, 1, 10000, NULL, "N",

@@ -17,6 +17,7 @@ typedef struct {
   bool http;                         /* wasmbox serve (else wasmbox mcp) */
   char listen[256];                  /* HOST:PORT */
   char token[512];                   /* bearer token; "" = none */
+  bool no_playground;                /* HTTP: no page at / */
   const char *origins[MCP_MAX_LIST]; /* extra allowed Origin values */
   size_t n_origins;
   const char *external[MCP_MAX_LIST]; /* host files/dirs shown at /external */

@@ -3,7 +3,9 @@
  * body is read, each request passes the checks that keep a local server safe:
  * the path, Host and Origin (DNS rebinding), the bearer token, the method,
  * the content type and the size. A client that goes away mid-call has its
- * call cancelled. */
+ * call cancelled. The playground's static files (playground.h) pass the same
+ * Host and Origin checks but need no token: they hold no secret, and the
+ * page sends the token with each call it makes to /mcp. */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 
 #include "mcp/jsonrpc.h"
 #include "mcp/libs.h"
+#include "mcp/playground.h"
 #include "mcp/transport.h"
 
 typedef struct watched {
@@ -93,6 +96,28 @@ static enum MHD_Result refuse(http_state *hs, struct MHD_Connection *c, unsigned
   return r;
 }
 
+/* A playground file (NULL: 405, they are only read); its page may load only
+ * its own scripts and styles, connect only to this server, show images the
+ * guest made (data: URLs), and be framed by no one. */
+static enum MHD_Result send_asset(struct MHD_Connection *c, const mcp_asset *a) {
+  static const char refusal[] = "Method not allowed: the playground's files are read with GET\n";
+  size_t len = a ? a->len : sizeof refusal - 1;
+  struct MHD_Response *r =
+      libmhd.create_response_from_buffer(len, a ? (void *)a->data : (void *)refusal, MHD_RESPMEM_PERSISTENT);
+  if (!r) return MHD_NO;
+  libmhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, a ? a->type : "text/plain; charset=utf-8");
+  if (!a) libmhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+  libmhd.add_response_header(r, "Content-Security-Policy",
+                             "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; "
+                             "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  libmhd.add_response_header(r, "X-Content-Type-Options", "nosniff");
+  libmhd.add_response_header(r, "Referrer-Policy", "no-referrer");
+  libmhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+  enum MHD_Result ok = libmhd.queue_response(c, a ? MHD_HTTP_OK : MHD_HTTP_METHOD_NOT_ALLOWED, r);
+  libmhd.destroy_response(r);
+  return ok;
+}
+
 /* ---- checks before the body ------------------------------------------------ */
 
 /* localhost, 127.x.y.z or [::1], with an optional :port */
@@ -151,13 +176,20 @@ static int precheck(http_state *hs, struct MHD_Connection *c, const char *url, c
   const char *host = header(c, MHD_HTTP_HEADER_HOST), *origin = header(c, "Origin");
   unsigned status = 0;
   const char *why = NULL;
-  if (strcmp(url, "/mcp") && strcmp(url, "/mcp/"))
+  const mcp_asset *page = NULL;
+  bool read = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+  if (strcmp(url, "/mcp") && strcmp(url, "/mcp/") &&
+      !(page = hs->srv->cfg->no_playground ? NULL : mcp_playground_find(url)))
     status = MHD_HTTP_NOT_FOUND, why = "Not found: the MCP endpoint is /mcp";
   else if (origin && !origin_ok(hs, origin))
     status = MHD_HTTP_FORBIDDEN, why = "Forbidden: Origin not allowed (only loopback origins and --allow-origin)";
   else if (hs->loopback && (!host || !loopback_host(host, strlen(host))))
     status = MHD_HTTP_FORBIDDEN, why = "Forbidden: Host must be localhost, 127.0.0.1 or [::1] (DNS rebinding guard)";
-  else if (!token_ok(hs, header(c, MHD_HTTP_HEADER_AUTHORIZATION)))
+  else if (page) {
+    if (!read) mcp_metrics_http_rejected(&hs->srv->metrics);
+    *res = send_asset(c, read ? page : NULL); /* libmicrohttpd sends no body to HEAD */
+    return read ? MHD_HTTP_OK : MHD_HTTP_METHOD_NOT_ALLOWED;
+  } else if (!token_ok(hs, header(c, MHD_HTTP_HEADER_AUTHORIZATION)))
     status = MHD_HTTP_UNAUTHORIZED, why = "Unauthorized: missing or wrong bearer token";
   else if (!strcmp(method, "GET"))
     status = MHD_HTTP_METHOD_NOT_ALLOWED, why = "Method not allowed: this server sends no server-initiated stream";

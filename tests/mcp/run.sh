@@ -11,7 +11,10 @@
 #      and server-filesystem as upstreams;
 #   5. the TypeScript client (bindings/typescript): built with tsc, its own
 #      tests (node --test) against both transports, and its README's examples
-#      run from the packed package installed into a new project.
+#      run from the packed package installed into a new project;
+#   6. the playground page of wasmbox serve in headless Chromium (Debian's,
+#      installed here) driven by puppeteer-core (playground.test.mjs);
+#      screenshots in build/test-output/playground.
 # npm packages are pinned in package.json/package-lock.json and installed
 # here (npm ci); node 22, which the suite and the Inspector need, comes from
 # npm too (the "node" package). Prints "N passed, N failed" at the end.
@@ -23,6 +26,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
 if ! command -v npm >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+if ! command -v chromium >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 if [ ! -x node_modules/.bin/conformance ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund --loglevel=error >/dev/null || { echo "npm ci failed"; echo "0 passed, 1 failed"; exit 1; }
@@ -76,6 +82,14 @@ if out=$(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error 2>&1 && npx ts
 else
   report "typescript client" 0 1 "$out"
 fi
+
+shots="$(dirname "$W")/test-output/playground"
+rm -rf "$shots"
+out=$(WASMBOX="$W" SHOTS="$shots" node --test "$here/playground.test.mjs" 2>&1)
+p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' <<<"$out"); f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' <<<"$out")
+[ -n "$p" ] || { p=0; f=1; }
+report "playground" "$p" "${f:-1}" "$out"
+echo "playground screenshots: $shots ($(ls "$shots" 2>/dev/null | wc -l) files)"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -297,6 +297,34 @@ def http_bad_input(s):
     check('the server still serves after all that', js and js['result']['protocolVersion'] == '2025-11-25' and s.alive())
 
 
+def playground_http(s):
+    """The playground's files on a server with a token (the page itself is
+    tested in Chromium by playground.test.mjs, make test-mcp)."""
+    def get(path, method='GET', headers=None):
+        c = http.client.HTTPConnection('127.0.0.1', s.port, timeout=10)
+        c.request(method, path, headers=headers or {})
+        r = c.getresponse()
+        body = r.read()
+        c.close()
+        return r, body
+    r, body = get('/')
+    check('playground: / is served without the token, as HTML with a CSP',
+          r.status == 200 and r.getheader('Content-Type') == 'text/html; charset=utf-8' and b'<title>' in body and
+          "script-src 'self'" in (r.getheader('Content-Security-Policy') or ''))
+    r, body = get('/playground/editor.js')
+    check('playground: the editor is linked into the program', r.status == 200 and b'CodeMirror' in body[:200])
+    r, body = get('/playground/app.js', 'HEAD')
+    check('playground: HEAD -> 200, no body', r.status == 200 and body == b'')
+    r, _ = get('/', 'POST')
+    check('playground: POST -> 405 Allow: GET, HEAD', r.status == 405 and r.getheader('Allow') == 'GET, HEAD')
+    r, _ = get('/', headers={'Host': 'evil.example.com'})
+    check('playground: a foreign Host -> 403', r.status == 403)
+    r, _ = get('/', headers={'Origin': 'http://evil.example.com'})
+    check('playground: a foreign Origin -> 403', r.status == 403)
+    r, _ = get('/playground/../../etc/passwd')
+    check('playground: other paths -> 404', r.status == 404)
+
+
 def http_origin_token():
     s = Server()
     try:
@@ -330,8 +358,18 @@ def http_origin_token():
             check('%s: a wrong token -> 401' % how, st == 401)
             st, _, _ = s.request(body=good, headers={'Authorization': 'Bearer ' + token})
             check('%s: the right token is served' % how, st == 200)
+            if how == '--token':
+                playground_http(s)
         finally:
             s.stop()
+    s = Server('--no-playground')
+    try:
+        c = http.client.HTTPConnection('127.0.0.1', s.port, timeout=10)
+        c.request('GET', '/')
+        check('--no-playground: / -> 404', c.getresponse().status == 404)
+        c.close()
+    finally:
+        s.stop()
     p = subprocess.run([W, 'serve', '--listen', '0.0.0.0:0'], capture_output=True, env=ENV, timeout=30)
     check('listening beyond loopback without a token is refused', p.returncode == 2 and b'--token' in p.stderr)
     p = subprocess.run([W, 'serve', '--token', 'short'], capture_output=True, env=ENV, timeout=30)
