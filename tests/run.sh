@@ -35,7 +35,7 @@ script cli "$bin"
 script install "$(cd "$(dirname "$0")/.." && pwd)"
 guests=()
 for d in "$(dirname "$bin")"/*.dir; do
-  case $d in *-native.dir|*-packages.dir) continue ;; esac
+  case $d in *-*.dir) continue ;; esac # a runtime's is NAME.dir (not NAME-native, -packages, playground-editor)
   guests+=("$(cat "$d")/$(basename "$d" .dir).wasm")
 done
 script wasm_fuel "$fuel_tool" "${guests[@]}"
