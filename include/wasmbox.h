@@ -409,6 +409,15 @@ typedef struct {
 } wasmbox_layer;
 int wasmbox_isolation(wasmbox *wb, wasmbox_layer out[WASMBOX_LAYERS_MAX], size_t *n, char *err, size_t errlen);
 
+/* The worker processes an instance holds now, for monitoring (all 0 for an
+ * in_process library). */
+typedef struct {
+  size_t workers_idle;     /* waiting for a call */
+  size_t workers_busy;     /* running one */
+  size_t workers_starting; /* not ready yet */
+} wasmbox_stats;
+void wasmbox_stats_get(wasmbox *wb, wasmbox_stats *out);
+
 /* Languages this build runs, NULL-terminated. */
 const char *const *wasmbox_languages(void);
 /* WASMBOX_VERSION as the library was built with it. */

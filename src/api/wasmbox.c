@@ -201,6 +201,11 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
   return rc;
 }
 
+void wasmbox_stats_get(wasmbox *wb, wasmbox_stats *out) {
+  *out = (wasmbox_stats){0};
+  if (wb->workers) wb_workers_count(wb->workers, &out->workers_idle, &out->workers_busy, &out->workers_starting);
+}
+
 int wasmbox_isolation(wasmbox *wb, wasmbox_layer out[WASMBOX_LAYERS_MAX], size_t *n, char *err, size_t errlen) {
   *n = 0;
   if (!wb->workers) return WASMBOX_OK;

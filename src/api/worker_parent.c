@@ -712,6 +712,14 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
   return WASMBOX_OK;
 }
 
+void wb_workers_count(wb_workers *ws, size_t *idle, size_t *busy, size_t *starting) {
+  pthread_mutex_lock(&ws->mu);
+  *idle = *busy = 0;
+  for (size_t i = 0; i < ws->n; i++) ++*(ws->all[i]->busy ? busy : idle);
+  *starting = ws->starting;
+  pthread_mutex_unlock(&ws->mu);
+}
+
 /* ---- the jail's report ---------------------------------------------------------------- */
 
 bool wb_workers_report(wb_workers *ws, wb_jail_report *out, char *err, size_t errlen) {

@@ -28,6 +28,9 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
 /* End the idle workers of sessions that no longer exist (destroyed, pruned). */
 void wb_workers_forget_sessions(wb_workers *ws, wb_store *st);
 
+/* How many workers wait, run a call, or start. */
+void wb_workers_count(wb_workers *ws, size_t *idle, size_t *busy, size_t *starting);
+
 /* The jail of a stateless worker on this machine. */
 bool wb_workers_report(wb_workers *ws, wb_jail_report *out, char *err, size_t errlen);
 

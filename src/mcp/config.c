@@ -27,6 +27,15 @@ static const wb_option options[] = {
      SERVE_ONLY},
     {"--token", WB_OPT_TEXT, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, 0, NULL, "TOKEN",
      "require 'Authorization: Bearer TOKEN' on every request (also $WASMBOX_MCP_TOKEN)", SERVE_ONLY},
+    {"--tokens", WB_OPT_TEXT, OFF(tokens), sizeof(((mcp_config *)0)->tokens), 0, 0, 0, NULL, "FILE",
+     "one client per line: NAME TOKEN [rate=N/s|N/m|N/h] [burst=N] [max-in-flight=N]; each bearer token names "
+     "its client (logs, metrics) and its limits (429 with Retry-After beyond them); the file must not be "
+     "readable by others",
+     SERVE_ONLY},
+    {"--access-log", WB_OPT_TEXT, OFF(access_log), sizeof(((mcp_config *)0)->access_log), 0, 0, 0, NULL, "FILE",
+     "one JSON line per HTTP request (time, client, status, tool, sessions, duration, fuel, bytes): appended to "
+     "FILE, or '-' for stderr",
+     SERVE_ONLY},
     {"--no-playground", WB_OPT_FLAG, OFF(no_playground), 0, 0, 0, 0, NULL, NULL,
      "do not serve the playground page at / (a code editor that runs through /mcp, with the same checks)", SERVE_ONLY},
     {"--allow-origin", WB_OPT_LIST, OFF(origins), OFF(n_origins), MCP_MAX_LIST, 0, 0, NULL, "ORIGIN",

@@ -17,6 +17,8 @@ typedef struct {
   bool http;                         /* wasmbox serve (else wasmbox mcp) */
   char listen[256];                  /* HOST:PORT */
   char token[512];                   /* bearer token; "" = none */
+  char tokens[1024];                 /* HTTP: clients file (clients.h); "" = none */
+  char access_log[1024];             /* HTTP: JSON lines, a path or "-"; "" = none */
   bool no_playground;                /* HTTP: no page at / */
   const char *origins[MCP_MAX_LIST]; /* extra allowed Origin values */
   size_t n_origins;

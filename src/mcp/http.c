@@ -3,9 +3,12 @@
  * body is read, each request passes the checks that keep a local server safe:
  * the path, Host and Origin (DNS rebinding), the bearer token, the method,
  * the content type and the size. A client that goes away mid-call has its
- * call cancelled. The playground's static files (playground.h) pass the same
- * Host and Origin checks but need no token: they hold no secret, and the
- * page sends the token with each call it makes to /mcp. */
+ * call cancelled. The playground's static files (playground.h) and /healthz
+ * pass the same Host and Origin checks but need no token: they hold no
+ * secret, and the page sends the token with each call it makes to /mcp.
+ * /metrics needs the token. Each token names a client with its limits
+ * (clients.h); every request is counted by client and status, and logged
+ * (observe.h) when it completes. */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -23,7 +26,9 @@
 #include <unistd.h>
 
 #include "mcp/jsonrpc.h"
+#include "mcp/clients.h"
 #include "mcp/libs.h"
+#include "mcp/observe.h"
 #include "mcp/playground.h"
 #include "mcp/transport.h"
 
@@ -39,6 +44,8 @@ typedef struct {
   pthread_mutex_t lock; /* watched */
   watched *watch;
   bool stop;
+  mcp_clients clients;
+  mcp_access_log *access; /* or NULL */
 } http_state;
 
 typedef struct {
@@ -50,6 +57,12 @@ typedef struct {
   int fd;
   watched entry;
   http_state *hs;
+  mcp_client *client;   /* whose token it carries, or NULL */
+  bool admitted;        /* counted in the client's in-flight requests */
+  unsigned retry_after; /* a 429's Retry-After, seconds */
+  uint64_t received;    /* body bytes, kept or not */
+  char method[8], path[128];
+  mcp_access log;
 } request;
 
 static double mono(void) {
@@ -60,8 +73,10 @@ static double mono(void) {
 
 /* ---- responses ------------------------------------------------------------- */
 
-static enum MHD_Result send_body(struct MHD_Connection *c, unsigned status, const char *type, char *body,
+static enum MHD_Result send_body(request *rq, struct MHD_Connection *c, unsigned status, const char *type, char *body,
                                  const char *session) {
+  rq->log.status = status;
+  rq->log.bytes_out = body ? strlen(body) : 0;
   struct MHD_Response *r = body ? libmhd.create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
                                 : libmhd.create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
   if (!r) {
@@ -73,35 +88,43 @@ static enum MHD_Result send_body(struct MHD_Connection *c, unsigned status, cons
   if (status == MHD_HTTP_METHOD_NOT_ALLOWED) libmhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
   if (status == MHD_HTTP_UNAUTHORIZED)
     libmhd.add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"wasmbox\"");
+  if (status == MHD_HTTP_TOO_MANY_REQUESTS) {
+    char secs[16];
+    snprintf(secs, sizeof secs, "%u", rq->retry_after);
+    libmhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+  }
   enum MHD_Result ok = libmhd.queue_response(c, status, r);
   libmhd.destroy_response(r);
   return ok;
 }
 
-static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status, const cJSON *v, const char *session) {
+static enum MHD_Result send_json(request *rq, struct MHD_Connection *c, unsigned status, const cJSON *v,
+                                 const char *session) {
   char *s = rpc_print(v);
   if (!s) return MHD_NO;
   /* cJSON's allocator is malloc, so MHD may free() it */
-  return send_body(c, status, "application/json", s, session);
+  return send_body(rq, c, status, "application/json", s, session);
 }
 
 /* A transport-level refusal, as a JSON-RPC error the client can read. */
-static enum MHD_Result refuse(http_state *hs, struct MHD_Connection *c, unsigned status, int code, const char *msg,
+static enum MHD_Result refuse(request *rq, struct MHD_Connection *c, unsigned status, int code, const char *msg,
                               const cJSON *id) {
-  mcp_metrics_http_rejected(&hs->srv->metrics);
-  mcp_log(hs->srv, MCP_LOG_INFO, "HTTP %u: %s", status, msg);
+  mcp_metrics_http_rejected(&rq->hs->srv->metrics);
+  mcp_log(rq->hs->srv, MCP_LOG_INFO, "HTTP %u: %s", status, msg);
   cJSON *e = rpc_error(id, code, msg, NULL);
-  enum MHD_Result r = e ? send_json(c, status, e, NULL) : MHD_NO;
+  enum MHD_Result r = e ? send_json(rq, c, status, e, NULL) : MHD_NO;
   cJSON_Delete(e);
   return r;
 }
 
-/* A playground file (NULL: 405, they are only read); its page may load only
- * its own scripts and styles, connect only to this server, show images the
- * guest made (data: URLs), and be framed by no one. */
-static enum MHD_Result send_asset(struct MHD_Connection *c, const mcp_asset *a) {
-  static const char refusal[] = "Method not allowed: the playground's files are read with GET\n";
+/* A playground file (NULL: 405, the paths besides /mcp are only read); its
+ * page may load only its own scripts and styles, connect only to this
+ * server, show images the guest made (data: URLs), and be framed by no one. */
+static enum MHD_Result send_asset(request *rq, struct MHD_Connection *c, const mcp_asset *a) {
+  static const char refusal[] = "Method not allowed: this path is read with GET\n";
   size_t len = a ? a->len : sizeof refusal - 1;
+  rq->log.status = a ? MHD_HTTP_OK : MHD_HTTP_METHOD_NOT_ALLOWED;
+  rq->log.bytes_out = len;
   struct MHD_Response *r =
       libmhd.create_response_from_buffer(len, a ? (void *)a->data : (void *)refusal, MHD_RESPMEM_PERSISTENT);
   if (!r) return MHD_NO;
@@ -152,18 +175,6 @@ static bool origin_ok(http_state *hs, const char *origin) {
   return p && !strchr(p, '/') && loopback_host(p, strlen(p));
 }
 
-static bool token_ok(http_state *hs, const char *auth) {
-  const char *want = hs->srv->cfg->token;
-  if (!want[0]) return true;
-  if (!auth || strncasecmp(auth, "Bearer ", 7)) return false;
-  auth += 7;
-  while (*auth == ' ') auth++;
-  size_t n = strlen(want), m = strlen(auth);
-  unsigned char diff = (unsigned char)(n != m);
-  for (size_t i = 0; i < n; i++) diff |= (unsigned char)(want[i] ^ (i < m ? auth[i] : 0)); /* constant time */
-  return diff == 0;
-}
-
 static const char *header(struct MHD_Connection *c, const char *name) {
   return libmhd.lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
@@ -171,31 +182,59 @@ static const char *header(struct MHD_Connection *c, const char *name) {
 static bool accepts(const char *accept, const char *type) { return accept && strcasestr(accept, type); }
 
 /* 0 when the request may go on, else the status already queued. */
-static int precheck(http_state *hs, struct MHD_Connection *c, const char *url, const char *method,
+static int precheck(http_state *hs, request *rq, struct MHD_Connection *c, const char *url, const char *method,
                     enum MHD_Result *res) {
   const char *host = header(c, MHD_HTTP_HEADER_HOST), *origin = header(c, "Origin");
   unsigned status = 0;
   const char *why = NULL;
-  const mcp_asset *page = NULL;
+  char limited[200];
   bool read = !strcmp(method, "GET") || !strcmp(method, "HEAD");
-  if (strcmp(url, "/mcp") && strcmp(url, "/mcp/") &&
-      !(page = hs->srv->cfg->no_playground ? NULL : mcp_playground_find(url)))
-    status = MHD_HTTP_NOT_FOUND, why = "Not found: the MCP endpoint is /mcp";
+  bool mcp = !strcmp(url, "/mcp") || !strcmp(url, "/mcp/"), metrics = !strcmp(url, "/metrics"),
+       health = !strcmp(url, "/healthz");
+  const mcp_asset *page = mcp || metrics || health || hs->srv->cfg->no_playground ? NULL : mcp_playground_find(url);
+  /* every path */
+  if (!mcp && !metrics && !health && !page) status = MHD_HTTP_NOT_FOUND, why = "Not found: the MCP endpoint is /mcp";
   else if (origin && !origin_ok(hs, origin))
     status = MHD_HTTP_FORBIDDEN, why = "Forbidden: Origin not allowed (only loopback origins and --allow-origin)";
   else if (hs->loopback && (!host || !loopback_host(host, strlen(host))))
     status = MHD_HTTP_FORBIDDEN, why = "Forbidden: Host must be localhost, 127.0.0.1 or [::1] (DNS rebinding guard)";
-  else if (page) {
-    if (!read) mcp_metrics_http_rejected(&hs->srv->metrics);
-    *res = send_asset(c, read ? page : NULL); /* libmicrohttpd sends no body to HEAD */
-    return read ? MHD_HTTP_OK : MHD_HTTP_METHOD_NOT_ALLOWED;
-  } else if (!token_ok(hs, header(c, MHD_HTTP_HEADER_AUTHORIZATION)))
+  else if ((page || health || metrics) && !read) {
+    mcp_metrics_http_rejected(&hs->srv->metrics);
+    *res = send_asset(rq, c, NULL);
+    return MHD_HTTP_METHOD_NOT_ALLOWED;
+  }
+  /* no token needed: the playground's files, /healthz */
+  if (!status && page) {
+    *res = send_asset(rq, c, page); /* libmicrohttpd sends no body to HEAD */
+    return MHD_HTTP_OK;
+  }
+  if (!status && health) {
+    char *body = mcp_health_json(hs->srv);
+    *res = body ? send_body(rq, c, MHD_HTTP_OK, "application/json", body, NULL) : MHD_NO;
+    return MHD_HTTP_OK;
+  }
+  /* the token and its client's limits: /metrics, /mcp */
+  if (status) {
+  } else if (hs->clients.n &&
+             !(rq->client = mcp_clients_auth(&hs->clients, header(c, MHD_HTTP_HEADER_AUTHORIZATION)))) {
     status = MHD_HTTP_UNAUTHORIZED, why = "Unauthorized: missing or wrong bearer token";
-  else if (!strcmp(method, "GET"))
+  } else if (mcp_clients_admit(&hs->clients, rq->client, mono(), &rq->retry_after, limited, sizeof limited)) {
+    status = MHD_HTTP_TOO_MANY_REQUESTS, why = limited;
+  } else {
+    rq->admitted = rq->client != NULL;
+  }
+  if (!status && metrics) {
+    char *body = mcp_metrics_text(hs->srv, &hs->clients);
+    *res = body ? send_body(rq, c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", body, NULL) : MHD_NO;
+    return MHD_HTTP_OK;
+  }
+  /* /mcp */
+  if (status) {
+  } else if (!strcmp(method, "GET")) {
     status = MHD_HTTP_METHOD_NOT_ALLOWED, why = "Method not allowed: this server sends no server-initiated stream";
-  else if (strcmp(method, "POST") && strcmp(method, "DELETE"))
+  } else if (strcmp(method, "POST") && strcmp(method, "DELETE")) {
     status = MHD_HTTP_METHOD_NOT_ALLOWED, why = "Method not allowed: use POST (or DELETE to end a session)";
-  else if (!strcmp(method, "POST")) {
+  } else if (!strcmp(method, "POST")) {
     const char *type = header(c, MHD_HTTP_HEADER_CONTENT_TYPE), *accept = header(c, MHD_HTTP_HEADER_ACCEPT);
     const char *len = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (!type || strncasecmp(type, "application/json", 16))
@@ -207,7 +246,7 @@ static int precheck(http_state *hs, struct MHD_Connection *c, const char *url, c
       status = MHD_HTTP_CONTENT_TOO_LARGE, why = "Request too large (see --max-request-bytes)";
   }
   if (!status) return 0;
-  *res = refuse(hs, c, status, status == MHD_HTTP_CONTENT_TOO_LARGE ? RPC_INVALID_REQUEST : -32000, why, NULL);
+  *res = refuse(rq, c, status, status == MHD_HTTP_CONTENT_TOO_LARGE ? RPC_INVALID_REQUEST : -32000, why, NULL);
   return (int)status;
 }
 
@@ -274,14 +313,15 @@ static bool is_initialize(const cJSON *msg) {
          cJSON_GetObjectItemCaseSensitive(msg, "id");
 }
 
-static enum MHD_Result handle_delete(http_state *hs, struct MHD_Connection *c) {
+static enum MHD_Result handle_delete(http_state *hs, struct MHD_Connection *c, request *rq) {
   const char *sid = header(c, "Mcp-Session-Id");
   if (!sid)
-    return refuse(hs, c, MHD_HTTP_BAD_REQUEST, RPC_INVALID_REQUEST, "Bad request: Mcp-Session-Id header required",
+    return refuse(rq, c, MHD_HTTP_BAD_REQUEST, RPC_INVALID_REQUEST, "Bad request: Mcp-Session-Id header required",
                   NULL);
-  if (!mcp_conn_remove(hs->srv, sid)) return refuse(hs, c, MHD_HTTP_NOT_FOUND, -32001, "Session not found", NULL);
+  snprintf(rq->log.mcp_session, sizeof rq->log.mcp_session, "%s", sid);
+  if (!mcp_conn_remove(hs->srv, sid)) return refuse(rq, c, MHD_HTTP_NOT_FOUND, -32001, "Session not found", NULL);
   mcp_log(hs->srv, MCP_LOG_INFO, "session %s ended by the client", sid);
-  return send_body(c, MHD_HTTP_OK, NULL, NULL, NULL);
+  return send_body(rq, c, MHD_HTTP_OK, NULL, NULL, NULL);
 }
 
 static enum MHD_Result handle_post(http_state *hs, struct MHD_Connection *c, request *rq) {
@@ -289,18 +329,19 @@ static enum MHD_Result handle_post(http_state *hs, struct MHD_Connection *c, req
   cJSON *msg = rpc_parse(rq->body ? rq->body : "", rq->len, &why);
   if (!msg) {
     mcp_metrics_request(&hs->srv->metrics, 1);
-    return refuse(hs, c, MHD_HTTP_BAD_REQUEST, RPC_PARSE_ERROR, why, NULL);
+    return refuse(rq, c, MHD_HTTP_BAD_REQUEST, RPC_PARSE_ERROR, why, NULL);
   }
   mcp_msg m = {.srv = hs->srv, .http = true, .transport = rq, .watch = watch};
   m.h_version = header(c, "MCP-Protocol-Version");
   m.h_method = header(c, "Mcp-Method");
   m.h_name = header(c, "Mcp-Name");
   const char *sid = header(c, "Mcp-Session-Id");
+  if (sid) snprintf(rq->log.mcp_session, sizeof rq->log.mcp_session, "%s", sid);
   if (sid && !is_initialize(msg)) {
     m.conn = mcp_conn_get(hs->srv, sid);
     if (!m.conn) {
       const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-      enum MHD_Result r = refuse(hs, c, MHD_HTTP_NOT_FOUND, -32001,
+      enum MHD_Result r = refuse(rq, c, MHD_HTTP_NOT_FOUND, -32001,
                                  "Session not found (it ended or the server restarted): initialize again", id);
       cJSON_Delete(msg);
       return r;
@@ -309,12 +350,14 @@ static enum MHD_Result handle_post(http_state *hs, struct MHD_Connection *c, req
   const cJSON *idv = cJSON_GetObjectItemCaseSensitive(msg, "id");
   bool request = cJSON_IsObject(msg) && cJSON_GetObjectItemCaseSensitive(msg, "method") && idv;
   cJSON *resp = mcp_handle(&m, msg);
+  mcp_access_note(&rq->log, msg, resp);
+  if (m.new_session[0]) snprintf(rq->log.mcp_session, sizeof rq->log.mcp_session, "%s", m.new_session);
   enum MHD_Result r;
   const char *accept = header(c, MHD_HTTP_HEADER_ACCEPT);
   unsigned status = m.http_status ? (unsigned)m.http_status : MHD_HTTP_OK;
   if (!resp) {
     /* notifications and responses: accepted; a cancelled request: nothing */
-    r = send_body(c, request ? MHD_HTTP_NO_CONTENT : MHD_HTTP_ACCEPTED, NULL, NULL, NULL);
+    r = send_body(rq, c, request ? MHD_HTTP_NO_CONTENT : MHD_HTTP_ACCEPTED, NULL, NULL, NULL);
   } else if (m.notes && cJSON_GetArraySize(m.notes) && accepts(accept, "text/event-stream") && status == MHD_HTTP_OK) {
     /* log notifications first, then the response, as one SSE stream */
     size_t cap = 0;
@@ -328,9 +371,9 @@ static enum MHD_Result handle_post(http_state *hs, struct MHD_Connection *c, req
       if (body) o += sprintf(o, "event: message\ndata: %s\n\n", parts[i]);
       cJSON_free(parts[i]);
     }
-    r = body ? send_body(c, status, "text/event-stream", body, m.new_session[0] ? m.new_session : NULL) : MHD_NO;
+    r = body ? send_body(rq, c, status, "text/event-stream", body, m.new_session[0] ? m.new_session : NULL) : MHD_NO;
   } else {
-    r = send_json(c, status, resp, m.new_session[0] ? m.new_session : NULL);
+    r = send_json(rq, c, status, resp, m.new_session[0] ? m.new_session : NULL);
   }
   cJSON_Delete(resp);
   cJSON_Delete(msg);
@@ -351,16 +394,19 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     rq->started = mono();
     rq->hs = hs;
     rq->fd = -1;
+    rq->log.fuel = -1;
+    snprintf(rq->method, sizeof rq->method, "%s", method);
+    snprintf(rq->path, sizeof rq->path, "%s", url);
     const union MHD_ConnectionInfo *ci = libmhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (ci) rq->fd = ci->connect_fd;
     *con_cls = rq;
-    if (precheck(hs, c, url, method, &res)) {
+    if (precheck(hs, rq, c, url, method, &res)) {
       rq->responded = true;
       return res;
     }
     if (!strcmp(method, "DELETE")) {
       rq->responded = true;
-      return handle_delete(hs, c);
+      return handle_delete(hs, c, rq);
     }
     return MHD_YES; /* now the body */
   }
@@ -371,6 +417,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   if (*upload_size) {
     size_t n = *upload_size;
     *upload_size = 0;
+    rq->received += n;
     /* libmicrohttpd cannot answer in the middle of a body: a body that is
      * too slow is cut off here, one that is too large is read to its end
      * without being kept, then refused */
@@ -399,17 +446,29 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   }
   if (rq->too_large) {
     rq->responded = true;
-    return refuse(hs, c, MHD_HTTP_CONTENT_TOO_LARGE, RPC_INVALID_REQUEST, "Request too large (see --max-request-bytes)",
+    return refuse(rq, c, MHD_HTTP_CONTENT_TOO_LARGE, RPC_INVALID_REQUEST, "Request too large (see --max-request-bytes)",
                   NULL);
   }
   rq->responded = true;
   return handle_post(hs, c, rq);
 }
 
+/* Every request ends here, answered or not: counted, logged, let go. */
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe) {
-  (void)cls, (void)c, (void)toe;
+  (void)c, (void)toe;
+  http_state *hs = cls;
   request *rq = *con_cls;
   if (!rq) return;
+  if (rq->admitted) mcp_clients_done(&hs->clients, rq->client);
+  mcp_clients_count(&hs->clients, rq->client, rq->log.status);
+  if (hs->access) {
+    rq->log.client = rq->client ? rq->client->name : NULL;
+    rq->log.method = rq->method;
+    rq->log.path = rq->path;
+    rq->log.ms = (mono() - rq->started) * 1000;
+    rq->log.bytes_in = rq->received;
+    mcp_access_log_write(hs->access, &rq->log);
+  }
   free(rq->body);
   free(rq);
   *con_cls = NULL;
@@ -479,12 +538,17 @@ int mcp_http_start(mcp_server *s, mcp_http **out, char *err, size_t errlen) {
   h->hs.srv = s;
   struct sockaddr_storage ss;
   if (parse_listen(s->cfg->listen, &ss, &h->hs.loopback, err, errlen)) return free(h), 2;
-  if (!h->hs.loopback && !s->cfg->token[0]) {
-    snprintf(err, errlen, "refusing to listen on %s without --token: anyone who can reach it could run code",
+  if (mcp_clients_load(&h->hs.clients, s->cfg->token, s->cfg->tokens, err, errlen)) return free(h), 2;
+  if (!h->hs.loopback && !h->hs.clients.n) {
+    snprintf(err, errlen,
+             "refusing to listen on %s without --token or --tokens: anyone who can reach it could run code",
              s->cfg->listen);
-    return free(h), 2;
+    return mcp_clients_free(&h->hs.clients), free(h), 2;
   }
-  if (!libmhd_load(err, errlen)) return free(h), 1;
+  if (s->cfg->access_log[0] && !(h->hs.access = mcp_access_log_open(s->cfg->access_log, err, errlen)))
+    return mcp_clients_free(&h->hs.clients), free(h), 2;
+  if (!libmhd_load(err, errlen))
+    return mcp_access_log_close(h->hs.access), mcp_clients_free(&h->hs.clients), free(h), 1;
   pthread_mutex_init(&h->hs.lock, NULL);
   signal(SIGPIPE, SIG_IGN);
   unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
@@ -497,6 +561,8 @@ int mcp_http_start(mcp_server *s, mcp_http **out, char *err, size_t errlen) {
   if (!h->daemon) {
     snprintf(err, errlen, "cannot listen on %s: %s", s->cfg->listen, strerror(errno));
     pthread_mutex_destroy(&h->hs.lock);
+    mcp_access_log_close(h->hs.access);
+    mcp_clients_free(&h->hs.clients);
     return free(h), 1;
   }
   const union MHD_DaemonInfo *di = libmhd.get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -515,6 +581,8 @@ void mcp_http_stop(mcp_http *h) {
   pthread_mutex_unlock(&h->hs.lock);
   if (h->monitoring) pthread_join(h->monitor, NULL);
   pthread_mutex_destroy(&h->hs.lock);
+  mcp_access_log_close(h->hs.access);
+  mcp_clients_free(&h->hs.clients);
   free(h);
 }
 

@@ -40,10 +40,56 @@ void mcp_metrics_tool(mcp_metrics *m, const char *name, int is_error) {
   pthread_mutex_unlock(&m->lock);
 }
 
+/* upper bounds of the latency buckets, seconds: a warm call takes ~0.3 ms */
+static const double bounds[MCP_METRICS_BUCKETS] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                                   0.25,   0.5,   1,      2.5,   5,    10,    30};
+
 void mcp_metrics_execute(mcp_metrics *m, int status, double ms) {
+  size_t b = 0;
+  while (b < MCP_METRICS_BUCKETS && ms / 1000 > bounds[b]) b++;
   pthread_mutex_lock(&m->lock);
   if (status >= 0 && status < MCP_METRICS_STATUSES) m->status_counts[status]++;
   m->window[m->window_n++ % MCP_METRICS_WINDOW] = ms;
+  m->buckets[b]++;
+  m->seconds += ms / 1000;
+  pthread_mutex_unlock(&m->lock);
+}
+
+void mcp_metrics_prometheus(mcp_metrics *m, wb_buf *out) {
+  pthread_mutex_lock(&m->lock);
+  wb_buf_puts(out,
+              "# HELP wasmbox_calls_total execute_code calls, by how they ended.\n"
+              "# TYPE wasmbox_calls_total counter\n");
+  for (int i = 0; i <= WASMBOX_STATUS_PAUSED && i < MCP_METRICS_STATUSES; i++)
+    wb_buf_printf(out, "wasmbox_calls_total{status=\"%s\"} %llu\n", wasmbox_status_name((wasmbox_status)i),
+                  (unsigned long long)m->status_counts[i]);
+  wb_buf_puts(out,
+              "# HELP wasmbox_call_duration_seconds How long execute_code calls took.\n"
+              "# TYPE wasmbox_call_duration_seconds histogram\n");
+  uint64_t below = 0;
+  for (size_t b = 0; b <= MCP_METRICS_BUCKETS; b++) {
+    below += m->buckets[b];
+    if (b < MCP_METRICS_BUCKETS)
+      wb_buf_printf(out, "wasmbox_call_duration_seconds_bucket{le=\"%g\"} %llu\n", bounds[b],
+                    (unsigned long long)below);
+    else wb_buf_printf(out, "wasmbox_call_duration_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)below);
+  }
+  wb_buf_printf(out, "wasmbox_call_duration_seconds_sum %.6f\nwasmbox_call_duration_seconds_count %llu\n", m->seconds,
+                (unsigned long long)below);
+  wb_buf_puts(out,
+              "# HELP wasmbox_tool_calls_total tools/call requests, by tool.\n"
+              "# TYPE wasmbox_tool_calls_total counter\n");
+  for (int i = 0; i < MCP_METRICS_TOOLS && m->tool_names[i]; i++)
+    wb_buf_printf(out, "wasmbox_tool_calls_total{tool=\"%s\"} %llu\n", m->tool_names[i],
+                  (unsigned long long)m->tool_counts[i]);
+  wb_buf_printf(out,
+                "# HELP wasmbox_tool_errors_total tools/call results with isError.\n"
+                "# TYPE wasmbox_tool_errors_total counter\nwasmbox_tool_errors_total %llu\n"
+                "# HELP wasmbox_rpc_requests_total JSON-RPC messages handled.\n"
+                "# TYPE wasmbox_rpc_requests_total counter\nwasmbox_rpc_requests_total %llu\n"
+                "# HELP wasmbox_rpc_errors_total JSON-RPC messages answered with an error.\n"
+                "# TYPE wasmbox_rpc_errors_total counter\nwasmbox_rpc_errors_total %llu\n",
+                (unsigned long long)m->tool_errors, (unsigned long long)m->requests, (unsigned long long)m->errors);
   pthread_mutex_unlock(&m->lock);
 }
 

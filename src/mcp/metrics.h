@@ -1,5 +1,7 @@
-/* Counters for get_metrics: calls per tool, execute_code outcomes and the
- * latency of the last calls (for p50/p99). Thread-safe. */
+/* Counters for get_metrics and /metrics: calls per tool, execute_code
+ * outcomes, the latency of the last calls (for p50/p99) and of all of them
+ * (a histogram). mcp_metrics_prometheus() writes them in Prometheus text
+ * format. Thread-safe. */
 #ifndef WASMBOX_MCP_METRICS_H
 #define WASMBOX_MCP_METRICS_H
 
@@ -7,9 +9,12 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "util/buf.h"
+
 #define MCP_METRICS_WINDOW 4096
 #define MCP_METRICS_TOOLS 24
 #define MCP_METRICS_STATUSES 8
+#define MCP_METRICS_BUCKETS 15 /* latency histogram bounds, +Inf besides */
 
 typedef struct {
   pthread_mutex_t lock;
@@ -20,6 +25,8 @@ typedef struct {
   uint64_t http_rejected;                       /* 4xx before dispatch */
   double window[MCP_METRICS_WINDOW];            /* execute_code ms */
   uint64_t window_n;
+  uint64_t buckets[MCP_METRICS_BUCKETS + 1]; /* execute_code calls per latency bucket */
+  double seconds;                            /* their sum */
 } mcp_metrics;
 
 void mcp_metrics_init(mcp_metrics *m);
@@ -28,6 +35,7 @@ void mcp_metrics_request(mcp_metrics *m, int error);
 void mcp_metrics_http_rejected(mcp_metrics *m);
 void mcp_metrics_tool(mcp_metrics *m, const char *name, int is_error);
 void mcp_metrics_execute(mcp_metrics *m, int status, double ms);
+void mcp_metrics_prometheus(mcp_metrics *m, wb_buf *out);
 /* A JSON object of everything counted. */
 cJSON *mcp_metrics_json(mcp_metrics *m);
 

@@ -14,7 +14,9 @@
 #      run from the packed package installed into a new project;
 #   6. the playground page of wasmbox serve in headless Chromium (Debian's,
 #      installed here) driven by puppeteer-core (playground.test.mjs);
-#      screenshots in build/test-output/playground.
+#      screenshots in build/test-output/playground;
+#   7. /metrics read by a Prometheus text-format parser from npm after known
+#      calls (metrics.test.mjs).
 # npm packages are pinned in package.json/package-lock.json and installed
 # here (npm ci); node 22, which the suite and the Inspector need, comes from
 # npm too (the "node" package). Prints "N passed, N failed" at the end.
@@ -63,32 +65,27 @@ out=$(bash "$here/inspector.sh" "$W" 2>&1)
 report inspector "$(grep -c '^ok ' <<<"$out")" "$(grep -c '^not ok ' <<<"$out")" "$(grep -v '^ok ' <<<"$out")"
 grep -q '^[0-9]* passed, 0 failed$' <<<"$out" || { [ "$(grep -c '^not ok ' <<<"$out")" = 0 ] && report inspector 0 1 "$out"; }
 
-out=$(WASMBOX="$W" node --test "$here/sdk.test.mjs" 2>&1)
-p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' <<<"$out"); f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' <<<"$out")
-[ -n "$p" ] || { p=0; f=1; }
-report "sdk client" "$p" "${f:-1}" "$out"
-
-out=$(WASMBOX="$W" node --test "$here/codemode.test.mjs" 2>&1)
-p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' <<<"$out"); f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' <<<"$out")
-[ -n "$p" ] || { p=0; f=1; }
-report "code mode" "$p" "${f:-1}" "$out"
-
-ts="$here/../../bindings/typescript"
-if out=$(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error 2>&1 && npx tsc -p . 2>&1); then
-  out=$(cd "$ts" && WASMBOX_BIN="$W" node --test test/*.test.mjs 2>&1)
+node_tests() { # node_tests NAME DIR FILE... (WASMBOX, WASMBOX_BIN and SHOTS set): node's test runner
+  local name=$1 dir=$2 out p f
+  shift 2
+  out=$(cd "$dir" && WASMBOX="$W" WASMBOX_BIN="$W" SHOTS="$shots" node --test "$@" 2>&1)
   p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' <<<"$out"); f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' <<<"$out")
   [ -n "$p" ] || { p=0; f=1; }
-  report "typescript client" "$p" "${f:-1}" "$out"
+  report "$name" "$p" "${f:-1}" "$out"
+}
+shots="$(dirname "$W")/test-output/playground"
+rm -rf "$shots"
+
+node_tests "sdk client" "$here" sdk.test.mjs
+node_tests "code mode" "$here" codemode.test.mjs
+ts="$here/../../bindings/typescript"
+if out=$(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error 2>&1 && npx tsc -p . 2>&1); then
+  node_tests "typescript client" "$ts" 'test/*.test.mjs' # (node expands the pattern)
 else
   report "typescript client" 0 1 "$out"
 fi
-
-shots="$(dirname "$W")/test-output/playground"
-rm -rf "$shots"
-out=$(WASMBOX="$W" SHOTS="$shots" node --test "$here/playground.test.mjs" 2>&1)
-p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' <<<"$out"); f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' <<<"$out")
-[ -n "$p" ] || { p=0; f=1; }
-report "playground" "$p" "${f:-1}" "$out"
+node_tests metrics "$here" metrics.test.mjs
+node_tests playground "$here" playground.test.mjs
 echo "playground screenshots: $shots ($(ls "$shots" 2>/dev/null | wc -l) files)"
 
 echo "$passed passed, $failed failed"

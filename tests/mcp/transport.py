@@ -325,6 +325,214 @@ def playground_http(s):
     check('playground: other paths -> 404', r.status == 404)
 
 
+def clients_limits_logs():
+    """--tokens (clients, their limits), --access-log, /metrics, /healthz."""
+    d = os.path.join(TMP, 'clients')
+    os.makedirs(d, exist_ok=True)
+
+    def tokens_file(name, text, mode=0o600):
+        path = os.path.join(d, name)
+        with open(path, 'w') as f:
+            f.write(text)
+        os.chmod(path, mode)
+        return path
+    A, B, C = 'alice-token-0123456789', 'bob-token-0123456789ab', 'carol-token-0123456789'
+    for name, text, mode, want in (
+            ('open', 'alice %s\n' % A, 0o644, b'readable or writable by others'),
+            ('twice', 'alice %s\nalice %s\n' % (A, B), 0o600, b':2: client \'alice\' is named twice'),
+            ('same', 'alice %s\nbob %s\n' % (A, A), 0o600, b':2: client \'bob\' has the token of \'alice\''),
+            ('short', '# clients\n\nalice short-token\n', 0o600, b':3: the token of \'alice\' must be 16'),
+            ('name', 'al/ice %s\n' % A, 0o600, b':1: a client name is'),
+            ('limit', 'alice %s speed=5\n' % A, 0o600, b"unknown limit 'speed'"),
+            ('rate', 'alice %s rate=5\n' % A, 0o600, b"bad rate '5'"),
+            ('zero', 'alice %s max-in-flight=0\n' % A, 0o600, b"bad max-in-flight '0'"),
+            ('burst', 'alice %s burst=3\n' % A, 0o600, b'burst without a rate'),
+            ('empty', '# nobody\n', 0o600, b'no client in it')):
+        path = tokens_file(name, text, mode)
+        p = subprocess.run([W, 'serve', '--listen', '127.0.0.1:0', '--tokens', path], capture_output=True, env=ENV,
+                           timeout=30, stdin=subprocess.DEVNULL)
+        check('--tokens %s: exit 2 naming the problem' % name, p.returncode == 2 and want in p.stderr)
+    p = subprocess.run([W, 'serve', '--tokens', os.path.join(d, 'missing')], capture_output=True, env=ENV, timeout=30)
+    check('--tokens of a missing file: exit 2', p.returncode == 2 and b'No such file' in p.stderr)
+    p = subprocess.run([W, 'serve', '--access-log', os.path.join(d, 'no', 'such', 'dir', 'log')], capture_output=True,
+                       env=ENV, timeout=30)
+    check('--access-log that cannot be opened: exit 2', p.returncode == 2 and b'--access-log' in p.stderr)
+
+    path = tokens_file('ok', '# name token limits\nalice %s rate=5/s\nbob %s\ncarol %s max-in-flight=2\n' % (A, B, C))
+    log = os.path.join(d, 'access.log')
+    s = Server('--tokens', path, '--access-log', log, env=dict(ENV, WASMBOX_HOME=os.path.join(d, 'home')))
+    sent = [0]
+    lock = threading.Lock()
+
+    def req(method, path, token=None, body=None, headers=None, timeout=30):
+        h = dict(headers or {})
+        if token:
+            h['Authorization'] = 'Bearer ' + token
+        if body is not None:
+            h.setdefault('Content-Type', 'application/json')
+            h.setdefault('Accept', 'application/json')
+            h.setdefault('MCP-Protocol-Version', '2026-07-28')
+            if isinstance(body, dict):
+                h.setdefault('Mcp-Method', body['method'])
+                if body['method'] == 'tools/call':
+                    h.setdefault('Mcp-Name', body['params']['name'])
+                body = json.dumps(body).encode()
+        c = http.client.HTTPConnection('127.0.0.1', s.port, timeout=timeout)
+        c.request(method, path, body=body, headers=h)
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        with lock:
+            sent[0] += 1
+        return r.status, r, data
+
+    def call(token, name, args):
+        return req('POST', '/mcp', token, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call',
+                                           'params': {'name': name, 'arguments': args, '_meta': META}})
+    ping = {'jsonrpc': '2.0', 'id': 1, 'method': 'server/discover', 'params': {'_meta': META}}
+    try:
+        st, r, _ = req('POST', '/mcp', None, ping)
+        check('tokens: no token -> 401', st == 401)
+        st, r, _ = req('POST', '/mcp', 'wrong-token-0123456789', ping)
+        check('tokens: an unknown token -> 401', st == 401)
+        st, r, _ = req('POST', '/mcp', B, ping)
+        check("tokens: bob's token is served", st == 200)
+
+        # a burst from alice (rate 5/s) and bob (no limit) at once
+        results = {'alice': [], 'bob': []}
+
+        def burst(who, token):
+            for _ in range(20):
+                st, r, data = req('POST', '/mcp', token, ping)
+                results[who].append((st, r.getheader('Retry-After'), data))
+        ts = [threading.Thread(target=burst, args=(w, t)) for w, t in (('alice', A), ('bob', B))]
+        t0 = time.monotonic()
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        took = time.monotonic() - t0
+        ok_a = sum(1 for st, _, _ in results['alice'] if st == 200)
+        limited = [(ra, data) for st, ra, data in results['alice'] if st == 429]
+        check('rate: alice gets her burst of 5 and what refills (%d of 20 in %.2f s)' % (ok_a, took),
+              5 <= ok_a <= 5 + int(took * 5) + 1 and ok_a + len(limited) == 20)
+        check('rate: the others get 429 with Retry-After and a JSON-RPC error naming the limit',
+              limited and all(ra and ra.isdigit() and int(ra) >= 1 for ra, _ in limited) and
+              all(b"client 'alice' is over its rate of 5 per second" in data for _, data in limited))
+        check('rate: bob, unlimited, is unaffected (20 of 20)', [st for st, _, _ in results['bob']] == [200] * 20)
+        time.sleep(0.5)
+        st, _, _ = req('POST', '/mcp', A, ping)
+        check('rate: the bucket refills (alice served after 0.5 s)', st == 200)
+
+        # carol may have 2 requests in flight
+        slow = []
+
+        def slow_call():
+            t = time.monotonic()
+            st, _, data = call(C, 'execute_code', {'code': 'import time\ntime.sleep(1.5)\nprint("done")'})
+            slow.append((st, time.monotonic() - t, data))
+        ts = [threading.Thread(target=slow_call) for _ in range(2)]
+        for t in ts:
+            t.start()
+        time.sleep(0.5)
+        t = time.monotonic()
+        st3, r3, data3 = call(C, 'execute_code', {'code': 'print(3)'})
+        quick = time.monotonic() - t
+        st_b, _, _ = call(B, 'execute_code', {'code': 'print(1)'})
+        for t in ts:
+            t.join()
+        check('in flight: the third of carol\'s calls -> 429 at once (%.2f s), Retry-After: 1' % quick,
+              st3 == 429 and quick < 1 and r3.getheader('Retry-After') == '1' and b'max-in-flight=2' in data3)
+        check('in flight: her two calls run to the end', sorted(x[0] for x in slow) == [200, 200] and
+              all(b'done' in x[2] for x in slow))
+        check('in flight: bob is unaffected meanwhile', st_b == 200)
+        st, _, _ = call(C, 'execute_code', {'code': 'print(4)'})
+        check('in flight: carol is served again once they ended', st == 200)
+
+        # a session call, for the log
+        st, _, data = call(B, 'create_session', {})
+        sid = json.loads(data)['result']['structuredContent']['session_id'] if st == 200 else None
+        st, _, _ = call(B, 'execute_code', {'code': 'x = 1', 'session_id': sid})
+        check('a session call is served', st == 200 and sid)
+        st, _, _ = call(B, 'execute_code', {'code': 'while True: pass', 'timeout_seconds': 0.2})
+
+        st, r, data = req('GET', '/healthz')
+        health = json.loads(data) if st == 200 else {}
+        check('/healthz: 200 without a token, status ok', st == 200 and health.get('status') == 'ok' and
+              r.getheader('Content-Type') == 'application/json')
+        st, _, _ = req('POST', '/healthz', body=b'{}')
+        check('/healthz: POST -> 405', st == 405)
+        st, _, _ = req('GET', '/healthz', headers={'Host': 'evil.example.com'})
+        check('/healthz: a foreign Host -> 403', st == 403)
+        st, _, _ = req('GET', '/metrics')
+        check('/metrics: no token -> 401', st == 401)
+        st, r, text = req('GET', '/metrics', B)
+        text = text.decode()
+        check('/metrics: served as Prometheus text', st == 200 and
+              r.getheader('Content-Type', '').startswith('text/plain; version=0.0.4'))
+        lines = [x for x in text.splitlines() if x and not x.startswith('#')]
+
+        def value(series):
+            return next((float(x.rsplit(' ', 1)[1]) for x in lines if x.rsplit(' ', 1)[0] == series), None)
+        n429 = sum(1 for st, _, _ in results['alice'] if st == 429)
+        check('/metrics: alice\'s 429s counted (%s)' % value('wasmbox_http_requests_total{client="alice",code="429"}'),
+              value('wasmbox_http_requests_total{client="alice",code="429"}') == n429 and
+              value('wasmbox_http_limited_total{client="alice",limit="rate"}') == n429)
+        check('/metrics: carol\'s in-flight refusal counted',
+              value('wasmbox_http_limited_total{client="carol",limit="in_flight"}') == 1)
+        check('/metrics: calls by status', value('wasmbox_calls_total{status="ok"}') == 5 and
+              value('wasmbox_calls_total{status="timeout"}') == 1)
+        check('/metrics: the latency histogram counts every call',
+              value('wasmbox_call_duration_seconds_count') == 6 and
+              value('wasmbox_call_duration_seconds_bucket{le="+Inf"}') == 6)
+        check('/metrics: workers, sessions, build (%s)' % [x for x in lines if 'workers' in x or 'sessions' in x],
+              value('wasmbox_sessions') == 1 and
+              value('wasmbox_workers{state="busy"}') == 0 and (value('wasmbox_workers{state="idle"}') or 0) >= 1 and
+              value('wasmbox_build_info{version="0.1.0"}') == 1)
+        total_before = sent[0]
+        # every request leaves one line, once it has completed
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with open(log) as f:
+                entries = [json.loads(x) for x in f]
+            if len(entries) >= total_before:
+                break
+            time.sleep(0.1)
+        check('access log: one JSON line per request (%d lines, %d requests)' % (len(entries), total_before),
+              len(entries) == total_before)
+        keys = {'time', 'client', 'method', 'path', 'status', 'rpc', 'tool', 'mcp_session', 'session', 'result',
+                'duration_ms', 'fuel', 'bytes_in', 'bytes_out'}
+        check('access log: every line has every field', all(set(e) == keys for e in entries))
+        check('access log: refusals are logged with their client and status',
+              sum(1 for e in entries if e['client'] == 'alice' and e['status'] == 429) == n429 and
+              sum(1 for e in entries if e['client'] is None and e['status'] == 401) == 3)
+        ex = [e for e in entries if e['tool'] == 'execute_code' and e['status'] == 200]
+        check('access log: executions with tool, result and fuel',
+              any(e['result'] == 'ok' and e['fuel'] > 0 and e['client'] == 'carol' for e in ex) and
+              any(e['result'] == 'timeout' for e in ex))
+        check('access log: the session of a session call',
+              any(e['session'] == sid and e['rpc'] == 'tools/call' for e in ex))
+        check('access log: /healthz and /metrics too',
+              any(e['path'] == '/healthz' and e['status'] == 200 for e in entries) and
+              any(e['path'] == '/metrics' and e['client'] == 'bob' for e in entries))
+        check('access log: times and sizes', all(e['time'].endswith('Z') and e['duration_ms'] >= 0 for e in entries)
+              and all(e['bytes_out'] > 0 for e in entries if e['status'] == 200))
+        check('tokens: the server survived', s.alive())
+    finally:
+        s.stop()
+    s = Server('--token', 'single-token-0123456789', '--access-log', '-')
+    try:
+        st, _, _ = s.request(body=ping, headers={'Authorization': 'Bearer single-token-0123456789',
+                                                 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover'})
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not any('"client":"default"' in x for x in s.log):
+            time.sleep(0.1)
+        check('--token is client "default"; --access-log - writes to stderr',
+              st == 200 and any('"client":"default"' in x and '"status":200' in x for x in s.log))
+    finally:
+        s.stop()
+
+
 def http_origin_token():
     s = Server()
     try:
@@ -904,6 +1112,7 @@ def main():
         s.stop()
     guard('stop at start', http_stop_at_start)
     guard('Origin and token', http_origin_token)
+    guard('clients, limits, logs, metrics', clients_limits_logs)
     guard('slow clients', http_slow_clients)
     guard('clock jumps', http_clock_jumps)
     guard('external files and config', external_and_config)

@@ -1,0 +1,59 @@
+/* The clients of `wasmbox serve`, told apart by their bearer tokens: --token
+ * makes one, "default", without limits; --tokens FILE one per line:
+ *     # a comment
+ *     NAME TOKEN [rate=N/s|N/m|N/h] [burst=N] [max-in-flight=N]
+ * NAME: letters, digits, '.', '_', '-' (at most 64); TOKEN: 16 to 256
+ * printable characters. rate: requests allowed on average, from a bucket
+ * that holds `burst` (default: the rate per second rounded up, at least 1);
+ * max-in-flight: requests of the client being answered at once.
+ *   mcp_clients_load(): parses and checks it all (names and tokens unique,
+ *     the file not readable or writable by others); errors name FILE:LINE.
+ *   mcp_clients_auth(): the client an Authorization header names (every
+ *     token compared in constant time), or NULL.
+ *   mcp_clients_admit(): 0 when the client may go on, its request counted in
+ *     flight until mcp_clients_done(); else 429, with the seconds to wait in
+ *     *retry_after and the reason in `why`.
+ *   mcp_clients_count(): one answered request, by client and HTTP status.
+ *   mcp_clients_prometheus(): those counters in Prometheus text format.
+ * Thread-safe after load. With no client at all, anyone may call. */
+#ifndef WASMBOX_MCP_CLIENTS_H
+#define WASMBOX_MCP_CLIENTS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+#define MCP_CLIENTS_MAX 1024
+#define MCP_CLIENT_CODES 16 /* the statuses counted apart, and "other" */
+
+typedef struct {
+  char name[65];
+  char token[257];
+  double rate, burst;     /* requests per second; rate 0: no limit */
+  unsigned max_in_flight; /* 0: no limit */
+  /* under the set's lock */
+  double level, refilled; /* the bucket, and when it was last filled */
+  unsigned in_flight;
+  uint64_t by_code[MCP_CLIENT_CODES];
+  uint64_t limited_rate, limited_in_flight;
+} mcp_client;
+
+typedef struct {
+  pthread_mutex_t lock;
+  mcp_client *v;
+  size_t n;
+  uint64_t anonymous_by_code[MCP_CLIENT_CODES]; /* requests of no client */
+} mcp_clients;
+
+int mcp_clients_load(mcp_clients *cs, const char *token, const char *file, char *err, size_t errlen);
+void mcp_clients_free(mcp_clients *cs);
+mcp_client *mcp_clients_auth(mcp_clients *cs, const char *authorization);
+int mcp_clients_admit(mcp_clients *cs, mcp_client *c, double now, unsigned *retry_after, char *why, size_t n);
+void mcp_clients_done(mcp_clients *cs, mcp_client *c);
+void mcp_clients_count(mcp_clients *cs, mcp_client *c, unsigned status);
+void mcp_clients_prometheus(mcp_clients *cs, wb_buf *out);
+
+#endif
