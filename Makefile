@@ -9,6 +9,7 @@
 #   make test-mcp   MCP conformance suite, Inspector and SDK clients (npm),
 #                   the TypeScript client
 #   make npm-package  the TypeScript client, build/npm/wasmbox-VERSION.tgz
+#   make shared     build/libwasmbox.so.VERSION and its worker program (make install has them)
 #   make soak       100000 mixed and hostile calls through MCP HTTP, then leak
 #                   checks (SOAK_CALLS=N for fewer)
 #   make bench      benchmarks against native python3.11, native QuickJS and
@@ -17,6 +18,8 @@
 #   make conformance  CPython's and QuickJS's own tests inside wasmbox
 
 BUILD   ?= build
+VERSION := $(shell sed -n 's/^\#define WASMBOX_VERSION "\(.*\)"/\1/p' include/wasmbox.h)
+SOVERSION := 0
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
@@ -48,7 +51,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package
+.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package shared
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -177,7 +180,8 @@ $(1)/mcp/%.o: src/mcp/%.cc
 endef
 $(eval $(call objects,$(BUILD)/obj,))
 $(eval $(call objects,$(BUILD)/asan,$(SAN)))
--include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/asan/*/*.d)
+$(eval $(call objects,$(BUILD)/pic,-fPIC -ftls-model=initial-exec -DWB_SHARED))
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/asan/*/*.d $(BUILD)/pic/*/*.d)
 
 OBJ_LIB  = $(SRC_LIB:src/%.c=$(BUILD)/obj/%.o) $(SRC_RT:src/%.c=$(BUILD)/obj/%.o)
 ASAN_LIB = $(SRC_LIB:src/%.c=$(BUILD)/asan/%.o) $(SRC_RT:src/%.c=$(BUILD)/asan/%.o)
@@ -212,6 +216,24 @@ $(BUILD)/libwasmbox.a: $(OBJ_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIV
 $(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_DIRS)
 	rm -f $@
 	ar rcs $@ $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ)
+
+# The shared library, for programs in other languages (Python's ctypes, ...):
+# our C built position-independent (its 32 bytes of thread-locals in the
+# initial-exec model, which a library loaded later may use), the runtimes'
+# native code as it is (Debian's gcc builds it PIE), only wasmbox_* exported
+# (dist/libwasmbox.map). Its workers start from libwasmbox/wasmbox-worker in its
+# own directory, a program linked to it (wasmbox.h: wasmbox_options).
+PIC_LIB = $(SRC_LIB:src/%.c=$(BUILD)/pic/%.o) $(SRC_RT:src/%.c=$(BUILD)/pic/%.o)
+SHARED  = $(BUILD)/libwasmbox.so.$(VERSION) $(BUILD)/libwasmbox/wasmbox-worker
+shared: $(SHARED)
+$(BUILD)/libwasmbox.so.$(VERSION): $(PIC_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o dist/libwasmbox.map $(NATIVE_DIRS)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libwasmbox.so.$(SOVERSION) -Wl,--version-script=dist/libwasmbox.map \
+	  -Wl,-z,defs -Wl,-z,noexecstack $(PIC_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ) -o $@ $(LDLIBS)
+	ln -sf libwasmbox.so.$(VERSION) $(BUILD)/libwasmbox.so.$(SOVERSION)
+	ln -sf libwasmbox.so.$(SOVERSION) $(BUILD)/libwasmbox.so
+$(BUILD)/libwasmbox/wasmbox-worker: tools/wasmbox_worker.c $(BUILD)/libwasmbox.so.$(VERSION)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< -o $@ -L$(BUILD) -l:libwasmbox.so.$(SOVERSION) -Wl,-rpath,'$$ORIGIN/..'
 
 # The playground page of wasmbox serve: our files and the editor (CodeMirror,
 # fetched from npm by editor.sh, cached outside the clone like a runtime)
@@ -266,7 +288,7 @@ $(BUILD)/wasm_fuel-asan: $(FUEL_TOOL_SRC)
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(filter %.c,$^) -o $@
 
-test: deps check-layers check-format $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
+test: deps check-layers check-format $(BUILD)/wasmbox $(SHARED) $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
 	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS)
 	@$(MAKE) --no-print-directory test-asan
 
@@ -333,20 +355,21 @@ PREFIX ?= /usr/local
 $(BUILD)/wasmbox.1: $(BUILD)/wasmbox dist/manpage.sh | deps
 	bash dist/manpage.sh $(BUILD)/wasmbox > $@.tmp && mv $@.tmp $@
 
-install: $(BUILD)/wasmbox $(BUILD)/libwasmbox.a $(BUILD)/wasmbox.1 dist/wasmbox.pc.in dist/completion.bash
+install: $(BUILD)/wasmbox $(BUILD)/libwasmbox.a $(SHARED) $(BUILD)/wasmbox.1 dist/wasmbox.pc.in dist/completion.bash
 	install -Dm755 $(BUILD)/wasmbox $(DESTDIR)$(PREFIX)/bin/wasmbox
 	install -Dm644 $(BUILD)/libwasmbox.a $(DESTDIR)$(PREFIX)/lib/libwasmbox.a
+	install -Dm755 $(BUILD)/libwasmbox.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libwasmbox.so.$(VERSION)
+	ln -sf libwasmbox.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libwasmbox.so.$(SOVERSION)
+	ln -sf libwasmbox.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libwasmbox.so
+	install -Dm755 $(BUILD)/libwasmbox/wasmbox-worker $(DESTDIR)$(PREFIX)/lib/libwasmbox/wasmbox-worker
 	install -Dm644 include/wasmbox.h $(DESTDIR)$(PREFIX)/include/wasmbox.h
 	install -Dm644 $(BUILD)/wasmbox.1 $(DESTDIR)$(PREFIX)/share/man/man1/wasmbox.1
 	install -Dm644 dist/completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/wasmbox
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LDLIBS)|' \
-	  -e "s|@VERSION@|$$(sed -n 's/^#define WASMBOX_VERSION \"\(.*\)\"/\1/p' include/wasmbox.h)|" \
-	  dist/wasmbox.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/wasmbox.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LDLIBS)|' -e 's|@VERSION@|$(VERSION)|' dist/wasmbox.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/wasmbox.pc
 
 # The TypeScript client as an npm package (bindings/typescript/README.md):
 # npm install ./build/npm/wasmbox-VERSION.tgz
-VERSION := $(shell sed -n 's/^\#define WASMBOX_VERSION "\(.*\)"/\1/p' include/wasmbox.h)
 TS_SRC  := $(wildcard bindings/typescript/src/*.ts) $(addprefix bindings/typescript/,package.json package-lock.json tsconfig.json README.md)
 npm-package: $(BUILD)/npm/wasmbox-$(VERSION).tgz
 $(BUILD)/npm/wasmbox-$(VERSION).tgz: $(TS_SRC) include/wasmbox.h

@@ -246,7 +246,11 @@ typedef struct {
    * WASMBOX_WORKER_FD in its environment: a constructor in the library
    * sees that variable before main() runs and becomes the worker, so the
    * program's own main() never runs in a worker. Without the variable the
-   * constructor does nothing; a program must not set it itself. */
+   * constructor does nothing; a program must not set it itself. With the
+   * shared library (libwasmbox.so, which Python's ctypes or another
+   * language's FFI may load into any program) a worker is instead the
+   * program libwasmbox/wasmbox-worker in the library's own directory, linked
+   * to the same library. */
   bool in_process;
   unsigned warm_workers; /* stateless workers started by wasmbox_open()
                             so that the first calls wait for none */

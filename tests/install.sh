@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # install.sh REPO: `make install` into a temporary root, then what was
 # installed used as a user would: `pkg-config --cflags --libs wasmbox` builds
-# a C program that runs Python through the installed library (its workers
-# start from that program), and the installed command, man page and bash
-# completion work. Prints "ok N - what" / "not ok N - what".
+# a C program that runs Python through the installed shared library (its
+# workers start from lib/libwasmbox/wasmbox-worker), the same program linked
+# statically (its workers start from itself), the shared library exports
+# only wasmbox_* under its soname, and the installed command, man page and
+# bash completion work. Prints "ok N - what" / "not ok N - what".
 set -u
 repo=$1
 root=$(mktemp -d); trap 'rm -rf "$root"' EXIT
@@ -37,12 +39,29 @@ int main(void) {
   return 0;
 }
 C
+lib=$root/usr/lib
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror "$root/prog.c" $(pkg-config --cflags --libs wasmbox) -o "$root/prog" 2>"$root/cc.log"
 check "a program builds with pkg-config --cflags --libs wasmbox" [ $? = 0 ]
-out=$("$root/prog" 2>&1)
-check "it runs Python in the sandbox (its own workers)" [ "$out" = "42 $version 1" ]
+check "it is linked to libwasmbox.so.0" bash -c "LD_LIBRARY_PATH='$lib' ldd '$root/prog' | grep -q 'libwasmbox.so.0 => $lib/'"
+out=$(LD_LIBRARY_PATH=$lib "$root/prog" 2>&1)
+check "it runs Python in the sandbox (workers from lib/libwasmbox/wasmbox-worker)" [ "$out" = "42 $version 1" ]
 [ "$out" = "42 $version 1" ] || echo "    the program printed: $out"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror "$root/prog.c" $(pkg-config --cflags wasmbox) -l:libwasmbox.a \
+  $(pkg-config --static --libs wasmbox) -o "$root/prog-static" 2>>"$root/cc.log"
+check "the same program links libwasmbox.a (pkg-config --static)" [ $? = 0 ]
+out=$(env -u LD_LIBRARY_PATH "$root/prog-static" 2>&1)
+check "it runs Python too (workers from itself)" [ "$out" = "42 $version 1" ]
+check "libwasmbox.so.0 is the soname" bash -c "readelf -d '$lib/libwasmbox.so.$version' | grep -q 'SONAME.*\[libwasmbox.so.0\]'"
+others=$(nm -D --defined-only "$lib/libwasmbox.so.$version" | awk '$3 !~ /^wasmbox_/ && $3 != "LIBWASMBOX_0"')
+check "the shared library exports wasmbox_* only" [ -z "$others" ]
+[ -z "$others" ] || echo "    also exported: $(head -5 <<<"$others")"
+check "it exports the whole API (wasmbox_run, wasmbox_session_create, wasmbox_stats_get)" \
+  bash -c "nm -D --defined-only '$lib/libwasmbox.so.$version' | grep -c ' T wasmbox_\(run\|session_create\|stats_get\)@@LIBWASMBOX_0\$' | grep -qx 3"
+"$lib/libwasmbox/wasmbox-worker" 2>"$root/worker.err"; rc=$?
+check "the worker program run by hand says what it is (exit 2)" \
+  bash -c "[ $rc = 2 ] && grep -q 'workers of libwasmbox $version' '$root/worker.err'"
 check "the installed command runs" [ "$("$root/usr/bin/wasmbox" run -c 'print(1)' 2>&1)" = 1 ]
 check "wasmbox(1) documents every command" \
   bash -c "MANWIDTH=100 man -l '$root/usr/share/man/man1/wasmbox.1' 2>/dev/null | grep -c '^   wasmbox \(run\|session\|mcp\|serve\|doctor\)$' | grep -qx 5"

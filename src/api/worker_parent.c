@@ -14,6 +14,7 @@
  * (its commit is atomic). */
 #include "api/worker_parent.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -70,6 +71,7 @@ struct wb_workers {
   size_t n, starting;
   uint64_t tick;
   char *home;
+  char *program; /* what a worker is started from (worker_program) */
   bool one_shot; /* the process makes one call: see wasmbox_options */
   bool logged;   /* layers that are off were reported once */
 };
@@ -284,7 +286,7 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
       _exit(wb_worker_main(WB_WORKER_SOCKET_FD, WB_WORKER_TAKEN_FD));
     }
     if (dup3(report, 5, O_CLOEXEC) < 0 || syscall(SYS_close_range, 6u, ~0u, 0u) != 0) _exit(127);
-    execve("/proc/self/exe", argv, env);
+    execve(ws->program, argv, env);
     int e = errno;
     if (write(5, &e, sizeof e) < 0) _exit(126);
     _exit(127);
@@ -363,11 +365,47 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
 
 /* ---- the pool ------------------------------------------------------------------ */
 
+/* This program (its copy of the library becomes the worker), or, in the
+ * shared library, which any program may have loaded, the worker program in
+ * the library's own directory (wasmbox.h: wasmbox_options). */
+static char *worker_program(char *err, size_t errlen) {
+#ifdef WB_SHARED
+  Dl_info self;
+  if (!dladdr((void *)worker_program, &self) || !self.dli_fname) {
+    snprintf(err, errlen, "cannot tell where libwasmbox.so is (dladdr)");
+    return NULL;
+  }
+  const char *slash = strrchr(self.dli_fname, '/');
+  char *path = NULL;
+  if (asprintf(&path, "%.*s/libwasmbox/wasmbox-worker", slash ? (int)(slash - self.dli_fname) : 1,
+               slash ? self.dli_fname : ".") < 0) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  if (access(path, X_OK) != 0) {
+    snprintf(err, errlen, "cannot run the worker program %s (installed beside libwasmbox.so): %s", path,
+             strerror(errno));
+    free(path);
+    return NULL;
+  }
+  return path;
+#else
+  char *path = strdup("/proc/self/exe");
+  if (!path) snprintf(err, errlen, "out of memory");
+  return path;
+#endif
+}
+
 wb_workers *wb_workers_new(const char *home, unsigned warm, bool one_shot, char *err, size_t errlen) {
   wb_workers *ws = calloc(1, sizeof *ws);
   if (!ws || !(ws->home = strdup(home))) {
     free(ws);
     snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  if (!(ws->program = worker_program(err, errlen))) {
+    free(ws->home);
+    free(ws);
     return NULL;
   }
   ws->one_shot = one_shot;
@@ -401,6 +439,7 @@ void wb_workers_free(wb_workers *ws) {
   pthread_mutex_destroy(&ws->mu);
   pthread_cond_destroy(&ws->cv);
   free(ws->home);
+  free(ws->program);
   free(ws);
 }
 
