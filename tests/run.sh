@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh TESTDIR WASMBOX FUEL_TOOL TRAINER TEST...: run the C test programs
 # (cmocka, TAP output), the CLI tests, `make install` used as a user would,
+# the Python client (bindings/python) installed with pip,
 # the MCP transport tests and the
 # metering pass's tests (on small modules and on the guests this build
 # holds), the tests of the translation's rewrites (tools/w2c_split.py) and of
@@ -39,6 +40,9 @@ for d in "$(dirname "$bin")"/*.dir; do
   guests+=("$(cat "$d")/$(basename "$d" .dir).wasm")
 done
 script wasm_fuel "$fuel_tool" "${guests[@]}"
+# the shared library is built without sanitizers (an ASan one would need
+# libasan preloaded into python): its client is tested in the plain pass
+case $bin in *-asan) ;; *) script python_client "$(cd "$(dirname "$0")/.." && pwd)" "$(dirname "$bin")" ;; esac
 script w2c_split "$fuel_tool"
 script pgo_train "$trainer"
 out=$(python3 "$(dirname "$0")/mcp/transport.py" "$bin" 2>&1)
