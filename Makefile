@@ -10,6 +10,8 @@
 #                   the TypeScript client
 #   make npm-package  the TypeScript client, build/npm/wasmbox-VERSION.tgz
 #   make shared     build/libwasmbox.so.VERSION and its worker program (make install has them)
+#   make deb        Debian packages in build/deb (wasmbox, libwasmbox0, libwasmbox-dev),
+#                   lintian-clean; make test-deb tries them
 #   make soak       100000 mixed and hostile calls through MCP HTTP, then leak
 #                   checks (SOAK_CALLS=N for fewer)
 #   make bench      benchmarks against native python3.11, native QuickJS and
@@ -28,6 +30,7 @@ CXX     ?= g++
 # as maybe uninitialised: a known false positive in system headers
 CXXWARN := -std=c++17 -Wall -Wextra -Werror -Wno-maybe-uninitialized
 CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
+LDFLAGS ?=
 LDLIBS  := -lcjson -lzstd -lseccomp -lpthread -lm
 # libstdc++ (the schema checker's) linked in: loading the shared one costs
 # every `wasmbox run` 0.4 ms; libmicrohttpd, libcurl and libcrypto are
@@ -51,7 +54,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package shared
+.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package shared deb test-deb
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -227,13 +230,13 @@ PIC_LIB = $(SRC_LIB:src/%.c=$(BUILD)/pic/%.o) $(SRC_RT:src/%.c=$(BUILD)/pic/%.o)
 SHARED  = $(BUILD)/libwasmbox.so.$(VERSION) $(BUILD)/libwasmbox/wasmbox-worker
 shared: $(SHARED)
 $(BUILD)/libwasmbox.so.$(VERSION): $(PIC_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o dist/libwasmbox.map $(NATIVE_DIRS)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libwasmbox.so.$(SOVERSION) -Wl,--version-script=dist/libwasmbox.map \
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libwasmbox.so.$(SOVERSION) -Wl,--version-script=dist/libwasmbox.map \
 	  -Wl,-z,defs -Wl,-z,noexecstack $(PIC_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ) -o $@ $(LDLIBS)
 	ln -sf libwasmbox.so.$(VERSION) $(BUILD)/libwasmbox.so.$(SOVERSION)
 	ln -sf libwasmbox.so.$(SOVERSION) $(BUILD)/libwasmbox.so
 $(BUILD)/libwasmbox/wasmbox-worker: tools/wasmbox_worker.c $(BUILD)/libwasmbox.so.$(VERSION)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< -o $@ -L$(BUILD) -l:libwasmbox.so.$(SOVERSION) -Wl,-rpath,'$$ORIGIN/..'
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(LDFLAGS) $< -o $@ -L$(BUILD) -l:libwasmbox.so.$(SOVERSION) -Wl,-rpath,'$$ORIGIN/..'
 
 # The playground page of wasmbox serve: our files and the editor (CodeMirror,
 # fetched from npm by editor.sh, cached outside the clone like a runtime)
@@ -254,7 +257,7 @@ OBJ_MCP  = $(SRC_MCP:src/%.c=$(BUILD)/obj/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/o
 ASAN_MCP = $(SRC_MCP:src/%.c=$(BUILD)/asan/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/asan/%.o) $(BUILD)/playground.o
 
 $(BUILD)/wasmbox: $(BUILD)/obj/cli/main.o $(OBJ_MCP) $(BUILD)/libwasmbox.a
-	$(CC) $(CFLAGS) $^ -o $@ $(MCP_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(MCP_LIBS) $(LDLIBS)
 
 $(BUILD)/wasmbox-asan: $(BUILD)/asan/cli/main.o $(ASAN_MCP) $(BUILD)/libwasmbox-asan.a
 	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(MCP_LIBS) $(LDLIBS)
@@ -347,26 +350,27 @@ fuzz: deps $(FUZZERS:%=$(BUILD)/fuzz/%)
 	@bash tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS) $(FUZZERS)
 
 # ---- install ----------------------------------------------------------------------
-# make install PREFIX=/usr/local DESTDIR=: the command, the C library and its
-# header, a pkg-config file, the man page (help2man, from the commands' own
-# --help) and bash completion. The library is static: the runtimes' native
-# code is not built position-independent, so its dependencies are in Libs.
+# make install PREFIX=/usr/local LIBDIR=PREFIX/lib DESTDIR=: the command, the
+# C library (shared, with its worker program, and static) and its header, a
+# pkg-config file, the man page (help2man, from the commands' own --help) and
+# bash completion.
 PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
 $(BUILD)/wasmbox.1: $(BUILD)/wasmbox dist/manpage.sh | deps
 	bash dist/manpage.sh $(BUILD)/wasmbox > $@.tmp && mv $@.tmp $@
 
 install: $(BUILD)/wasmbox $(BUILD)/libwasmbox.a $(SHARED) $(BUILD)/wasmbox.1 dist/wasmbox.pc.in dist/completion.bash
 	install -Dm755 $(BUILD)/wasmbox $(DESTDIR)$(PREFIX)/bin/wasmbox
-	install -Dm644 $(BUILD)/libwasmbox.a $(DESTDIR)$(PREFIX)/lib/libwasmbox.a
-	install -Dm755 $(BUILD)/libwasmbox.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libwasmbox.so.$(VERSION)
-	ln -sf libwasmbox.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libwasmbox.so.$(SOVERSION)
-	ln -sf libwasmbox.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libwasmbox.so
-	install -Dm755 $(BUILD)/libwasmbox/wasmbox-worker $(DESTDIR)$(PREFIX)/lib/libwasmbox/wasmbox-worker
+	install -Dm644 $(BUILD)/libwasmbox.a $(DESTDIR)$(LIBDIR)/libwasmbox.a
+	install -Dm755 $(BUILD)/libwasmbox.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libwasmbox.so.$(VERSION)
+	ln -sf libwasmbox.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libwasmbox.so.$(SOVERSION)
+	ln -sf libwasmbox.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libwasmbox.so
+	install -Dm755 $(BUILD)/libwasmbox/wasmbox-worker $(DESTDIR)$(LIBDIR)/libwasmbox/wasmbox-worker
 	install -Dm644 include/wasmbox.h $(DESTDIR)$(PREFIX)/include/wasmbox.h
 	install -Dm644 $(BUILD)/wasmbox.1 $(DESTDIR)$(PREFIX)/share/man/man1/wasmbox.1
 	install -Dm644 dist/completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/wasmbox
-	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LDLIBS)|' -e 's|@VERSION@|$(VERSION)|' dist/wasmbox.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/wasmbox.pc
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LDLIBS)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' dist/wasmbox.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/wasmbox.pc
 
 # The TypeScript client as an npm package (bindings/typescript/README.md):
 # npm install ./build/npm/wasmbox-VERSION.tgz
@@ -378,6 +382,23 @@ $(BUILD)/npm/wasmbox-$(VERSION).tgz: $(TS_SRC) include/wasmbox.h
 	mkdir -p $(BUILD)/npm
 	cd bindings/typescript && npm ci --no-audit --no-fund --loglevel=error && \
 	  npm pack --silent --pack-destination $(abspath $(BUILD)/npm) >/dev/null
+
+# The Debian packages (debian/) in build/deb: wasmbox (the command and a
+# systemd unit for wasmbox serve), libwasmbox0 and libwasmbox-dev, built with
+# dpkg-buildpackage and debhelper in build/deb-tree (Debian's hardening
+# flags), then checked with lintian (warnings fail).
+deb: deps
+	bash -c '. runtimes/lib.sh && wb_apt_install debhelper lintian fakeroot'
+	mkdir -p $(BUILD)/deb
+	dpkg-buildpackage -b -nc -uc -us --buildinfo-option=-u$(BUILD)/deb --changes-option=-u$(BUILD)/deb \
+	  --buildinfo-file=$(BUILD)/deb/wasmbox_$(VERSION)_amd64.buildinfo \
+	  --changes-file=$(BUILD)/deb/wasmbox_$(VERSION)_amd64.changes
+	lintian --fail-on error,warning $(BUILD)/deb/wasmbox_$(VERSION)_amd64.changes
+
+# the packages used as a user would (tests/deb.sh; WASMBOX_TEST_APT=1 also
+# installs them on this machine with apt-get, and purges them)
+test-deb: deb
+	@bash tests/deb.sh .
 
 # the layer map of ARCHITECTURE.md
 check-layers:

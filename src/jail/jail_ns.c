@@ -54,7 +54,9 @@ void wb_jail_namespaces(wb_jail_report *rep) {
     if (unshare(ns[i].flag) != 0) wb_report_set(rep, ns[i].layer, false, "unshare: %s", strerror(errno));
     else wb_report_set(rep, ns[i].layer, true, "%s", ns[i].what);
   }
-  if (rep->active[WB_LAYER_UTS_NS]) sethostname("wasmbox", 7);
+  /* a new UTS namespace starts with a copy of the host's name: replace it */
+  if (rep->active[WB_LAYER_UTS_NS] && sethostname("wasmbox", 7) != 0)
+    wb_report_set(rep, WB_LAYER_UTS_NS, true, "own host name (still the host's: sethostname: %s)", strerror(errno));
 }
 
 static bool mkdirs(char *path) {
