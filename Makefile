@@ -129,6 +129,11 @@ $(BUILD)/gen/python_packages.h: $(BUILD)/python-packages.dir
 	@mkdir -p $(dir $@)
 	cp "$$(cat $<)/packages.h" $@
 
+# The built-in npm packages' names, for guidance (JS_NPM_PACKAGES)
+$(BUILD)/gen/javascript_packages.h: runtimes/javascript/packages/package.json
+	@mkdir -p $(dir $@)
+	python3 -c 'import json, sys; print("#define JS_NPM_PACKAGES \"%s\"" % ", ".join(json.load(open(sys.argv[1]))["dependencies"]))' $< > $@
+
 # The built-in npm packages (runtimes/javascript/packages), cached outside
 # the clone like a runtime; the guest finds them at /usr/lib/node_modules.
 JS_PACKAGES_SRC := runtimes/lib.sh runtimes/javascript/packages.sh runtimes/javascript/packages/package.json \
@@ -168,7 +173,7 @@ $(BUILD)/gen/build_id.h: $(NATIVE_DIRS)
 # includes (-MMD: the compiler lists them in a .d file beside it); the
 # generated headers must exist before the first compile.
 define objects
-$(1)/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(NATIVE_DIRS)
+$(1)/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(BUILD)/gen/javascript_packages.h $(NATIVE_DIRS)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -MMD -MP -I$(BUILD)/gen $(foreach d,$(NATIVE_DIRS),-I"$$$$(cat $(d))") -c $$< -o $$@
 
@@ -314,7 +319,8 @@ FUZZERS     := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_OBJ     = $(SRC_LIB:src/%.c=$(BUILD)/fuzz-obj/%.o) $(SRC_RT:src/%.c=$(BUILD)/fuzz-obj/%.o) \
                $(SRC_MCP:src/%.c=$(BUILD)/fuzz-obj/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/fuzz-obj/%.o)
 
-$(BUILD)/fuzz-obj/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(NATIVE_DIRS)
+$(BUILD)/fuzz-obj/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(BUILD)/gen/javascript_packages.h \
+  $(NATIVE_DIRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(FUZZ_WARN) $(CPPFLAGS) -MMD -MP -I$(BUILD)/gen \
 	  $(foreach d,$(NATIVE_DIRS),-I"$$(cat $(d))") -c $< -o $@
@@ -371,6 +377,8 @@ install: $(BUILD)/wasmbox $(BUILD)/libwasmbox.a $(SHARED) $(BUILD)/wasmbox.1 dis
 	install -Dm644 dist/completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/wasmbox
 	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LDLIBS)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' dist/wasmbox.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/wasmbox.pc
+	@# the dynamic linker's cache, so that programs (and Python's ctypes) find the new library
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 # The TypeScript client as an npm package (bindings/typescript/README.md):
 # npm install ./build/npm/wasmbox-VERSION.tgz

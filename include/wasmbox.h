@@ -213,6 +213,9 @@ typedef struct {
   const char *error_traceback;
   const char *const *guidance; /* hints for the caller */
   size_t guidance_len;
+  /* per hint: its kind ("timeout", "module_not_found", "no_network", ...)
+   * and the README section about it ("README.md#python-packages") */
+  const char *const *guidance_types, *const *guidance_docs;
   double duration_ms;
   uint64_t fuel_used; /* the whole budget when out_of_fuel */
   /* The call's fuel budget, 0 for none. With one, wasmbox_result_json() adds

@@ -108,6 +108,24 @@ check "--json error exit 1" [ "$rc" = 1 ]
 run run --json --timeout 0.3 -c 'while 1: pass'
 check "--json timeout status" [ "$(json "r['status']")" = timeout ]
 check "--json timeout is one object" is_one_json_object
+check "--json timeout: a guidance entry with its type and docs" \
+  [ "$(json "[(e['type'], e['docs']) for e in r['error']['guidance_entries']]")" = "[('timeout', 'README.md#guidance')]" ]
+run run --json -c 'import numpy'
+check "--json a missing package: entry package_not_installed, docs on Python packages" \
+  [ "$(json "[(e['type'], e['docs'], e['message'] == r['error']['guidance'][0]) for e in r['error']['guidance_entries']]")" \
+    = "[('package_not_installed', 'README.md#python-packages', True)]" ]
+# every docs link of guidance names a section of the README (GitHub's anchors)
+missing=$(python3 - "$(dirname "$0")/.." <<'PY'
+import re, sys
+root = sys.argv[1]
+heads = {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
+         for h in re.findall(r"^#+ (.*)$", open(root + "/README.md").read(), re.M)}
+for a in sorted(set(re.findall(r'"README\.md#([a-z0-9-]+)"', open(root + "/src/api/guidance.c").read()))):
+    if a not in heads:
+        print(a)
+PY
+)
+check "every guidance docs link names a README section${missing:+ (missing: $missing)}" [ -z "$missing" ]
 
 run run --json --timeout nope -c 1
 check "--json usage error is one object" is_one_json_object
@@ -241,7 +259,11 @@ run run --lang js --json -c 'null.x'
 check "js: --json error object" [ "$(json "r['error']['type']")" = TypeError ]
 check "js: --json error exit 1" [ "$rc" = 1 ]
 run run --lang js --json -c 'require("left-pad")'
-check "js: require() of a package gets guidance" [ "$(json "r['error']['guidance'][0][:22]")" = "No npm package is inst" ]
+check "js: require() of a package gets guidance naming the built-in ones" \
+  [ "$(json "r['error']['guidance'][0][:60]")" = "The npm package 'left-pad' is not built in, and packages can" ] &&
+  json "r['error']['guidance'][0]" | grep -q "lodash, marked"
+check "js: its guidance entry has a type and a docs link" \
+  [ "$(json "[(e['type'], e['docs']) for e in r['error']['guidance_entries']]")" = "[('npm_package_missing', 'README.md#javascript')]" ]
 run run --lang js --json --workspace "$tmp/jsws" -c 'writeJson("out.json", { ok: true })'
 check "js: files_changed lists what writeJson wrote" [ "$(json "r['files_changed']")" = "['/app/out.json']" ]
 check "js: the file lands on the host" [ "$(cat "$tmp/jsws/out.json")" = '{

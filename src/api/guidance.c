@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "python_packages.h" /* generated: the built-in pure-Python packages */
+#include "javascript_packages.h" /* generated: the built-in npm packages */
+#include "python_packages.h"     /* generated: the built-in pure-Python packages */
 
 /* Packages code often wants that are not built in (compiled code, or the
  * network). */
@@ -32,8 +33,45 @@ static bool has(const char *s, const char *needle) { return s && strstr(s, needl
 
 static bool is(const char *s, const char *v) { return s && !strcmp(s, v); }
 
-static void add(char **out, size_t *n, char *hint) {
-  if (hint && *n < WB_GUIDANCE_MAX) out[(*n)++] = hint;
+/* Each kind of hint: its type (what callers match on) and where the README
+ * says more. */
+static const struct {
+  const char *type, *docs;
+} kinds[] = {
+    {"timeout", "README.md#guidance"},
+    {"out_of_memory", "README.md#guidance"},
+    {"out_of_fuel", "README.md#fuel"},
+    {"stack_overflow", "README.md#guidance"},
+    {"quota_exceeded", "README.md#guidance"},
+    {"output_truncated", "README.md#guidance"},
+    {"recursion_too_deep", "README.md#guidance"},
+    {"module_unavailable", "README.md#python-packages"},
+    {"module_renamed", "README.md#python-packages"},
+    {"package_not_installed", "README.md#python-packages"},
+    {"module_not_found", "README.md#python-packages"},
+    {"node_module_missing", "README.md#javascript"},
+    {"node_module_unavailable", "README.md#javascript"},
+    {"npm_package_missing", "README.md#javascript"},
+    {"module_path", "README.md#javascript"},
+    {"path_outside_app", "README.md#security-model"},
+    {"no_network", "README.md#security-model"},
+    {"no_processes", "README.md#security-model"},
+};
+
+const char *wb_guidance_kind(const char *type, const char **docs) {
+  for (size_t i = 0; type && i < sizeof kinds / sizeof kinds[0]; i++)
+    if (!strcmp(kinds[i].type, type)) return *docs = kinds[i].docs, kinds[i].type;
+  return NULL;
+}
+
+typedef struct {
+  char **hints;
+  const char **types;
+  size_t n;
+} hints;
+
+static void add(hints *h, const char *type, char *hint) {
+  if (hint && h->n < WB_GUIDANCE_MAX) h->types[h->n] = type, h->hints[h->n++] = hint;
   else free(hint);
 }
 
@@ -112,31 +150,31 @@ static int closest_package(const char *mod, size_t len) {
   return best;
 }
 
-static void python_rules(const wb_guidance_input *in, char **out, size_t *n) {
+static void python_rules(const wb_guidance_input *in, hints *h) {
   const char *t = in->error_type, *m = in->error_message, *tb = in->traceback;
   const char *mod;
   size_t len;
   if ((is(t, "ModuleNotFoundError") || is(t, "ImportError")) && missing_module(m, &mod, &len)) {
     int near = closest_package(mod, len);
     if (in_list(unavailable_stdlib, mod, len))
-      add(out, n,
+      add(h, "module_unavailable",
           fmt("'%.*s' is not available in the sandbox: there are no native extensions, "
               "processes, threads or network. Use pure-Python standard modules instead.",
               (int)len, mod));
     else if (near >= 0)
-      add(out, n,
+      add(h, "module_renamed",
           fmt("There is no module '%.*s'; the built-in package %s %s is imported as '%s'.", (int)len, mod,
               wb_python_packages[near].distribution, wb_python_packages[near].version,
               wb_python_packages[near].module));
     else if (in_list(third_party, mod, len))
-      add(out, n,
+      add(h, "package_not_installed",
           fmt("'%.*s' is not installed. Available: the Python standard library and built-in pure-Python "
               "packages (openpyxl, xlsxwriter, pypdf, jinja2, yaml, bs4, networkx, sympy, dateutil, "
               "pydantic and more; list_runtimes lists them all). Packages with compiled code cannot be "
               "added.",
               (int)len, mod));
     else
-      add(out, n,
+      add(h, "module_not_found",
           fmt("Only the Python standard library, the built-in packages (list_runtimes lists them) and "
               "files you put in /app can be imported. Check the module name '%.*s'.",
               (int)len, mod));
@@ -144,40 +182,41 @@ static void python_rules(const wb_guidance_input *in, char **out, size_t *n) {
   bool file_error = is(t, "FileNotFoundError") || is(t, "PermissionError") || is(t, "IsADirectoryError") ||
                     is(t, "NotADirectoryError") || is(t, "OSError");
   if (file_error && m && (has(m, "'/") || has(m, "'..")) && !has(m, "'/app")) {
-    add(out, n,
+    add(h, "path_outside_app",
         fmt("Only /app (the workspace, also the current directory) can be read and written; "
             "other host paths do not exist in the sandbox. Use paths like /app/data.csv."));
   } else if (is(t, "PermissionError") && has(m, "Errno 2")) {
     /* the WASI host refuses both with EACCES */
-    add(out, n,
+    add(h, "path_outside_app",
         fmt("The path leads outside /app (through '..' or a symlink), or names a FIFO or device; the "
             "sandbox only allows regular files and directories inside /app."));
   }
   if (is(t, "socket.gaierror") || is(t, "urllib.error.URLError") || is(t, "ConnectionRefusedError") ||
       is(t, "ConnectionError") || has(tb, "socket.py") || has(tb, "/http/client.py") || has(m, "ENOTSUP")) {
-    add(out, n,
+    add(h, "no_network",
         fmt("There is no network access in the sandbox. Pass the data in with the code, on stdin "
             "or as a file in /app."));
   }
   if (has(tb, "subprocess.py") || has(tb, "os.system") || has(m, "fork") || has(m, "spawn") ||
       (is(t, "AttributeError") && (has(m, "'system'") || has(m, "'fork'") || has(m, "'popen'")))) {
-    add(out, n,
+    add(h, "no_processes",
         fmt("Processes cannot be started in the sandbox (no subprocess, os.system or fork): "
             "do the work in Python itself."));
   }
   if (is(t, "RecursionError"))
-    add(out, n, fmt("Recursion went too deep: rewrite the recursion as a loop with an explicit stack."));
+    add(h, "recursion_too_deep",
+        fmt("Recursion went too deep: rewrite the recursion as a loop with an explicit stack."));
 }
 
 /* Names a program may expect from node or a browser, and what they need. */
 static const char *const js_network[] = {"fetch", "XMLHttpRequest", "WebSocket", "EventSource", NULL};
 /* node core modules the sandbox does not have (README, JavaScript) */
-static const char *const node_missing[] = {
-    "stream", "zlib",         "vm",   "v8", "module", "inspector", "tty", "async_hooks", "diagnostics_channel",
-    "repl",   "trace_events", "wasi", NULL};
+static const char *const node_missing[] = {"zlib",      "vm",           "v8",          "module",
+                                           "inspector", "tty",          "async_hooks", "diagnostics_channel",
+                                           "repl",      "trace_events", "wasi",        NULL};
 #define JS_CORE_MODULES                                                         \
   "fs, fs/promises, path, util, events, buffer, crypto, os, url, querystring, " \
-  "string_decoder, assert, timers, timers/promises, readline"
+  "string_decoder, assert, timers, timers/promises, readline, stream, stream/promises"
 
 /* "'fetch' is not defined" -> fetch; "could not load module 'fs'" -> fs */
 static bool quoted_name(const char *msg, const char *after, const char **name, size_t *len) {
@@ -192,66 +231,69 @@ static bool quoted_name(const char *msg, const char *after, const char **name, s
   return true;
 }
 
-static void javascript_rules(const wb_guidance_input *in, char **out, size_t *n) {
+static void javascript_rules(const wb_guidance_input *in, hints *h) {
   const char *t = in->error_type, *m = in->error_message;
   const char *name;
   size_t len;
   if (is(t, "ReferenceError") && m && m[0] == '\'' && quoted_name(m, "'", &name, &len) && has(m, "' is not defined")) {
     if (in_list(js_network, name, len))
-      add(out, n,
+      add(h, "no_network",
           fmt("There is no network access in the sandbox ('%.*s' does not exist). Pass the data in with "
               "the code, on stdin (readStdin()) or as a file in /app.",
               (int)len, name));
   }
   if (quoted_name(m, "could not load module '", &name, &len) || quoted_name(m, "Cannot find module '", &name, &len)) {
     if (in_list(node_missing, name, len))
-      add(out, n,
+      add(h, "node_module_missing",
           fmt("Node's '%.*s' module does not exist here. The core modules are " JS_CORE_MODULES ".", (int)len, name));
     else if (name[0] != '.' && name[0] != '/')
-      add(out, n,
-          fmt("No npm package is installed, and packages cannot be installed. The core modules are " JS_CORE_MODULES
-              "; require() and import also load your own files from /app."));
+      add(h, "npm_package_missing",
+          fmt("The npm package '%.*s' is not built in, and packages cannot be installed. Built in: " JS_NPM_PACKAGES
+              " (list_runtimes gives their versions); the core modules are " JS_CORE_MODULES
+              "; require() and import also load your own files from /app.",
+              (int)len, name));
     else
-      add(out, n,
+      add(h, "module_path",
           fmt("Only files in /app (or a mount) can be required or imported. Check the path '%.*s'.", (int)len, name));
   }
   if (m && !strncmp(m, "The module '", 12) && has(m, "is not available in the wasmbox sandbox"))
-    add(out, n,
+    add(h, "node_module_unavailable",
         fmt("There is no network and there are no processes in the sandbox: pass data in with the code, "
             "on stdin or as a file in /app, and do the work in JavaScript itself."));
   if (has(m, "EACCES") && !has(m, "'/app")) {
-    add(out, n,
+    add(h, "path_outside_app",
         fmt("Only /app (the workspace, also the current directory) can be read and written; other host "
             "paths do not exist in the sandbox. Use paths like /app/data.json."));
   }
   if (is(t, "InternalError") && is(m, "stack overflow"))
-    add(out, n, fmt("Recursion went too deep: rewrite the recursion as a loop with an explicit stack."));
+    add(h, "recursion_too_deep",
+        fmt("Recursion went too deep: rewrite the recursion as a loop with an explicit stack."));
 }
 
-size_t wb_guidance(const wb_guidance_input *in, char **out) {
-  size_t n = 0;
+size_t wb_guidance(const wb_guidance_input *in, char **out, const char **types) {
+  hints h = {out, types, 0};
   switch (in->status) {
     case WASMBOX_STATUS_TIMEOUT:
-      add(out, &n,
+      add(&h, "timeout",
           fmt("The code did not finish within %g s and was stopped. Make it faster, process less per "
               "call, or raise the timeout (timeout_seconds / --timeout).",
               in->timeout_seconds));
       break;
     case WASMBOX_STATUS_OUT_OF_MEMORY:
-      add(out, &n,
+      add(&h, "out_of_memory",
           fmt("The code needed more than the %llu MB memory limit. Process data in chunks or with "
               "generators, or raise the limit (memory_mb / --memory).",
               (unsigned long long)(in->memory_bytes >> 20)));
       break;
     case WASMBOX_STATUS_OUT_OF_FUEL:
-      add(out, &n,
+      add(&h, "out_of_fuel",
           fmt("The code used up its instruction budget of %llu (fuel). Reduce the work or raise the "
               "budget (fuel / --fuel).",
               (unsigned long long)in->fuel));
       break;
     case WASMBOX_STATUS_CRASHED:
       if (has(in->error_message, "stack"))
-        add(out, &n,
+        add(&h, "stack_overflow",
             fmt("The call stack overflowed (recursion too deep for the sandbox stack): rewrite the "
                 "recursion as a loop, or keep the default recursion limit."));
       break;
@@ -259,16 +301,16 @@ size_t wb_guidance(const wb_guidance_input *in, char **out) {
   }
   if (in->status == WASMBOX_STATUS_ERROR &&
       (has(in->error_message, "No space left") || has(in->error_message, "ENOSPC")))
-    add(out, &n,
+    add(&h, "quota_exceeded",
         fmt("/app holds at most %llu MB of files (its quota). Delete files that are no longer needed, "
             "write less, or raise the quota (quota_mb / --quota).",
             (unsigned long long)(in->quota_bytes >> 20)));
-  if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "python")) python_rules(in, out, &n);
-  if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "javascript")) javascript_rules(in, out, &n);
+  if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "python")) python_rules(in, &h);
+  if (in->status == WASMBOX_STATUS_ERROR && !strcmp(in->language, "javascript")) javascript_rules(in, &h);
   if (in->output_truncated)
-    add(out, &n,
+    add(&h, "output_truncated",
         fmt("Output beyond %zu bytes per stream was dropped. Print a summary and write large results "
             "to a file in /app instead.",
             in->max_output));
-  return n;
+  return h.n;
 }

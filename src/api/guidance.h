@@ -1,6 +1,7 @@
 /* Guidance: one or two actionable hints for a failed call, written for the
  * model or person who wrote the code (module not available, file outside
- * /app, no network, no processes, limits hit, output cut). */
+ * /app, no network, no processes, limits hit, output cut), each with a type
+ * a program can match on and a link to the README section about it. */
 #ifndef WASMBOX_API_GUIDANCE_H
 #define WASMBOX_API_GUIDANCE_H
 
@@ -22,7 +23,12 @@ typedef struct {
   uint64_t quota_bytes;
 } wb_guidance_input;
 
-/* Fill `out` with up to WB_GUIDANCE_MAX malloc'd strings; returns how many. */
-size_t wb_guidance(const wb_guidance_input *in, char **out);
+/* Fill `out` with up to WB_GUIDANCE_MAX malloc'd hints and `types` with
+ * their kinds ("timeout", "module_not_found", ...: static strings); returns
+ * how many. */
+size_t wb_guidance(const wb_guidance_input *in, char **out, const char **types);
+/* The table's own copy of a kind's name and (in *docs) the README section
+ * that explains it; NULL for no such kind. */
+const char *wb_guidance_kind(const char *type, const char **docs);
 
 #endif

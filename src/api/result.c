@@ -107,6 +107,16 @@ static void classify(wb_result *r, const wb_limits_used *lim, const wb_outcome *
   if (p->status != WASMBOX_STATUS_OK && p->exit_code == 0) p->exit_code = 1;
 }
 
+/* The hints for a call that ended as `gi` says, their types and docs. */
+static void wb_result_guidance(wb_result *r, const wb_guidance_input *gi) {
+  wasmbox_result *p = &r->pub;
+  p->guidance_len = wb_guidance(gi, r->guidance, r->guidance_type);
+  for (size_t i = 0; i < p->guidance_len; i++) wb_guidance_kind(r->guidance_type[i], &r->guidance_doc[i]);
+  p->guidance = (const char *const *)r->guidance;
+  p->guidance_types = r->guidance_type;
+  p->guidance_docs = r->guidance_doc;
+}
+
 wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_used *lim) {
   wb_result *r = calloc(1, sizeof *r);
   if (!r) return NULL;
@@ -146,8 +156,7 @@ wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_u
                           .output_truncated = so.truncated || se.truncated,
                           .max_output = lim->max_output,
                           .quota_bytes = lim->quota};
-  p->guidance_len = wb_guidance(&gi, r->guidance);
-  p->guidance = (const char *const *)r->guidance;
+  wb_result_guidance(r, &gi);
   return r;
 }
 
@@ -182,8 +191,7 @@ wasmbox_result *wb_result_failure(wasmbox_status status, const char *type, const
                           .error_message = r->message,
                           .timeout_seconds = lim->timeout_s,
                           .memory_bytes = lim->memory_limit};
-  p->guidance_len = wb_guidance(&gi, r->guidance);
-  p->guidance = (const char *const *)r->guidance;
+  wb_result_guidance(r, &gi);
   return p;
 }
 
@@ -232,6 +240,26 @@ static void fuel_analysis(wb_buf *b, const wasmbox_result *r) {
   }
 }
 
+/* ,"guidance":[the hints],"guidance_entries":[{type, message, docs}] */
+static void guidance(wb_buf *b, const wasmbox_result *r) {
+  wb_buf_puts(b, ",\"guidance\":[");
+  for (size_t i = 0; i < r->guidance_len; i++) {
+    if (i) wb_buf_puts(b, ",");
+    wb_json_cstr(b, r->guidance[i]);
+  }
+  wb_buf_puts(b, "],\"guidance_entries\":[");
+  for (size_t i = 0; i < r->guidance_len; i++) {
+    wb_buf_puts(b, i ? ",{\"type\":" : "{\"type\":");
+    wb_json_cstr(b, r->guidance_types[i]);
+    wb_buf_puts(b, ",\"message\":");
+    wb_json_cstr(b, r->guidance[i]);
+    wb_buf_puts(b, ",\"docs\":");
+    wb_json_cstr(b, r->guidance_docs[i]);
+    wb_buf_puts(b, "}");
+  }
+  wb_buf_puts(b, "]");
+}
+
 char *wasmbox_result_json(const wasmbox_result *r) {
   wb_buf b = {0};
   wb_buf_puts(&b, "{\"status\":");
@@ -254,12 +282,8 @@ char *wasmbox_result_json(const wasmbox_result *r) {
     wb_json_cstr(&b, r->error_message ? r->error_message : "");
     wb_buf_puts(&b, ",\"traceback\":");
     wb_json_cstr(&b, r->error_traceback);
-    wb_buf_puts(&b, ",\"guidance\":[");
-    for (size_t i = 0; i < r->guidance_len; i++) {
-      if (i) wb_buf_puts(&b, ",");
-      wb_json_cstr(&b, r->guidance[i]);
-    }
-    wb_buf_puts(&b, "]}");
+    guidance(&b, r);
+    wb_buf_puts(&b, "}");
   }
   wb_buf_puts(&b, ",\"duration_ms\":");
   wb_json_num(&b, round(r->duration_ms * 1000) / 1000);
@@ -283,13 +307,7 @@ char *wasmbox_result_json(const wasmbox_result *r) {
     wb_json_cstr(&b, r->resume_token);
   }
   if (!r->error_type && r->guidance_len) {
-    /* hints without an error (e.g. output cut) */
-    wb_buf_puts(&b, ",\"guidance\":[");
-    for (size_t i = 0; i < r->guidance_len; i++) {
-      if (i) wb_buf_puts(&b, ",");
-      wb_json_cstr(&b, r->guidance[i]);
-    }
-    wb_buf_puts(&b, "]");
+    guidance(&b, r); /* hints without an error (e.g. output cut) */
   }
   wb_buf_puts(&b, "}");
   return wb_buf_take(&b);

@@ -15,6 +15,7 @@ typedef struct {
   wasmbox_result pub;
   char *out, *err, *type, *message, *traceback, *session;
   char *guidance[WB_GUIDANCE_MAX];
+  const char *guidance_type[WB_GUIDANCE_MAX], *guidance_doc[WB_GUIDANCE_MAX]; /* static strings */
   char **files;
   char *pending_tool, *pending_arguments, *resume_token;
   /* a run that may pause: its journal (wasi/journal.h), for the library

@@ -250,7 +250,10 @@ void wb_encode_result(wb_buf *b, const wasmbox_result *p, const char *journal, s
   wb_put_str(b, p->error_message);
   wb_put_str(b, p->error_traceback);
   wb_put_u32(b, (uint32_t)p->guidance_len);
-  for (size_t i = 0; i < p->guidance_len; i++) wb_put_str(b, p->guidance[i]);
+  for (size_t i = 0; i < p->guidance_len; i++) {
+    wb_put_str(b, p->guidance[i]);
+    wb_put_str(b, p->guidance_types[i]); /* the docs follow from the type */
+  }
   wb_put_f64(b, p->duration_ms);
   wb_put_u64(b, p->fuel_used);
   wb_put_u64(b, p->memory_peak_bytes);
@@ -300,7 +303,11 @@ wb_result *wb_decode_result(wb_reader *r) {
   res->traceback = dup_str(wb_get_str(r), &ok);
   uint32_t ng = wb_get_u32(r);
   if (ng > WB_GUIDANCE_MAX) r->bad = true;
-  for (uint32_t i = 0; !r->bad && i < ng; i++) res->guidance[i] = dup_str(wb_get_str(r), &ok);
+  for (uint32_t i = 0; !r->bad && i < ng; i++) {
+    res->guidance[i] = dup_str(wb_get_str(r), &ok);
+    /* a kind this build knows, as the table's own strings */
+    if (!(res->guidance_type[i] = wb_guidance_kind(wb_get_str(r), &res->guidance_doc[i]))) r->bad = true;
+  }
   p->guidance_len = r->bad ? 0 : ng;
   p->duration_ms = wb_get_f64(r);
   p->fuel_used = wb_get_u64(r);
@@ -340,6 +347,8 @@ wb_result *wb_decode_result(wb_reader *r) {
   p->error_message = res->message;
   p->error_traceback = res->traceback;
   p->guidance = (const char *const *)res->guidance;
+  p->guidance_types = res->guidance_type;
+  p->guidance_docs = res->guidance_doc;
   p->session_id = res->session;
   p->files_changed = (const char *const *)res->files;
   return res;

@@ -82,7 +82,9 @@ class Runs(unittest.TestCase):
         self.assertEqual(r.stdout, "\x00\ufffd")  # the result's text is UTF-8 with replacement
 
     def test_limits(self):
-        self.assertEqual(self.sb.run("while True: pass", timeout=0.3).status, "timeout")
+        t = self.sb.run("while True: pass", timeout=0.3)
+        self.assertEqual(t.status, "timeout")
+        self.assertEqual([(e["type"], e["docs"]) for e in t.error.guidance_entries], [("timeout", "README.md#guidance")])
         self.assertEqual(self.sb.run("x = bytearray(200 << 20)", memory_mb=64).status, "out_of_memory")
         f = self.sb.run("while True: pass", fuel=1_000_000)
         self.assertEqual((f.status, f.fuel_used), ("out_of_fuel", 1_000_000))

@@ -50,11 +50,20 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+export interface GuidanceEntry {
+  /** A kind to match on: "timeout", "module_not_found", "no_network", ... */
+  type: string;
+  message: string;
+  /** The README section about it, e.g. "README.md#python-packages". */
+  docs: string;
+}
+
 export interface ExecutionError {
   type: string;
   message: string;
   traceback: string | null;
   guidance: string[];
+  guidanceEntries: GuidanceEntry[];
 }
 
 export interface FuelAnalysis {
@@ -114,6 +123,7 @@ export class ExecutionResult {
           message: r.error.message,
           traceback: r.error.traceback ?? null,
           guidance: r.error.guidance ?? [],
+          guidanceEntries: r.error.guidance_entries ?? [],
         }
       : null;
     this.durationMs = r.duration_ms ?? 0;

@@ -86,6 +86,10 @@ describe("runs", () => {
   test("limits: timeout, memory, fuel with its analysis", async () => {
     const t = await box.execute("while True: pass", { timeoutSeconds: 0.3 });
     assert.equal(t.status, "timeout");
+    assert.deepEqual(
+      t.error.guidanceEntries.map((e) => [e.type, e.docs]),
+      [["timeout", "README.md#guidance"]],
+    );
     const m = await box.execute("x = bytearray(200 << 20)", { memoryMb: 64 });
     assert.equal(m.status, "out_of_memory");
     const f = await box.execute("while True: pass", { fuel: 1000000 });

@@ -87,6 +87,9 @@ class ErrorInfo:
     message: str
     traceback: Optional[str] = None
     guidance: List[str] = field(default_factory=list)
+    # the same hints as {"type", "message", "docs"}: a kind to match on
+    # ("timeout", "module_not_found", ...) and the README section about it
+    guidance_entries: List[Dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
