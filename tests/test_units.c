@@ -277,13 +277,15 @@ static void test_json_strings(void **s) {
 static void test_guidance(void **s) {
   (void)s;
   char *g[WB_GUIDANCE_MAX];
+  const char *t[WB_GUIDANCE_MAX], *docs = NULL;
   wb_guidance_input in = {.language = "python",
                           .status = WASMBOX_STATUS_ERROR,
                           .error_type = "ModuleNotFoundError",
                           .error_message = "No module named 'pandas'"};
-  size_t n = wb_guidance(&in, g);
+  size_t n = wb_guidance(&in, g, t);
   assert_int_equal(n, 1);
   assert_non_null(strstr(g[0], "'pandas' is not installed"));
+  assert_string_equal(t[0], "package_not_installed");
   free(g[0]);
   /* a wrong name for a built-in package names the right one */
   static const char *const near[][2] = {{"No module named 'pyyaml'", "PyYAML 6.0 is imported as 'yaml'"},
@@ -293,21 +295,31 @@ static void test_guidance(void **s) {
                                         {"No module named 'Tabulate'", "imported as 'tabulate'"}};
   for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
     in.error_message = near[i][0];
-    assert_int_equal(wb_guidance(&in, g), 1);
+    assert_int_equal(wb_guidance(&in, g, t), 1);
     if (!strstr(g[0], near[i][1])) fail_msg("%s: %s", near[i][0], g[0]);
+    assert_string_equal(t[0], "module_renamed");
     free(g[0]);
   }
   in.error_message = "No module named 'zz'";
-  assert_int_equal(wb_guidance(&in, g), 1);
+  assert_int_equal(wb_guidance(&in, g, t), 1);
   assert_non_null(strstr(g[0], "Check the module name 'zz'"));
+  assert_string_equal(t[0], "module_not_found");
   free(g[0]);
   in = (wb_guidance_input){.language = "python", .status = WASMBOX_STATUS_TIMEOUT, .timeout_seconds = 2.5};
-  n = wb_guidance(&in, g);
+  n = wb_guidance(&in, g, t);
   assert_int_equal(n, 1);
   assert_non_null(strstr(g[0], "2.5 s"));
+  assert_string_equal(t[0], "timeout");
   free(g[0]);
   in = (wb_guidance_input){.language = "python", .status = WASMBOX_STATUS_OK};
-  assert_int_equal(wb_guidance(&in, g), 0);
+  assert_int_equal(wb_guidance(&in, g, t), 0);
+  /* kinds and their docs; a name that is no kind has none */
+  assert_string_equal(wb_guidance_kind("no_network", &docs), "no_network");
+  assert_string_equal(docs, "README.md#security-model");
+  assert_string_equal(wb_guidance_kind("out_of_fuel", &docs), "out_of_fuel");
+  assert_string_equal(docs, "README.md#fuel");
+  assert_null(wb_guidance_kind("made_up", &docs));
+  assert_null(wb_guidance_kind(NULL, &docs));
 }
 
 /* The option tables of the CLI and the MCP settings (util/options.h). */
