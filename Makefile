@@ -10,6 +10,7 @@
 #                   the TypeScript client
 #   make npm-package  the TypeScript client, build/npm/wasmbox-VERSION.tgz
 #   make shared     build/libwasmbox.so.VERSION and its worker program (make install has them)
+#   make cluster    three servers behind HAProxy on loopback (deploy/); make test-cluster
 #   make deb        Debian packages in build/deb (wasmbox, libwasmbox0, libwasmbox-dev),
 #                   lintian-clean; make test-deb tries them
 #   make soak       100000 mixed and hostile calls through MCP HTTP, then leak
@@ -54,7 +55,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package shared deb test-deb
+.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package shared deb test-deb cluster test-cluster
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -407,6 +408,17 @@ deb: deps
 # installs them on this machine with apt-get, and purges them)
 test-deb: deb
 	@bash tests/deb.sh .
+
+# Several servers behind HAProxy on this machine (deploy/cluster.sh): three
+# `wasmbox serve` sharing build/cluster/home and a session key; Ctrl-C ends it.
+cluster: $(BUILD)/wasmbox
+	@WASMBOX=$(BUILD)/wasmbox bash deploy/cluster.sh start $(BUILD)/cluster && \
+	  trap 'bash deploy/cluster.sh stop $(BUILD)/cluster' EXIT INT TERM && echo "Ctrl-C stops it" && \
+	  while sleep 3600; do :; done
+
+# the cluster used as a team would (tests/cluster.py)
+test-cluster: deps $(BUILD)/wasmbox
+	@python3 tests/cluster.py $(BUILD)/wasmbox
 
 # the layer map of ARCHITECTURE.md
 check-layers:

@@ -43,6 +43,24 @@ def native_import(build, runs=15):
     return out
 
 
+def cluster_curve(wasmbox, load, calls, env):
+    """Stateless calls/s through HAProxy in front of 1, 2 and 3 servers."""
+    out = {}
+    for k in (1, 2, 3):
+        d = tempfile.mkdtemp(prefix='wasmbox-bench-cluster-')
+        port = 19800 + 10 * k
+        script = os.path.join(HERE, '..', 'deploy', 'cluster.sh')
+        subprocess.run(['bash', script, 'start', d, str(k), str(port)], env=dict(env, WASMBOX=wasmbox), check=True,
+                       stdout=subprocess.DEVNULL)
+        try:
+            token = open(os.path.join(d, 'tokens')).read().split()[1]
+            out[k] = run([load, 'http', str(port), '8', str(calls)], dict(env, MCPLOAD_TOKEN=token))
+        finally:
+            subprocess.run(['bash', script, 'stop', d])
+            subprocess.run(['rm', '-rf', d])
+    return out
+
+
 def main():
     wasmbox, load, warm = (os.path.abspath(a) for a in sys.argv[1:4])
     calls = int(sys.argv[4]) if len(sys.argv) > 4 else 2000
@@ -66,6 +84,7 @@ def main():
         srv.wait()
     for c in (1, 8):
         report['stdio_c%d' % c] = run([load, 'stdio', wasmbox, str(c), str(calls)], env)
+    report['haproxy'] = cluster_curve(wasmbox, load, calls, env)
     subprocess.run(['rm', '-rf', home])
     print('execute_code print(1), stateless: %d calls each, %d CPUs' % (calls, os.cpu_count()))
     print('%-22s %9s %9s %10s' % ('', 'p50 ms', 'p99 ms', 'calls/s'))
@@ -75,6 +94,11 @@ def main():
                      ('stdio_c1', 'stdio, 1 in flight'), ('stdio_c8', 'stdio, 8 in flight')):
         r = report[k]
         print('%-22s %9.3f %9.3f %10.0f' % (label, r['p50_ms'], r['p99_ms'], r['calls_per_s']))
+    base = report['http_c8']['calls_per_s']
+    print('through HAProxy (deploy/cluster.sh), 8 in flight: ' + ', '.join(
+        '%d server%s %.0f calls/s (%.2fx one server without it)' % (k, 's' if k > 1 else '', r['calls_per_s'],
+                                                                    r['calls_per_s'] / base)
+        for k, r in sorted(report['haproxy'].items())))
     pk, nat = report['packages'], report['packages']['native']
     above = pk['p50_ms'] - lib['stateless_p50_ms']
     print('%-22s %9.3f %9.3f %10.0f  (%s; %+.3f ms next to print(1))' % (

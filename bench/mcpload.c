@@ -4,6 +4,7 @@
  *   mcpload http PORT CONCURRENCY CALLS    stateless 2026-07-28 POSTs to
  *                                          127.0.0.1:PORT/mcp, one
  *                                          keep-alive connection per thread
+ *                                          ($MCPLOAD_TOKEN: a bearer token)
  *   mcpload stdio WASMBOX CONCURRENCY CALLS   wasmbox mcp on pipes, up to
  *                                          CONCURRENCY requests in flight
  * Each answer must hold print(1)'s output. Prints one JSON object:
@@ -58,11 +59,12 @@ static void *http_worker(void *arg) {
   if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a)) die("cannot connect");
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   char req[2048], resp[65536];
+  const char *token = getenv("MCPLOAD_TOKEN");
   int n = snprintf(req, sizeof req,
                    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                    "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
-                   "Mcp-Method: tools/call\r\nMcp-Name: execute_code\r\nContent-Length: %zu\r\n\r\n%s",
-                   strlen(body), body);
+                   "Mcp-Method: tools/call\r\nMcp-Name: execute_code\r\n%s%.300s%sContent-Length: %zu\r\n\r\n%s",
+                   token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "", strlen(body), body);
   for (int i = -WARMUP; i < w->calls; i++) {
     double t = now_ms();
     if (write(fd, req, (size_t)n) != n) die("write failed");

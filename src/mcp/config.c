@@ -36,6 +36,10 @@ static const wb_option options[] = {
      "one JSON line per HTTP request (time, client, status, tool, sessions, duration, fuel, bytes): appended to "
      "FILE, or '-' for stderr",
      SERVE_ONLY},
+    {"--session-key", WB_OPT_TEXT, OFF(session_key), sizeof(((mcp_config *)0)->session_key), 0, 0, 0, NULL, "FILE",
+     "sign MCP session ids (Mcp-Session-Id) with the secret in FILE (32 bytes or more, not readable by others): "
+     "servers behind one balancer that share the file and the state directory take up each other's sessions",
+     SERVE_ONLY},
     {"--no-playground", WB_OPT_FLAG, OFF(no_playground), 0, 0, 0, 0, NULL, NULL,
      "do not serve the playground page at / (a code editor that runs through /mcp, with the same checks)", SERVE_ONLY},
     {"--allow-origin", WB_OPT_LIST, OFF(origins), OFF(n_origins), MCP_MAX_LIST, 0, 0, NULL, "ORIGIN",

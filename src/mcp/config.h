@@ -19,6 +19,7 @@ typedef struct {
   char token[512];                   /* bearer token; "" = none */
   char tokens[1024];                 /* HTTP: clients file (clients.h); "" = none */
   char access_log[1024];             /* HTTP: JSON lines, a path or "-"; "" = none */
+  char session_key[1024];            /* HTTP: file of the key that signs MCP session ids */
   bool no_playground;                /* HTTP: no page at / */
   const char *origins[MCP_MAX_LIST]; /* extra allowed Origin values */
   size_t n_origins;

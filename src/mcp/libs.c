@@ -52,7 +52,7 @@ static const symbol curl_symbols[] = {
     SYM(libcurl_api, slist_append, "curl_slist_append"), SYM(libcurl_api, slist_free_all, "curl_slist_free_all"),
 };
 
-static const symbol crypto_symbols[] = {SYM(libcrypto_api, sha256, "SHA256")};
+static const symbol crypto_symbols[] = {SYM(libcrypto_api, sha256, "SHA256"), SYM(libcrypto_api, q_mac, "EVP_Q_mac")};
 
 static void curl_global(void) { libcurl.global_init(CURL_GLOBAL_DEFAULT); }
 

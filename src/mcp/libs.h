@@ -15,6 +15,7 @@
 
 #include <curl/curl.h>
 #include <microhttpd.h>
+#include <openssl/evp.h>
 #include <openssl/sha.h>
 
 typedef struct {
@@ -44,6 +45,7 @@ typedef struct {
 
 typedef struct {
   __typeof__(SHA256) *sha256;
+  __typeof__(EVP_Q_mac) *q_mac;
 } libcrypto_api;
 
 extern libmhd_api libmhd;

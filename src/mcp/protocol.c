@@ -23,7 +23,8 @@
 #define META_LOG "io.modelcontextprotocol/logLevel"
 #define META_SERVER "io.modelcontextprotocol/serverInfo"
 
-static const char *const legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL};
+const char *const mcp_legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL};
+
 static const char *const all_versions[] = {MCP_STATELESS_VERSION, "2025-11-25", "2025-06-18",
                                            "2025-03-26",          "2024-11-05", NULL};
 
@@ -173,11 +174,11 @@ static cJSON *initialize(mcp_msg *m, const cJSON *id, const cJSON *params) {
   if (caps && !cJSON_IsObject(caps))
     return fail(m, id, RPC_INVALID_PARAMS, "params.capabilities must be an object", NULL);
   /* the client's version when we speak it, else our latest (the client decides) */
-  const char *v = known(pv->valuestring, legacy_versions);
+  const char *v = known(pv->valuestring, mcp_legacy_versions);
   if (!v) v = MCP_LATEST_LEGACY;
   mcp_conn *c = m->conn;
   if (m->http && !c) {
-    c = mcp_conn_create(m->srv);
+    c = mcp_conn_create(m->srv, v);
     if (!c) return fail(m, id, RPC_SERVER_BUSY, "too many MCP sessions in use; try again later", NULL);
     m->conn = c;
     memcpy(m->new_session, c->id, sizeof m->new_session);
@@ -297,7 +298,7 @@ cJSON *mcp_handle(mcp_msg *m, const cJSON *msg) {
   if (m->stateless) {
     cJSON *e = check_stateless(m, id, method, params);
     if (e) return e;
-  } else if (m->http && m->h_version && !known(m->h_version, legacy_versions)) {
+  } else if (m->http && m->h_version && !known(m->h_version, mcp_legacy_versions)) {
     m->http_status = 400;
     return fail(m, id, RPC_INVALID_REQUEST, "Unsupported MCP-Protocol-Version header for this session", NULL);
   }

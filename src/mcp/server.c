@@ -24,10 +24,14 @@ typedef struct inflight {
   struct inflight *next;
 } inflight;
 
+#define ENDED_KEPT 1024 /* signed ids ended here, not to be taken up again */
+
 struct mcp_state {
   pthread_mutex_t lock;
   mcp_conn **conns;
   size_t n_conns;
+  char ended[ENDED_KEPT][MCP_SESSION_ID_LEN + 1];
+  size_t n_ended;
   inflight *calls;
   size_t n_calls;
 };
@@ -132,6 +136,7 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
     s->mounts[0] = (wasmbox_mount){.host_dir = s->external_dir, .guest_path = "/external"};
     s->n_mounts = 1;
   }
+  if (cfg->session_key[0] && !(s->ids = mcp_ids_load(cfg->session_key, err, errlen))) goto fail;
   if (cfg->upstream[0]) {
     mcp_upstreams_config uc = {.file = cfg->upstream,
                                .allow = (const char *const *)cfg->allow_tools,
@@ -184,6 +189,7 @@ void mcp_server_free(mcp_server *s) {
   free(st);
   if (s->wb) wasmbox_free(s->wb);
   mcp_upstreams_free(s->upstreams);
+  mcp_ids_free(s->ids);
   if (s->external_dir) mcp_rmtree(s->external_dir);
   free(s->external_dir);
   for (size_t i = 0; i < s->ws_n; i++) free(s->ws_free[i]);
@@ -196,50 +202,45 @@ void mcp_server_free(mcp_server *s) {
 
 /* ---- HTTP sessions -------------------------------------------------------- */
 
-static void new_id(char out[MCP_SESSION_ID_LEN + 1]) {
-  unsigned char r[MCP_SESSION_ID_LEN / 2];
-  size_t got = 0;
-  while (got < sizeof r) {
-    ssize_t n = getrandom(r + got, sizeof r - got, 0);
-    if (n > 0) got += (size_t)n;
-    else if (errno != EINTR) abort(); /* no randomness: ids would be guessable */
-  }
-  for (size_t i = 0; i < sizeof r; i++) sprintf(out + 2 * i, "%02x", r[i]);
-}
-
-mcp_conn *mcp_conn_create(mcp_server *s) {
+/* Add `c` (its id set) with one reference, making room by forgetting the
+ * least recently used session nobody is using; false when all are in use. */
+static bool conn_add(mcp_server *s, mcp_conn *c) {
   struct mcp_state *st = s->state;
-  mcp_conn *c = calloc(1, sizeof *c);
-  if (!c) return NULL;
-  new_id(c->id);
   atomic_init(&c->log_level, MCP_LOG_NONE);
   c->last_used = mcp_now();
   c->refs = 1;
-  pthread_mutex_lock(&st->lock);
   if (st->n_conns >= s->cfg->max_sessions) {
-    /* full: forget the least recently used session nobody is using */
     size_t victim = st->n_conns;
     for (size_t i = 0; i < st->n_conns; i++)
       if (st->conns[i]->refs == 0 && (victim == st->n_conns || st->conns[i]->last_used < st->conns[victim]->last_used))
         victim = i;
-    if (victim == st->n_conns) {
-      pthread_mutex_unlock(&st->lock);
-      free(c);
-      return NULL;
-    }
+    if (victim == st->n_conns) return false;
     free(st->conns[victim]);
     st->conns[victim] = st->conns[--st->n_conns];
   }
   mcp_conn **grown = realloc(st->conns, (st->n_conns + 1) * sizeof *grown);
-  if (!grown) {
-    pthread_mutex_unlock(&st->lock);
-    free(c);
-    return NULL;
-  }
+  if (!grown) return false;
   st->conns = grown;
   st->conns[st->n_conns++] = c;
-  pthread_mutex_unlock(&st->lock);
-  return c;
+  return true;
+}
+
+mcp_conn *mcp_conn_create(mcp_server *s, const char *version) {
+  mcp_conn *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  mcp_ids_make(s->ids, version, c->id);
+  snprintf(c->version, sizeof c->version, "%s", version);
+  pthread_mutex_lock(&s->state->lock);
+  bool ok = conn_add(s, c);
+  pthread_mutex_unlock(&s->state->lock);
+  if (!ok) free(c);
+  return ok ? c : NULL;
+}
+
+static bool ended_here(struct mcp_state *st, const char *id) {
+  for (size_t i = 0; i < st->n_ended && i < ENDED_KEPT; i++)
+    if (!strcmp(st->ended[i], id)) return true;
+  return false;
 }
 
 mcp_conn *mcp_conn_get(mcp_server *s, const char *id) {
@@ -253,6 +254,15 @@ mcp_conn *mcp_conn_get(mcp_server *s, const char *id) {
       found->last_used = mcp_now();
       break;
     }
+  char version[16];
+  if (!found && s->ids && !ended_here(st, id) && mcp_ids_check(s->ids, id, mcp_legacy_versions, version) &&
+      (found = calloc(1, sizeof *found))) {
+    /* made by another server behind the same balancer, which initialized it */
+    snprintf(found->id, sizeof found->id, "%s", id);
+    snprintf(found->version, sizeof found->version, "%s", version);
+    atomic_init(&found->initialized, true);
+    if (!conn_add(s, found)) free(found), found = NULL;
+  }
   pthread_mutex_unlock(&st->lock);
   return found;
 }
@@ -268,6 +278,7 @@ void mcp_conn_put(mcp_server *s, mcp_conn *c) {
 
 bool mcp_conn_remove(mcp_server *s, const char *id) {
   struct mcp_state *st = s->state;
+  char version[16];
   bool found = false;
   pthread_mutex_lock(&st->lock);
   for (size_t i = 0; i < st->n_conns; i++)
@@ -279,6 +290,11 @@ bool mcp_conn_remove(mcp_server *s, const char *id) {
       else c->removed = true;
       break;
     }
+  /* a signed id (this server's or another's): not to be taken up here again */
+  if (s->ids && !ended_here(st, id) && (found || mcp_ids_check(s->ids, id, mcp_legacy_versions, version))) {
+    snprintf(st->ended[st->n_ended++ % ENDED_KEPT], MCP_SESSION_ID_LEN + 1, "%s", id);
+    found = true;
+  }
   pthread_mutex_unlock(&st->lock);
   return found;
 }

@@ -18,13 +18,13 @@
 
 #include "mcp/config.h"
 #include "mcp/metrics.h"
+#include "mcp/session_ids.h"
 #include "mcp/upstream.h"
 #include "mcp/version.h"
 #include "wasmbox.h"
 
 #define MCP_STATELESS_VERSION "2026-07-28"
 #define MCP_LATEST_LEGACY "2025-11-25"
-#define MCP_SESSION_ID_LEN 32
 
 enum { MCP_LOG_NONE = -1, MCP_LOG_DEBUG, MCP_LOG_INFO, MCP_LOG_NOTICE, MCP_LOG_WARNING, MCP_LOG_ERROR };
 
@@ -57,6 +57,7 @@ typedef struct mcp_server {
   double started;
   struct mcp_state *state;  /* connections and calls in flight */
   mcp_upstreams *upstreams; /* code mode: --upstream, or NULL */
+  mcp_ids *ids;             /* --session-key: ids any server can check, or NULL */
 } mcp_server;
 
 typedef struct mcp_msg mcp_msg;
@@ -91,8 +92,11 @@ void mcp_msg_done(mcp_msg *m); /* frees notes, releases conn */
 char *mcp_workspace_take(mcp_server *s);
 void mcp_workspace_give(mcp_server *s, char *dir);
 
-/* Connections (HTTP sessions). get/create take a reference; put drops it. */
-mcp_conn *mcp_conn_create(mcp_server *s);
+/* Connections (HTTP sessions). get/create take a reference; put drops it.
+ * get also takes up a session another server made, when its signed id
+ * checks out (session_ids.h), unless it ended here. */
+mcp_conn *mcp_conn_create(mcp_server *s, const char *version);
+extern const char *const mcp_legacy_versions[]; /* the versions that have sessions */
 mcp_conn *mcp_conn_get(mcp_server *s, const char *id);
 void mcp_conn_put(mcp_server *s, mcp_conn *c);
 bool mcp_conn_remove(mcp_server *s, const char *id);

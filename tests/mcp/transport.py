@@ -352,6 +352,12 @@ def clients_limits_logs():
         p = subprocess.run([W, 'serve', '--listen', '127.0.0.1:0', '--tokens', path], capture_output=True, env=ENV,
                            timeout=30, stdin=subprocess.DEVNULL)
         check('--tokens %s: exit 2 naming the problem' % name, p.returncode == 2 and want in p.stderr)
+    key = tokens_file('key.short', 'x' * 20)
+    p = subprocess.run([W, 'serve', '--session-key', key], capture_output=True, env=ENV, timeout=30)
+    check('--session-key with less than 32 bytes: exit 2', p.returncode == 2 and b'at least 32 bytes' in p.stderr)
+    key = tokens_file('key.open', 'x' * 40, 0o644)
+    p = subprocess.run([W, 'serve', '--session-key', key], capture_output=True, env=ENV, timeout=30)
+    check('--session-key readable by others: exit 2', p.returncode == 2 and b'readable or writable by others' in p.stderr)
     p = subprocess.run([W, 'serve', '--tokens', os.path.join(d, 'missing')], capture_output=True, env=ENV, timeout=30)
     check('--tokens of a missing file: exit 2', p.returncode == 2 and b'No such file' in p.stderr)
     p = subprocess.run([W, 'serve', '--access-log', os.path.join(d, 'no', 'such', 'dir', 'log')], capture_output=True,

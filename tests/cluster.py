@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Several `wasmbox serve` behind HAProxy (deploy/cluster.sh), as a team
+would run them: one MCP session and one sandbox session used through the
+balancer while calls land on different servers; servers killed with SIGKILL
+in the middle of calls; two clients hammering one session. Prints
+"ok N - what" / "not ok N - what" and "N passed, N failed".
+
+usage: cluster.py WASMBOX
+"""
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+W = os.path.abspath(sys.argv[1])
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLUSTER = os.path.join(HERE, '..', 'deploy', 'cluster.sh')
+DIR = tempfile.mkdtemp(prefix='wasmbox-cluster-')
+PORT = 18800 + os.getpid() % 1000 * 10
+N = 0
+BAD = 0
+
+
+def check(what, cond):
+    global N, BAD
+    N += 1
+    print(('ok %d - %s' if cond else 'not ok %d - %s') % (N, what), flush=True)
+    if not cond:
+        BAD += 1
+
+
+def cluster(cmd):
+    return subprocess.run(['bash', CLUSTER, cmd, DIR, '3', str(PORT)], capture_output=True, text=True,
+                          env=dict(os.environ, WASMBOX=W), timeout=120)
+
+
+TOKEN = None
+
+
+def post(port, body, sid=None, timeout=60):
+    """One JSON-RPC request: (HTTP status, headers by lowercase name, parsed body or None)."""
+    h = {'Content-Type': 'application/json', 'Accept': 'application/json', 'Authorization': 'Bearer ' + TOKEN,
+         'MCP-Protocol-Version': '2025-11-25'}
+    if sid:
+        h['Mcp-Session-Id'] = sid
+    c = http.client.HTTPConnection('127.0.0.1', port, timeout=timeout)
+    try:
+        c.request('POST', '/mcp', body=json.dumps(body).encode(), headers=h)
+        r = c.getresponse()
+        data = r.read()
+    except (OSError, http.client.HTTPException) as e:
+        return 0, {}, {'transport_error': repr(e)}
+    finally:
+        c.close()
+    try:
+        js = json.loads(data) if data else None
+    except ValueError:
+        js = None
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, js  # (HAProxy lowercases names)
+
+
+def initialize(port):
+    st, h, js = post(port, {'jsonrpc': '2.0', 'id': 0, 'method': 'initialize', 'params': {
+        'protocolVersion': '2025-11-25', 'capabilities': {}, 'clientInfo': {'name': 'cluster', 'version': '1'}}})
+    sid = h.get('mcp-session-id')
+    post(port, {'jsonrpc': '2.0', 'method': 'notifications/initialized'}, sid)
+    return st, sid
+
+
+def tool(port, sid, name, args, timeout=60):
+    st, _, js = post(port, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call',
+                            'params': {'name': name, 'arguments': args}}, sid, timeout)
+    result = (js or {}).get('result') or {}
+    return st, result.get('structuredContent'), result.get('isError'), js
+
+
+def server_pids():
+    return [int(open(os.path.join(DIR, 'server%d.pid' % k)).read()) for k in (1, 2, 3)]
+
+
+def log_lines(k):
+    try:
+        with open(os.path.join(DIR, 'server%d.log' % k)) as f:
+            return [json.loads(x) for x in f if x.strip()]
+    except OSError:
+        return []
+
+
+def restart(k):
+    """Server k again, as cluster.sh started it."""
+    p = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:%d' % (PORT + k), '--tokens', os.path.join(DIR, 'tokens'),
+                          '--session-key', os.path.join(DIR, 'session.key'), '--access-log',
+                          os.path.join(DIR, 'server%d.log' % k)], env=dict(os.environ, WASMBOX_HOME=os.path.join(DIR, 'home')),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p.stderr.readline()  # "listening on ..."
+    with open(os.path.join(DIR, 'server%d.pid' % k), 'w') as f:
+        f.write(str(p.pid))
+    return p
+
+
+def main():
+    global TOKEN
+    out = cluster('start')
+    check('make cluster: three servers and HAProxy start (%s)' % out.stdout.strip()[:80], out.returncode == 0)
+    if out.returncode:
+        print(out.stdout, out.stderr)
+        return
+    TOKEN = open(os.path.join(DIR, 'tokens')).read().split()[1]
+
+    st, sid = initialize(PORT)
+    check('an MCP session through the balancer: a signed id', st == 200 and sid and len(sid) == 56)
+    st, made, _, _ = tool(PORT, sid, 'create_session', {})
+    ses = (made or {}).get('session_id')
+    check('a sandbox session made through the balancer', st == 200 and ses)
+    oks = 0
+    tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'counter = 0\nopen("/app/log.txt", "w").write("")'})
+    for i in range(12):
+        st, r, _, _ = tool(PORT, sid, 'execute_code', {
+            'session_id': ses, 'code': 'counter += 1\nopen("/app/log.txt", "a").write("%d\\n")\nprint(counter)' % i})
+        oks += st == 200 and r and r['status'] == 'ok' and r['stdout'] == '%d\n' % (i + 1)
+    check('12 calls in a row keep the state: counter and file (%d of 12 right)' % oks, oks == 12)
+    served = [k for k in (1, 2, 3) if any(e.get('mcp_session') == sid and e.get('status') == 200 for e in log_lines(k))]
+    check('the calls were served by more than one server (%s)' % served, len(served) >= 2)
+    st, f, _, _ = tool(PORT, sid, 'read_file', {'session_id': ses, 'path': 'log.txt'})
+    check('the file tools see every call\'s writes', st == 200 and f and f['content'] == ''.join('%d\n' % i for i in range(12)))
+    st, fk, _, _ = tool(PORT, sid, 'fork_session', {'session_id': ses})
+    st2, cp, _, _ = tool(PORT, sid, 'checkpoint_session', {'session_id': ses})
+    tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'counter = 1000'})
+    st3, _, _, _ = tool(PORT, sid, 'restore_session', {'session_id': ses, 'checkpoint_id': (cp or {}).get('checkpoint_id')})
+    _, r1, _, _ = tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'print(counter)'})
+    _, r2, _, _ = tool(PORT, sid, 'execute_code', {'session_id': (fk or {}).get('session_id'), 'code': 'print(counter)'})
+    check('fork, checkpoint and restore through the balancer',
+          st == st2 == st3 == 200 and r1 and r1['stdout'] == '12\n' and r2 and r2['stdout'] == '12\n')
+
+    # a server killed in the middle of a call on the session: the call fails
+    # with a clear status, the next one (on another server) sees the last
+    # committed state; each round restarts the server
+    procs = {}
+    counted = 12
+    lost = 0
+    for round_ in range(10):
+        k = random.randint(1, 3)
+        pid = server_pids()[k - 1]
+        res = {}
+
+        def slow():
+            res['r'] = tool(PORT + k, sid, 'execute_code', {
+                'session_id': ses, 'code': 'import time\ntime.sleep(0.4)\ncounter += 1\nprint(counter)'})
+        t = threading.Thread(target=slow)
+        t.start()
+        time.sleep(random.uniform(0.05, 0.6))
+        os.kill(pid, signal.SIGKILL)
+        t.join()
+        st, r, _, _ = res['r']
+        if st == 200 and r and r['status'] == 'ok':
+            counted += 1  # it finished before the kill
+        elif st not in (0, 502, 503):
+            lost += 1
+        st, r, _, _ = tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'print(counter)'})
+        if not (st == 200 and r and r['stdout'] == '%d\n' % counted):
+            lost += 1
+            print('    round %d: after killing server %d: %r %r (want %d)' % (round_, k, st, r and r.get('stdout'), counted))
+        procs[k] = restart(k)
+        time.sleep(0.6)  # health checks see it again
+    check('10 servers killed mid-call: each call failed cleanly or completed, and the next call saw exactly '
+          'the committed state', lost == 0)
+
+    # two clients hammer one session through the balancer
+    tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'hits = 0'})
+    wins = [0, 0]
+
+    def hammer(i):
+        st_, sid_ = initialize(PORT)
+        for _ in range(25):
+            st_, r_, _, _ = tool(PORT, sid_, 'execute_code', {'session_id': ses, 'code': 'hits += 1'})
+            if st_ == 200 and r_ and r_['status'] == 'ok':
+                wins[i] += 1
+    ts = [threading.Thread(target=hammer, args=(i,)) for i in (0, 1)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    _, r, _, _ = tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'print(hits)'})
+    check('two clients, 50 calls on one session through three servers: every call kept once (%s, %s)'
+          % (sum(wins), r and r['stdout'].strip()), r and r['stdout'] == '%d\n' % sum(wins) and sum(wins) == 50)
+
+    # an MCP session ended on one server is ended there; a forged id is refused everywhere
+    st, _, js = post(PORT + 1, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, sid[:-1] + ('0' if sid[-1] != '0' else '1'))
+    check('a forged session id is refused (404)', st == 404)
+    c = http.client.HTTPConnection('127.0.0.1', PORT + 2, timeout=10)
+    c.request('DELETE', '/mcp', headers={'Mcp-Session-Id': sid, 'Authorization': 'Bearer ' + TOKEN})
+    st_del = c.getresponse().status
+    c.close()
+    st, _, _ = post(PORT + 2, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, sid)
+    check('DELETE on a server that did not make the session ends it there', st_del == 200 and st == 404)
+    for p in procs.values():
+        p.terminate()
+
+
+try:
+    main()
+finally:
+    cluster('stop')
+    shutil.rmtree(DIR, ignore_errors=True)
+print('%d passed, %d failed' % (N - BAD, BAD))
+sys.exit(1 if BAD else 0)
