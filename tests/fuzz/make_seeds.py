@@ -30,10 +30,10 @@ def write(name, seeds):
             f.write(data)
 
 
-def result(status=0, out=b"hi\n", session=None, files=("/app/a",), guidance=("hint",)):
+def result(status=0, out=b"hi\n", session=None, files=("/app/a",), guidance=(("hint", "timeout"),)):
     r = u32(status) + u32(0) + byts(out) + byts(b"") + u8(0) + u8(0) + u64(len(out)) + u64(0)
     r += s("ValueError") + s("bad") + s("Traceback ...")
-    r += u32(len(guidance)) + b"".join(s(g) for g in guidance)
+    r += u32(len(guidance)) + b"".join(s(g) + s(kind) for g, kind in guidance)
     r += f64(1.25) + u64(1000) + u64(1 << 20) + s(session) + u8(0)
     return r + u32(len(files)) + b"".join(s(x) for x in files) + byts(None) + u8(0)
 
@@ -50,6 +50,7 @@ setup = s("/home/u/.local/share/wasmbox") + s("/tmp/wasmbox-x") + u32(2) + s("/s
 ready = b"".join(u8(i % 2) + s("layer %d" % i) for i in range(14))
 write("fuzz_worker_protocol", [
     u8(0) + result(), u8(0) + result(status=2, out=b"", session="s1", files=(), guidance=()),
+    u8(0) + result(guidance=(("a", "no_network"), ("b", "not_a_kind"))),
     u8(1) + request(), u8(1) + request(code=b"", env=(), mounts=(), session="s1"),
     u8(2) + setup, u8(3) + ready, u8(4) + u32(2) + s("bad usage"),
 ])
@@ -126,6 +127,11 @@ write("fuzz_http", [
     b"\x00" + b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
               b"Content-Length: 99999999\r\n\r\n{}",
     b"\x01" + post("[" + init + "]"),
+    b"\x00" + post("", method="GET", path="/"),
+    b"\x00" + post("", method="GET", path="/playground/app.js"),
+    b"\x00" + post("", method="HEAD", path="/healthz"),
+    b"\x00" + post("", ["Authorization: Bearer x"], method="GET", path="/metrics"),
+    b"\x01" + post("{}", path="/healthz"),
 ])
 
 
