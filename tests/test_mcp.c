@@ -294,7 +294,7 @@ static void test_core(void **state) {
   r = handle(&m3,
              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
              "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"u\",\"version\":\"1\"}}}");
-  assert_int_equal((int)strlen(m3.new_session), MCP_SESSION_ID_LEN);
+  assert_int_equal((int)strlen(m3.new_session), 32); /* unsigned: no --session-key */
   assert_non_null(m3.conn);
   assert_string_equal(m3.conn->version, "2025-06-18");
   cJSON_Delete(r);
@@ -330,25 +330,69 @@ static void test_core(void **state) {
   mcp_msg_done(&m5);
   /* a full session table evicts the least recently used idle session */
   core_cfg.max_sessions = 2;
-  mcp_conn *c1 = mcp_conn_create(core), *c2 = mcp_conn_create(core);
+  mcp_conn *c1 = mcp_conn_create(core, "2025-11-25"), *c2 = mcp_conn_create(core, "2025-06-18");
+  assert_int_equal(strlen(c1->id), 32); /* no key: random, known here only */
+  assert_string_equal(c2->version, "2025-06-18");
   char first[MCP_SESSION_ID_LEN + 1];
   strcpy(first, c1->id);
   mcp_conn_put(core, c1);
-  mcp_conn *c3 = mcp_conn_create(core); /* c2 is in use: c1 goes */
+  mcp_conn *c3 = mcp_conn_create(core, "2025-11-25"); /* c2 is in use: c1 goes */
   assert_non_null(c3);
   assert_null(mcp_conn_get(core, first));
-  assert_null(mcp_conn_create(core)); /* both in use: no room */
+  assert_null(mcp_conn_create(core, "2025-11-25")); /* both in use: no room */
   mcp_conn_put(core, c2), mcp_conn_put(core, c3);
   mcp_server_free(core);
   mcp_config_free(&core_cfg);
   mcp_rmtree(tmpdir_);
 }
 
+/* Signed session ids (session_ids.h): made by one key, checked by the same
+ * key only; the version rides along; a changed character fails. */
+static void test_session_ids(void **st) {
+  (void)st;
+  char dir[] = "/tmp/wasmbox-ids-XXXXXX", path[64], err[256], id[MCP_SESSION_ID_LEN + 1], v[16];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/key", dir);
+  FILE *f = fopen(path, "w");
+  fputs("0123456789abcdef0123456789abcdef-one", f);
+  fclose(f);
+  chmod(path, 0600);
+  mcp_ids *k = mcp_ids_load(path, err, sizeof err);
+  assert_non_null(k);
+  mcp_ids_make(k, "2025-06-18", id);
+  assert_int_equal(strlen(id), MCP_SESSION_ID_LEN);
+  assert_true(mcp_ids_check(k, id, mcp_legacy_versions, v));
+  assert_string_equal(v, "2025-06-18");
+  char forged[MCP_SESSION_ID_LEN + 1];
+  for (size_t i = 0; i < MCP_SESSION_ID_LEN; i++) { /* any one character changed */
+    strcpy(forged, id);
+    forged[i] = forged[i] == 'a' ? 'b' : 'a';
+    assert_false(mcp_ids_check(k, forged, mcp_legacy_versions, v));
+  }
+  assert_false(mcp_ids_check(k, "short", mcp_legacy_versions, v));
+  assert_false(mcp_ids_check(NULL, id, mcp_legacy_versions, v));
+  static const char *const only_new[] = {"2025-11-25", NULL};
+  assert_false(mcp_ids_check(k, id, only_new, v)); /* a version this server does not speak */
+  f = fopen(path, "w");                            /* another key */
+  fputs("fedcba9876543210fedcba9876543210-two", f);
+  fclose(f);
+  mcp_ids *other = mcp_ids_load(path, err, sizeof err);
+  assert_non_null(other);
+  assert_false(mcp_ids_check(other, id, mcp_legacy_versions, v));
+  mcp_ids_free(other);
+  mcp_ids_free(k);
+  chmod(path, 0644);
+  assert_null(mcp_ids_load(path, err, sizeof err));
+  assert_non_null(strstr(err, "readable or writable by others"));
+  unlink(path);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_utf8),     cmocka_unit_test(test_parse), cmocka_unit_test(test_check),
       cmocka_unit_test(test_base64),   cmocka_unit_test(test_args),  cmocka_unit_test(test_config),
-      cmocka_unit_test(test_external), cmocka_unit_test(test_core),
+      cmocka_unit_test(test_external), cmocka_unit_test(test_core),  cmocka_unit_test(test_session_ids),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
