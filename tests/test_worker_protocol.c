@@ -13,7 +13,7 @@
 
 /* A result as a worker sends it. */
 static void good_result(wb_buf *b, const char *session) {
-  static const char *const guidance[] = {"hint one", "hint two"};
+  static const char *const guidance[] = {"hint one", "hint two"}, *const kinds[] = {"no_network", "timeout"};
   static const char *const files[] = {"/app/a.txt", "/app/b/c.txt"};
   wasmbox_result r = {.status = WASMBOX_STATUS_ERROR,
                       .exit_code = 1,
@@ -28,6 +28,7 @@ static void good_result(wb_buf *b, const char *session) {
                       .error_message = "bad",
                       .error_traceback = "Traceback",
                       .guidance = guidance,
+                      .guidance_types = kinds,
                       .guidance_len = 2,
                       .duration_ms = 1.5,
                       .fuel_used = 77,
@@ -65,6 +66,9 @@ static void test_result_round_trip(void **state) {
   assert_string_equal(p->error_type, "ValueError");
   assert_int_equal(p->guidance_len, 2);
   assert_string_equal(p->guidance[1], "hint two");
+  assert_string_equal(p->guidance_types[0], "no_network"); /* the kind, and its docs from the parent's own table */
+  assert_string_equal(p->guidance_docs[0], "README.md#security-model");
+  assert_string_equal(p->guidance_docs[1], "README.md#guidance");
   assert_int_equal(p->files_changed_len, 2);
   assert_string_equal(p->files_changed[1], "/app/b/c.txt");
   assert_string_equal(p->session_id, "s1");
@@ -89,6 +93,7 @@ static void test_result_truncated_or_padded(void **state) {
 /* Encode a result field by field, so that single fields can lie. */
 typedef struct {
   uint32_t status, nguidance, nfiles;
+  const char *kind; /* of each hint */
   int files_sent; /* -1: as many as nfiles says */
   uint64_t stdout_total;
   double duration;
@@ -109,7 +114,10 @@ static void encode_fields(wb_buf *b, const fields *f) {
   wb_put_str(b, "message");
   wb_put_str(b, NULL);
   wb_put_u32(b, f->nguidance);
-  for (uint32_t i = 0; i < f->nguidance && i < 8; i++) wb_put_str(b, "g");
+  for (uint32_t i = 0; i < f->nguidance && i < 8; i++) {
+    wb_put_str(b, "g");
+    wb_put_str(b, f->kind);
+  }
   wb_put_f64(b, f->duration);
   wb_put_u64(b, 0);
   wb_put_u64(b, 0);
@@ -134,6 +142,7 @@ static void test_result_contradictions(void **state) {
   (void)state;
   const fields ok = {.status = 0,
                      .nguidance = 1,
+                     .kind = "quota_exceeded",
                      .nfiles = 1,
                      .files_sent = -1,
                      .stdout_total = 3,
@@ -156,6 +165,11 @@ static void test_result_contradictions(void **state) {
   assert_null(decode_fields(&f));
   f = ok;
   f.nguidance = WB_GUIDANCE_MAX + 1; /* more hints than a result has */
+  assert_null(decode_fields(&f));
+  f = ok;
+  f.kind = "made_up"; /* a kind this build does not know */
+  assert_null(decode_fields(&f));
+  f.kind = NULL;
   assert_null(decode_fields(&f));
   f = ok;
   f.nfiles = UINT32_MAX; /* a count no frame can hold: refused before any allocation */
