@@ -94,7 +94,7 @@ static void test_result_truncated_or_padded(void **state) {
 typedef struct {
   uint32_t status, nguidance, nfiles;
   const char *kind; /* of each hint */
-  int files_sent; /* -1: as many as nfiles says */
+  int files_sent;   /* -1: as many as nfiles says */
   uint64_t stdout_total;
   double duration;
   const char *type;
