@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fail.h"
+
 static const unsigned codes[MCP_CLIENT_CODES - 1] = {200, 202, 204, 400, 401, 403, 404, 405,
                                                      406, 413, 415, 429, 500, 503, 504};
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 static bool valid_name(const char *s) {
   size_t n = strlen(s);
@@ -64,13 +56,14 @@ static bool parse_count(const char *v, unsigned max, unsigned *out) {
 
 static int add(mcp_clients *cs, const mcp_client *c, const char *where, char *err, size_t errlen) {
   for (size_t i = 0; i < cs->n; i++) {
-    if (!strcmp(cs->v[i].name, c->name)) return fail(err, errlen, "%s: client '%s' is named twice", where, c->name);
+    if (!strcmp(cs->v[i].name, c->name))
+      return wb_fail(err, errlen, -1, "%s: client '%s' is named twice", where, c->name);
     if (!strcmp(cs->v[i].token, c->token))
-      return fail(err, errlen, "%s: client '%s' has the token of '%s'", where, c->name, cs->v[i].name);
+      return wb_fail(err, errlen, -1, "%s: client '%s' has the token of '%s'", where, c->name, cs->v[i].name);
   }
-  if (cs->n == MCP_CLIENTS_MAX) return fail(err, errlen, "%s: more than %d clients", where, MCP_CLIENTS_MAX);
+  if (cs->n == MCP_CLIENTS_MAX) return wb_fail(err, errlen, -1, "%s: more than %d clients", where, MCP_CLIENTS_MAX);
   mcp_client *v = realloc(cs->v, (cs->n + 1) * sizeof *v);
-  if (!v) return fail(err, errlen, "out of memory");
+  if (!v) return wb_fail(err, errlen, -1, "out of memory");
   cs->v = v;
   cs->v[cs->n++] = *c;
   return 0;
@@ -81,15 +74,15 @@ static int parse_line(mcp_clients *cs, char *line, const char *where, char *err,
   char *words[8];
   size_t n = 0;
   for (char *save = NULL, *w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-    if (n == 5) return fail(err, errlen, "%s: too many words (NAME TOKEN and up to 3 limits)", where);
+    if (n == 5) return wb_fail(err, errlen, -1, "%s: too many words (NAME TOKEN and up to 3 limits)", where);
     words[n++] = w;
   }
-  if (n < 2) return fail(err, errlen, "%s: want NAME TOKEN [rate=N/s] [burst=N] [max-in-flight=N]", where);
+  if (n < 2) return wb_fail(err, errlen, -1, "%s: want NAME TOKEN [rate=N/s] [burst=N] [max-in-flight=N]", where);
   mcp_client c = {0};
   if (!valid_name(words[0]))
-    return fail(err, errlen, "%s: a client name is 1 to 64 letters, digits, '.', '_' or '-'", where);
+    return wb_fail(err, errlen, -1, "%s: a client name is 1 to 64 letters, digits, '.', '_' or '-'", where);
   if (!valid_token(words[1]))
-    return fail(err, errlen, "%s: the token of '%s' must be 16 to 256 printable characters", where, words[0]);
+    return wb_fail(err, errlen, -1, "%s: the token of '%s' must be 16 to 256 printable characters", where, words[0]);
   snprintf(c.name, sizeof c.name, "%s", words[0]);
   snprintf(c.token, sizeof c.token, "%s", words[1]);
   bool have_burst = false;
@@ -107,13 +100,13 @@ static int parse_line(mcp_clients *cs, char *line, const char *where, char *err,
     } else if (!strcmp(words[i], "max-in-flight")) {
       ok = parse_count(v, 100000, &c.max_in_flight);
     } else {
-      return fail(err, errlen, "%s: unknown limit '%s' (rate, burst, max-in-flight)", where, words[i]);
+      return wb_fail(err, errlen, -1, "%s: unknown limit '%s' (rate, burst, max-in-flight)", where, words[i]);
     }
     if (!ok || !eq)
-      return fail(err, errlen, "%s: bad %s '%s' (rate=N/s, N/m or N/h; burst and max-in-flight: a count)", where,
-                  words[i], v);
+      return wb_fail(err, errlen, -1, "%s: bad %s '%s' (rate=N/s, N/m or N/h; burst and max-in-flight: a count)", where,
+                     words[i], v);
   }
-  if (have_burst && !c.rate) return fail(err, errlen, "%s: burst without a rate", where);
+  if (have_burst && !c.rate) return wb_fail(err, errlen, -1, "%s: burst without a rate", where);
   if (!have_burst) c.burst = c.rate ? fmax(1, ceil(c.rate)) : 0;
   c.level = c.burst;
   return add(cs, &c, where, err, errlen);
@@ -125,21 +118,21 @@ static int load_file(mcp_clients *cs, const char *file, char *err, size_t errlen
   if (fd < 0 || fstat(fd, &st) != 0) {
     int e = errno;
     if (fd >= 0) close(fd);
-    return fail(err, errlen, "--tokens %s: %s", file, strerror(e));
+    return wb_fail(err, errlen, -1, "--tokens %s: %s", file, strerror(e));
   }
-  if (!S_ISREG(st.st_mode)) return close(fd), fail(err, errlen, "--tokens %s: not a regular file", file);
+  if (!S_ISREG(st.st_mode)) return close(fd), wb_fail(err, errlen, -1, "--tokens %s: not a regular file", file);
   if (st.st_mode & (S_IROTH | S_IWOTH))
-    return close(fd),
-           fail(err, errlen, "--tokens %s: readable or writable by others: chmod o-rw it (it holds tokens)", file);
+    return close(fd), wb_fail(err, errlen, -1,
+                              "--tokens %s: readable or writable by others: chmod o-rw it (it holds tokens)", file);
   FILE *f = fdopen(fd, "r");
-  if (!f) return close(fd), fail(err, errlen, "--tokens %s: %s", file, strerror(errno));
+  if (!f) return close(fd), wb_fail(err, errlen, -1, "--tokens %s: %s", file, strerror(errno));
   char line[2048], where[1100];
   int rc = 0;
   for (unsigned no = 1; !rc && fgets(line, sizeof line, f); no++) {
     snprintf(where, sizeof where, "--tokens %s:%u", file, no);
     size_t len = strlen(line);
     if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(f)) {
-      rc = fail(err, errlen, "%s: line longer than %zu bytes", where, sizeof line - 2);
+      rc = wb_fail(err, errlen, -1, "%s: line longer than %zu bytes", where, sizeof line - 2);
       break;
     }
     line[strcspn(line, "\r\n")] = 0;
@@ -147,8 +140,8 @@ static int load_file(mcp_clients *cs, const char *file, char *err, size_t errlen
     while (*p == ' ' || *p == '\t') p++;
     if (*p && *p != '#') rc = parse_line(cs, p, where, err, errlen);
   }
-  if (!rc && ferror(f)) rc = fail(err, errlen, "--tokens %s: %s", file, strerror(errno));
-  if (!rc && !cs->n) rc = fail(err, errlen, "--tokens %s: no client in it", file);
+  if (!rc && ferror(f)) rc = wb_fail(err, errlen, -1, "--tokens %s: %s", file, strerror(errno));
+  if (!rc && !cs->n) rc = wb_fail(err, errlen, -1, "--tokens %s: no client in it", file);
   fclose(f);
   return rc;
 }

@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +14,7 @@
 #include <wasmbox.h>
 
 #include "mcp/jsonrpc.h"
+#include "util/fail.h"
 #include "util/options.h"
 
 /* tags: which command takes an option (none: both) */
@@ -153,15 +153,6 @@ static void defaults(mcp_config *c, bool http) {
   snprintf(c->log_level, sizeof c->log_level, "warning");
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return -1;
-}
-
 static const wb_option *find(const char *name, size_t n) { return wb_opt_find(options, N_OPTIONS, name, n); }
 
 /* An option's name without its dashes: the config file's key, and in
@@ -180,20 +171,20 @@ static char *own(mcp_config *c, const char *s) {
 static int set_text(mcp_config *c, const wb_option *o, const char *v, const char *src, char *err, size_t errlen) {
   if (o->kind == WB_OPT_FLAG) { /* from a file, the environment or --name=VALUE */
     bool on = !strcmp(v, "1") || !strcmp(v, "true"), off = !strcmp(v, "0") || !strcmp(v, "false");
-    if (!on && !off) return fail(err, errlen, "%s: wants true or false", src);
+    if (!on && !off) return wb_fail(err, errlen, -1, "%s: wants true or false", src);
     *(bool *)((char *)c + o->off) = on;
     return 0;
   }
   if (o->kind == WB_OPT_TEXT) {
     if (!strcmp(key(o), "log-level") && strcmp(v, "error") && strcmp(v, "warning") && strcmp(v, "info") &&
         strcmp(v, "debug"))
-      return fail(err, errlen, "%s wants error, warning, info or debug, not '%s'", src, v);
+      return wb_fail(err, errlen, -1, "%s wants error, warning, info or debug, not '%s'", src, v);
     if (!strcmp(key(o), "token") && *v && strlen(v) < 16)
-      return fail(err, errlen, "%s: a token must be at least 16 characters", src);
+      return wb_fail(err, errlen, -1, "%s: a token must be at least 16 characters", src);
     for (const char *p = v; *p; p++)
-      if ((unsigned char)*p < 0x20) return fail(err, errlen, "%s holds a control character", src);
+      if ((unsigned char)*p < 0x20) return wb_fail(err, errlen, -1, "%s holds a control character", src);
   }
-  if (o->kind == WB_OPT_LIST && *v && !(v = own(c, v))) return fail(err, errlen, "%s: too many values", src);
+  if (o->kind == WB_OPT_LIST && *v && !(v = own(c, v))) return wb_fail(err, errlen, -1, "%s: too many values", src);
   return wb_opt_set(o, c, v, src, err, errlen);
 }
 
@@ -201,22 +192,22 @@ static void clear_list(mcp_config *c, const wb_option *o) { wb_opt_clear_list(o,
 
 static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
-  if (!f) return fail(err, errlen, "config file %s: %s", path, strerror(errno));
+  if (!f) return wb_fail(err, errlen, -1, "config file %s: %s", path, strerror(errno));
   char *buf = malloc(1 << 20);
   size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
   bool big = buf && n == 1 << 20;
   fclose(f);
-  if (!buf) return fail(err, errlen, "out of memory");
+  if (!buf) return wb_fail(err, errlen, -1, "out of memory");
   if (big) {
     free(buf);
-    return fail(err, errlen, "config file %s: larger than 1 MiB", path);
+    return wb_fail(err, errlen, -1, "config file %s: larger than 1 MiB", path);
   }
   const char *why;
   cJSON *j = rpc_parse(buf, n, &why);
   free(buf);
   if (!j || !cJSON_IsObject(j)) {
     cJSON_Delete(j);
-    return fail(err, errlen, "config file %s: %s", path, j ? "must hold one JSON object" : why);
+    return wb_fail(err, errlen, -1, "config file %s: %s", path, j ? "must hold one JSON object" : why);
   }
   char src[1100];
   int rc = 0;
@@ -224,7 +215,7 @@ static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) 
     const wb_option *o = find(it->string, strlen(it->string));
     snprintf(src, sizeof src, "config file %s, key \"%s\"", path, it->string);
     if (!o) {
-      rc = fail(err, errlen, "%s: unknown setting (see --help)", src);
+      rc = wb_fail(err, errlen, -1, "%s: unknown setting (see --help)", src);
       break;
     }
     if (!applies(o, c->http)) continue; /* one file may serve both commands */
@@ -235,7 +226,7 @@ static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) 
     } else if (cJSON_IsNumber(it) && (o->kind == WB_OPT_U64 || o->kind == WB_OPT_DOUBLE)) {
       snprintf(num, sizeof num, o->kind == WB_OPT_U64 ? "%.0f" : "%.17g", it->valuedouble);
       if (o->kind == WB_OPT_U64 && it->valuedouble != floor(it->valuedouble))
-        rc = fail(err, errlen, "%s: wants a whole number", src);
+        rc = wb_fail(err, errlen, -1, "%s: wants a whole number", src);
       else rc = set_text(c, o, num, src, err, errlen);
     } else if (cJSON_IsBool(it) && o->kind == WB_OPT_FLAG) {
       rc = set_text(c, o, cJSON_IsTrue(it) ? "true" : "false", src, err, errlen);
@@ -243,9 +234,9 @@ static int load_file(mcp_config *c, const char *path, char *err, size_t errlen) 
       clear_list(c, o);
       for (const cJSON *e = it->child; e && rc == 0; e = e->next)
         rc = cJSON_IsString(e) ? set_text(c, o, e->valuestring, src, err, errlen)
-                               : fail(err, errlen, "%s: wants an array of strings", src);
+                               : wb_fail(err, errlen, -1, "%s: wants an array of strings", src);
     } else {
-      rc = fail(err, errlen, "%s: wrong type of value", src);
+      rc = wb_fail(err, errlen, -1, "%s: wrong type of value", src);
     }
   }
   cJSON_Delete(j);
@@ -273,7 +264,7 @@ static int load_env(mcp_config *c, char *err, size_t errlen) {
     }
     clear_list(c, o); /* lists: separated by ':' like PATH */
     char *copy = strdup(v);
-    if (!copy) return fail(err, errlen, "out of memory");
+    if (!copy) return wb_fail(err, errlen, -1, "out of memory");
     int rc = 0;
     for (char *save = NULL, *t = strtok_r(copy, ":", &save); t && rc == 0; t = strtok_r(NULL, ":", &save))
       rc = set_text(c, o, t, src, err, errlen);
@@ -328,7 +319,7 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
       return 1;
     }
     if (!strcmp(argv[i], "--config")) {
-      if (i + 1 >= argc) return fail(err, errlen, "--config needs a file");
+      if (i + 1 >= argc) return wb_fail(err, errlen, -1, "--config needs a file");
       file = argv[++i];
     } else if (!strncmp(argv[i], "--config=", 9)) {
       file = argv[i] + 9;
@@ -344,12 +335,12 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
       continue;
     }
     if (!strncmp(a, "--config=", 9)) continue;
-    if (strncmp(a, "--", 2)) return fail(err, errlen, "unexpected argument '%s' (see --help)", a);
+    if (strncmp(a, "--", 2)) return wb_fail(err, errlen, -1, "unexpected argument '%s' (see --help)", a);
     const char *eq = strchr(a + 2, '=');
     const wb_option *o = find(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
     if (!o || !applies(o, http))
-      return fail(err, errlen, "unknown option %.*s (see wasmbox %s --help)", eq ? (int)(eq - a) : (int)strlen(a), a,
-                  http ? "serve" : "mcp");
+      return wb_fail(err, errlen, -1, "unknown option %.*s (see wasmbox %s --help)",
+                     eq ? (int)(eq - a) : (int)strlen(a), a, http ? "serve" : "mcp");
     const char *src = o->name;
     size_t idx = (size_t)(o - options);
     if (!seen[idx]) clear_list(c, o), seen[idx] = true;
@@ -358,28 +349,29 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
       continue;
     }
     if (i + 1 >= argc || (!strncmp(argv[i + 1], "--", 2) && o->kind != WB_OPT_TEXT))
-      return fail(err, errlen, "%s needs a value", o->name);
+      return wb_fail(err, errlen, -1, "%s needs a value", o->name);
     if (set_text(c, o, argv[++i], src, err, errlen)) return -1;
     /* --external-files PATH...: every following word up to the next option */
     while (o->kind == WB_OPT_LIST && !strcmp(key(o), "external-files") && i + 1 < argc && strncmp(argv[i + 1], "--", 2))
       if (set_text(c, o, argv[++i], src, err, errlen)) return -1;
   }
-  if (c->package_index[0] && c->wheelhouse[0]) return fail(err, errlen, "give package-index or wheelhouse, not both");
+  if (c->package_index[0] && c->wheelhouse[0])
+    return wb_fail(err, errlen, -1, "give package-index or wheelhouse, not both");
   if (c->n_packages > WASMBOX_MAX_PACKAGES)
-    return fail(err, errlen, "packages: at most %d directories, not %zu", WASMBOX_MAX_PACKAGES, c->n_packages);
+    return wb_fail(err, errlen, -1, "packages: at most %d directories, not %zu", WASMBOX_MAX_PACKAGES, c->n_packages);
   for (size_t i = 0; i < c->n_packages; i++) {
     struct stat st;
     if (stat(c->packages[i], &st) != 0 || !S_ISDIR(st.st_mode))
-      return fail(err, errlen, "packages: %s is not a directory", c->packages[i]);
+      return wb_fail(err, errlen, -1, "packages: %s is not a directory", c->packages[i]);
   }
   if (c->timeout > c->max_timeout)
-    return fail(err, errlen, "timeout (%g s) is larger than max-timeout (%g s)", c->timeout, c->max_timeout);
+    return wb_fail(err, errlen, -1, "timeout (%g s) is larger than max-timeout (%g s)", c->timeout, c->max_timeout);
   if (c->fuel && c->fuel > c->max_fuel)
-    return fail(err, errlen, "fuel (%llu) is larger than max-fuel (%llu)", (unsigned long long)c->fuel,
-                (unsigned long long)c->max_fuel);
+    return wb_fail(err, errlen, -1, "fuel (%llu) is larger than max-fuel (%llu)", (unsigned long long)c->fuel,
+                   (unsigned long long)c->max_fuel);
   if (c->memory_mb > c->max_memory_mb)
-    return fail(err, errlen, "memory (%llu MB) is larger than max-memory (%llu MB)", (unsigned long long)c->memory_mb,
-                (unsigned long long)c->max_memory_mb);
+    return wb_fail(err, errlen, -1, "memory (%llu MB) is larger than max-memory (%llu MB)",
+                   (unsigned long long)c->memory_mb, (unsigned long long)c->max_memory_mb);
   return 0;
 }
 

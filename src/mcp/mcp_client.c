@@ -6,7 +6,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "mcp/version.h"
 #include "util/buf.h"
 #include "util/os.h"
+#include "util/fail.h"
 
 extern char **environ;
 
@@ -100,15 +100,6 @@ bool mcp_client_take_list_changed(mcp_client *c) {
   return v;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return 0;
-}
-
 void mcp_client_stop(mcp_client *c) {
   c->started = false;
   c->session[0] = 0;
@@ -177,13 +168,13 @@ static cJSON *response_for(cJSON *msg, long long id, bool *done, char *err, size
   const cJSON *e = cJSON_GetObjectItemCaseSensitive(msg, "error");
   if (e) {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "message");
-    fail(err, errlen, "%.900s", cJSON_IsString(m) ? m->valuestring : "the upstream returned an error");
+    wb_fail(err, errlen, 0, "%.900s", cJSON_IsString(m) ? m->valuestring : "the upstream returned an error");
     return NULL;
   }
   cJSON *res = cJSON_DetachItemFromObjectCaseSensitive(msg, "result");
   if (!cJSON_IsObject(res)) {
     cJSON_Delete(res);
-    fail(err, errlen, "the upstream's response has no result object");
+    wb_fail(err, errlen, 0, "the upstream's response has no result object");
     return NULL;
   }
   return res;
@@ -228,25 +219,25 @@ static cJSON *read_message(mcp_client *c, uint64_t deadline, bool *lost, char *e
       if (n == 0 || (n == 1 && c->in.data[0] == '\r')) continue;
       if (!msg) {
         *lost = true;
-        fail(err, errlen, "the upstream wrote a line that is not JSON-RPC on stdout");
+        wb_fail(err, errlen, 0, "the upstream wrote a line that is not JSON-RPC on stdout");
       }
       return msg;
     }
     if (c->in.len > MCP_CLIENT_MESSAGE_MAX) {
       *lost = true;
-      fail(err, errlen, "the upstream sent a message over %u MB", MCP_CLIENT_MESSAGE_MAX >> 20);
+      wb_fail(err, errlen, 0, "the upstream sent a message over %u MB", MCP_CLIENT_MESSAGE_MAX >> 20);
       return NULL;
     }
     uint64_t now = wb_monotonic_ns();
     if (now >= deadline) {
-      fail(err, errlen, "the upstream did not answer in time");
+      wb_fail(err, errlen, 0, "the upstream did not answer in time");
       return NULL;
     }
     struct pollfd p = {.fd = c->from, .events = POLLIN};
     int r = poll(&p, 1, (int)((deadline - now) / 1000000 + 1));
     if (r < 0 && errno != EINTR) {
       *lost = true;
-      fail(err, errlen, "poll: %s", strerror(errno));
+      wb_fail(err, errlen, 0, "poll: %s", strerror(errno));
       return NULL;
     }
     if (r <= 0) continue;
@@ -266,17 +257,17 @@ static cJSON *read_message(mcp_client *c, uint64_t deadline, bool *lost, char *e
       }
       if (done == c->pid && c->pid > 0) {
         c->pid = -1;
-        if (WIFEXITED(st)) fail(err, errlen, "the upstream process exited with status %d", WEXITSTATUS(st));
-        else fail(err, errlen, "the upstream process was killed by signal %d", WTERMSIG(st));
+        if (WIFEXITED(st)) wb_fail(err, errlen, 0, "the upstream process exited with status %d", WEXITSTATUS(st));
+        else wb_fail(err, errlen, 0, "the upstream process was killed by signal %d", WTERMSIG(st));
       } else {
-        fail(err, errlen, "the upstream closed its stdout");
+        wb_fail(err, errlen, 0, "the upstream closed its stdout");
       }
       return NULL;
     }
     wb_buf_append(&c->in, buf, (size_t)got);
     if (c->in.failed) {
       *lost = true;
-      fail(err, errlen, "out of memory");
+      wb_fail(err, errlen, 0, "out of memory");
       return NULL;
     }
   }
@@ -284,11 +275,11 @@ static cJSON *read_message(mcp_client *c, uint64_t deadline, bool *lost, char *e
 
 static bool spawn_process(mcp_client *c, char *err, size_t errlen) {
   int to[2], from[2];
-  if (pipe2(to, O_CLOEXEC) != 0) return fail(err, errlen, "pipe: %s", strerror(errno));
+  if (pipe2(to, O_CLOEXEC) != 0) return wb_fail(err, errlen, 0, "pipe: %s", strerror(errno));
   if (pipe2(from, O_CLOEXEC) != 0) {
     close(to[0]);
     close(to[1]);
-    return fail(err, errlen, "pipe: %s", strerror(errno));
+    return wb_fail(err, errlen, 0, "pipe: %s", strerror(errno));
   }
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t at;
@@ -314,7 +305,7 @@ static bool spawn_process(mcp_client *c, char *err, size_t errlen) {
   if (rc != 0) {
     close(to[1]);
     close(from[0]);
-    return fail(err, errlen, "cannot start '%s': %s", c->argv[0], strerror(rc));
+    return wb_fail(err, errlen, 0, "cannot start '%s': %s", c->argv[0], strerror(rc));
   }
   fcntl(to[1], F_SETFL, O_NONBLOCK);
   c->pid = pid;
@@ -326,7 +317,7 @@ static bool spawn_process(mcp_client *c, char *err, size_t errlen) {
 static cJSON *stdio_request(mcp_client *c, cJSON *req, long long id, uint64_t deadline, char *err, size_t errlen) {
   if (!write_line(c, req, deadline)) {
     mcp_client_stop(c);
-    fail(err, errlen, "the upstream does not read its stdin (it exited?)");
+    wb_fail(err, errlen, 0, "the upstream does not read its stdin (it exited?)");
     return NULL;
   }
   if (id < 0) return NULL; /* a notification */
@@ -391,11 +382,11 @@ static bool http_post(mcp_client *c, const cJSON *msg, uint64_t deadline, http_a
                       size_t errlen) {
   *status = 0;
   uint64_t now = wb_monotonic_ns();
-  if (now >= deadline) return fail(err, errlen, "the upstream did not answer in time");
+  if (now >= deadline) return wb_fail(err, errlen, 0, "the upstream did not answer in time");
   if (!libcurl_load(err, errlen)) return false;
-  if (!c->curl && !(c->curl = libcurl.easy_init())) return fail(err, errlen, "cannot make an HTTP client");
+  if (!c->curl && !(c->curl = libcurl.easy_init())) return wb_fail(err, errlen, 0, "cannot make an HTTP client");
   char *text = cJSON_PrintUnformatted(msg);
-  if (!text) return fail(err, errlen, "out of memory");
+  if (!text) return wb_fail(err, errlen, 0, "out of memory");
   struct curl_slist *h = NULL;
   h = libcurl.slist_append(h, "Content-Type: application/json");
   h = libcurl.slist_append(h, "Accept: application/json, text/event-stream");
@@ -425,9 +416,10 @@ static bool http_post(mcp_client *c, const cJSON *msg, uint64_t deadline, http_a
   libcurl.slist_free_all(h);
   free(text);
   if (rc != CURLE_OK) {
-    if (a->too_big) return fail(err, errlen, "the upstream sent a message over %u MB", MCP_CLIENT_MESSAGE_MAX >> 20);
-    return fail(err, errlen, "%s: %s", c->url,
-                rc == CURLE_OPERATION_TIMEDOUT ? "the upstream did not answer in time" : libcurl.easy_strerror(rc));
+    if (a->too_big)
+      return wb_fail(err, errlen, 0, "the upstream sent a message over %u MB", MCP_CLIENT_MESSAGE_MAX >> 20);
+    return wb_fail(err, errlen, 0, "%s: %s", c->url,
+                   rc == CURLE_OPERATION_TIMEDOUT ? "the upstream did not answer in time" : libcurl.easy_strerror(rc));
   }
   libcurl.easy_getinfo(e, CURLINFO_RESPONSE_CODE, status);
   return true;
@@ -489,14 +481,14 @@ static cJSON *http_request(mcp_client *c, cJSON *req, long long id, uint64_t dea
     /* the upstream forgot our session: the next start makes a new one */
     c->started = false;
     c->session[0] = 0;
-    fail(err, errlen, "the upstream ended its MCP session");
+    wb_fail(err, errlen, 0, "the upstream ended its MCP session");
   } else if (status < 200 || status >= 300) {
-    fail(err, errlen, "%s answered HTTP %ld", c->url, status);
+    wb_fail(err, errlen, 0, "%s answered HTTP %ld", c->url, status);
   } else if (id >= 0) {
     cJSON *msgs = answer_messages(&a);
     bool done = false;
     cJSON *m;
-    fail(err, errlen, "the upstream's answer holds no response to the request");
+    wb_fail(err, errlen, 0, "the upstream's answer holds no response to the request");
     cJSON_ArrayForEach(m, msgs) {
       if (!done) res = response_for(m, id, &done, err, errlen);
       if (done) break;
@@ -523,7 +515,7 @@ static cJSON *send_message(mcp_client *c, const char *method, cJSON *params, boo
   cJSON *msg = cJSON_CreateObject();
   if (!msg) {
     cJSON_Delete(params);
-    fail(err, errlen, "out of memory");
+    wb_fail(err, errlen, 0, "out of memory");
     return NULL;
   }
   long long id = notification ? -1 : ++c->next_id;
@@ -563,7 +555,7 @@ bool mcp_client_start(mcp_client *c, uint64_t deadline, char *err, size_t errlen
   cJSON *res = send_message(c, "initialize", params, false, deadline, err, errlen);
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "protocolVersion");
   if (!res || !cJSON_IsString(v) || strlen(v->valuestring) >= sizeof c->version) {
-    if (res) fail(err, errlen, "the upstream's initialize result names no protocol version");
+    if (res) wb_fail(err, errlen, 0, "the upstream's initialize result names no protocol version");
     cJSON_Delete(res);
     mcp_client_stop(c);
     return false;
@@ -572,7 +564,7 @@ bool mcp_client_start(mcp_client *c, uint64_t deadline, char *err, size_t errlen
   cJSON_Delete(res);
   char e2[256];
   send_message(c, "notifications/initialized", NULL, true, deadline, e2, sizeof e2);
-  if (!c->started) return fail(err, errlen, "%s", e2);
+  if (!c->started) return wb_fail(err, errlen, 0, "%s", e2);
   return true;
 }
 
@@ -580,7 +572,7 @@ cJSON *mcp_client_request(mcp_client *c, const char *method, cJSON *params, uint
                           size_t errlen) {
   if (!c->started) {
     cJSON_Delete(params);
-    fail(err, errlen, "the upstream is not connected");
+    wb_fail(err, errlen, 0, "the upstream is not connected");
     return NULL;
   }
   return send_message(c, method, params, false, deadline, err, errlen);

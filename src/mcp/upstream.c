@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "mcp/schema_check.h"
 #include "util/os.h"
 #include "util/patterns.h"
+#include "util/fail.h"
 
 #define CONFIG_MAX (16u << 20)
 #define NAME_PART_MAX 100
@@ -52,15 +52,6 @@ struct mcp_upstreams {
   char *audit_path;
   uint64_t audit_max, audit_size;
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return WASMBOX_TOOL_ERROR;
-}
 
 static double now_s(void) { return (double)wb_monotonic_ns() / 1e9; }
 
@@ -134,16 +125,17 @@ static void free_strings(char **v, size_t n) {
 static char *read_file(const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    fail(err, errlen, "--upstream %s: %s", path, strerror(errno));
+    wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "--upstream %s: %s", path, strerror(errno));
     return NULL;
   }
   struct stat st;
   char *text = NULL;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONFIG_MAX) {
-    fail(err, errlen, "--upstream %s: not a regular file of at most %u MB", path, CONFIG_MAX >> 20);
+    wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "--upstream %s: not a regular file of at most %u MB", path,
+            CONFIG_MAX >> 20);
   } else if (!(text = calloc(1, (size_t)st.st_size + 1)) ||
              fread(text, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-    fail(err, errlen, "--upstream %s: cannot read it", path);
+    wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "--upstream %s: cannot read it", path);
     free(text);
     text = NULL;
   }
@@ -154,7 +146,8 @@ static char *read_file(const char *path, char *err, size_t errlen) {
 /* One entry of mcpServers; false with a message. */
 static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errlen) {
   const char *label = e->string;
-  if (!cJSON_IsObject(e)) return fail(err, errlen, "mcpServers.%s is not an object", label), false;
+  if (!cJSON_IsObject(e))
+    return wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "mcpServers.%s is not an object", label), false;
   const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
   const cJSON *command = cJSON_GetObjectItemCaseSensitive(e, "command");
   const cJSON *url = cJSON_GetObjectItemCaseSensitive(e, "url");
@@ -162,16 +155,17 @@ static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errle
   if (cJSON_IsTrue(disabled)) return true;
   const char *t = cJSON_IsString(type) ? type->valuestring : url ? "http" : "stdio";
   if (!strcmp(t, "sse"))
-    return fail(err, errlen,
-                "mcpServers.%s: the SSE transport (protocol 2024-11-05) is not one wasmbox speaks; use the "
-                "server's Streamable HTTP endpoint (type \"http\")",
-                label),
+    return wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
+                   "mcpServers.%s: the SSE transport (protocol 2024-11-05) is not one wasmbox speaks; use the "
+                   "server's Streamable HTTP endpoint (type \"http\")",
+                   label),
            false;
   bool http = !strcmp(t, "http") || !strcmp(t, "streamable-http") || !strcmp(t, "streamableHttp");
-  if (!http && strcmp(t, "stdio")) return fail(err, errlen, "mcpServers.%s: unknown type '%s'", label, t), false;
+  if (!http && strcmp(t, "stdio"))
+    return wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "mcpServers.%s: unknown type '%s'", label, t), false;
   if (http ? !cJSON_IsString(url) || strncmp(url->valuestring, "http", 4) : !cJSON_IsString(command))
-    return fail(err, errlen, "mcpServers.%s: %s", label,
-                http ? "an HTTP server needs \"url\" (http:// or https://)" : "a stdio server needs \"command\""),
+    return wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "mcpServers.%s: %s", label,
+                   http ? "an HTTP server needs \"url\" (http:// or https://)" : "a stdio server needs \"command\""),
            false;
   bool ok = true;
   size_t nargs, nenv, nheaders, npat;
@@ -193,12 +187,12 @@ static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errle
                             .headers = (const char *const *)headers,
                             .nheaders = nheaders};
     ok = (up->client = mcp_client_new(&spec)) && (up->label = strdup(label)) && (up->prefix = sanitize(label, true));
-    if (!ok) fail(err, errlen, "out of memory");
+    if (!ok) wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "out of memory");
   } else {
-    fail(err, errlen,
-         "mcpServers.%s: args and allowed_tools are arrays of strings; env and headers objects of strings "
-         "(names without '=', ':' or line breaks)",
-         label);
+    wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
+            "mcpServers.%s: args and allowed_tools are arrays of strings; env and headers objects of strings "
+            "(names without '=', ':' or line breaks)",
+            label);
   }
   /* its patterns are over its own tool names: they become server__pattern */
   for (size_t i = 0; ok && i < npat; i++) {
@@ -206,7 +200,7 @@ static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errle
     char *full;
     ok = pat[i][neg] && asprintf(&full, "%s%s__%s", neg ? "!" : "", up->prefix, pat[i] + neg) >= 0;
     if (!ok) {
-      fail(err, errlen, "mcpServers.%s: an allowed_tools pattern is empty", label);
+      wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "mcpServers.%s: an allowed_tools pattern is empty", label);
       break;
     }
     char **grown = realloc(u->allow, (u->nallow + 1) * sizeof *grown);
@@ -224,7 +218,7 @@ static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errle
     ok = grown && appr[i][0] && asprintf(&full, "%s__%s", up->prefix, appr[i]) >= 0;
     if (grown) u->approval = grown;
     if (ok) u->approval[u->napproval++] = full;
-    else fail(err, errlen, "mcpServers.%s: requires_approval holds non-empty patterns", label);
+    else wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "mcpServers.%s: requires_approval holds non-empty patterns", label);
   }
   free_strings(appr, nappr);
   free_strings(args, nargs);
@@ -259,7 +253,7 @@ mcp_upstreams *mcp_upstreams_open(const mcp_upstreams_config *cfg, char *err, si
   free(text);
   if (!u) snprintf(err, errlen, "out of memory");
   if (!doc) {
-    if (u && text) fail(err, errlen, "--upstream %s: not valid JSON", cfg->file);
+    if (u && text) wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "--upstream %s: not valid JSON", cfg->file);
     free(u);
     return NULL;
   }
@@ -268,9 +262,10 @@ mcp_upstreams *mcp_upstreams_open(const mcp_upstreams_config *cfg, char *err, si
   const cJSON *servers = cJSON_GetObjectItemCaseSensitive(doc, "mcpServers");
   bool ok = cJSON_IsObject(servers) && cJSON_GetArraySize(servers) <= MCP_UPSTREAMS_MAX;
   if (!ok)
-    fail(err, errlen, "--upstream %s: needs an object \"mcpServers\" of at most %d servers", cfg->file,
-         MCP_UPSTREAMS_MAX);
-  if (ok && !(u->all = calloc(MCP_UPSTREAMS_MAX, sizeof *u->all))) ok = !fail(err, errlen, "out of memory");
+    wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "--upstream %s: needs an object \"mcpServers\" of at most %d servers",
+            cfg->file, MCP_UPSTREAMS_MAX);
+  if (ok && !(u->all = calloc(MCP_UPSTREAMS_MAX, sizeof *u->all)))
+    ok = !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "out of memory");
   const cJSON *e;
   if (ok) cJSON_ArrayForEach(e, servers) if (ok) ok = add_server(u, e, err, errlen);
   for (size_t i = 0; ok && i < cfg->nallow; i++) {
@@ -284,11 +279,11 @@ mcp_upstreams *mcp_upstreams_open(const mcp_upstreams_config *cfg, char *err, si
     u->audit_max = cfg->audit_max_bytes;
     char why[300];
     if (!libcrypto_load(why, sizeof why)) { /* the arguments' SHA-256 */
-      ok = !fail(err, errlen, "--tool-audit: %s", why);
+      ok = !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "--tool-audit: %s", why);
     } else if (!strcmp(cfg->audit, "-")) {
       u->audit = stderr;
     } else if (!(u->audit_path = strdup(cfg->audit)) || !(u->audit = fopen(cfg->audit, "ae"))) {
-      ok = !fail(err, errlen, "--tool-audit %s: %s", cfg->audit, strerror(errno));
+      ok = !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "--tool-audit %s: %s", cfg->audit, strerror(errno));
     } else {
       struct stat st;
       u->audit_size = fstat(fileno(u->audit), &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -342,12 +337,12 @@ static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errl
     forget_tools(up);
     double t = now_s();
     if (t < up->retry_at)
-      return !fail(err, errlen, "upstream '%s' is down (%s); next attempt in %.1f s", up->label, up->error,
-                   up->retry_at - t);
+      return !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "upstream '%s' is down (%s); next attempt in %.1f s", up->label,
+                      up->error, up->retry_at - t);
     if (!mcp_client_start(up->client, deadline, up->error, sizeof up->error)) {
       up->retry_at = now_s() + up->backoff;
       up->backoff = up->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : up->backoff * 2;
-      return !fail(err, errlen, "upstream '%s' could not be started: %s", up->label, up->error);
+      return !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "upstream '%s' could not be started: %s", up->label, up->error);
     }
   }
   cJSON *all = cJSON_CreateArray();
@@ -363,7 +358,8 @@ static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errl
     cJSON *res = mcp_client_request(up->client, "tools/list", params, deadline, err, errlen);
     cJSON *tools = cJSON_GetObjectItemCaseSensitive(res, "tools");
     if (!cJSON_IsArray(tools)) {
-      if (res) fail(err, errlen, "upstream '%s': its tools/list result has no tools array", up->label);
+      if (res)
+        wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "upstream '%s': its tools/list result has no tools array", up->label);
       cJSON_Delete(res);
       ok = false;
       break;
@@ -400,7 +396,7 @@ static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errl
       free(part);
       free_strings(names, i);
       cJSON_Delete(all);
-      return !fail(err, errlen, "out of memory");
+      return !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "out of memory");
     }
     free(part);
     for (size_t j = 0, k = 2; j < i; j++) {
@@ -534,7 +530,7 @@ cJSON *mcp_upstreams_search(mcp_upstreams *u, const char *query, unsigned limit,
 static int reply_with(cJSON *v, char **reply, char *err, size_t errlen) {
   *reply = v ? cJSON_PrintUnformatted(v) : NULL;
   cJSON_Delete(v);
-  return *reply ? WASMBOX_TOOL_OK : fail(err, errlen, "out of memory");
+  return *reply ? WASMBOX_TOOL_OK : wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "out of memory");
 }
 
 /* Must a person approve a call of this tool first? */
@@ -552,7 +548,7 @@ static int check_arguments(const char *name, const cJSON *schema, const wasmbox_
                            size_t errlen) {
   if (!cJSON_IsObject(schema)) return WASMBOX_TOOL_OK;
   char *text = cJSON_PrintUnformatted(schema);
-  if (!text) return fail(err, errlen, "out of memory");
+  if (!text) return wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "out of memory");
   char why[768];
   int v = mcp_schema_check(text, strlen(text), req->arguments, req->arguments_len, why, sizeof why);
   free(text);
@@ -575,12 +571,14 @@ int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **repl
     cJSON_Delete(unavailable);
     if (!cJSON_GetArraySize(all) && n && n == (int)u->n) {
       cJSON_Delete(all);
-      return fail(err, errlen, "no upstream server could be reached");
+      return wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "no upstream server could be reached");
     }
     return reply_with(all, reply, err, errlen);
   }
   upstream *up = server_of(u, req->name);
-  if (!up) return fail(err, errlen, "no tool '%s': tools.search() or tools.list() show the tools there are", req->name);
+  if (!up)
+    return wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
+                   "no tool '%s': tools.search() or tools.list() show the tools there are", req->name);
   uint64_t deadline = wb_monotonic_ns() + (uint64_t)(req->seconds_left * 1e9);
   pthread_mutex_lock(&up->mu);
   int rc = WASMBOX_TOOL_OK;
@@ -590,9 +588,10 @@ int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **repl
   } else {
     while (i < up->ntools && strcmp(up->names[i], req->name)) i++;
     if (i == up->ntools)
-      rc = fail(err, errlen, "no tool '%s': tools.search() or tools.list() show the tools there are", req->name);
+      rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
+                   "no tool '%s': tools.search() or tools.list() show the tools there are", req->name);
     else if (!wb_patterns_allow((const char *const *)u->allow, u->nallow, req->name)) {
-      fail(err, errlen, "tool '%s' is not allowed on this server", req->name);
+      wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "tool '%s' is not allowed on this server", req->name);
       rc = WASMBOX_TOOL_NOT_ALLOWED;
     }
   }
@@ -604,7 +603,7 @@ int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **repl
     rc = check_arguments(up->names[i], cJSON_GetObjectItemCaseSensitive(def, "inputSchema"), req, err, errlen);
   }
   if (def && !schema && rc == WASMBOX_TOOL_OK && !req->approved && needs_approval(u, up->names[i], def)) {
-    fail(err, errlen, "tool '%s' needs approval", req->name);
+    wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "tool '%s' needs approval", req->name);
     rc = WASMBOX_TOOL_NEEDS_APPROVAL;
   }
   if (def && !schema && rc == WASMBOX_TOOL_OK) {
@@ -615,7 +614,7 @@ int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **repl
     cJSON_AddItemToObject(params, "arguments", args ? args : cJSON_CreateObject());
     char e2[1024];
     cJSON *res = mcp_client_request(up->client, "tools/call", params, deadline, e2, sizeof e2);
-    if (!res) rc = fail(err, errlen, "%s: %s", req->name, e2);
+    if (!res) rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "%s: %s", req->name, e2);
     else rc = reply_with(res, reply, err, errlen);
     if (!mcp_client_started(up->client)) {
       /* the call lost the connection: the next request starts it again */

@@ -98,14 +98,6 @@ static char *read_small(int dir, const char *name, size_t *len) {
   return buf;
 }
 
-int wb_fail(char *err, size_t n, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, n, fmt, ap);
-  va_end(ap);
-  return code;
-}
-
 bool wb_copy_range(int from, int to, uint64_t len) {
   loff_t in = 0, out = 0;
   while (len) {

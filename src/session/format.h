@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "wasmbox.h"
+#include "util/fail.h" /* wb_fail, which the session layer uses throughout */
 
 #define WB_HEAD_MAGIC "WBHEAD\0\1"
 #define WB_SESSION_ENV_MAX 256
@@ -47,7 +48,6 @@ void wb_state_name(char *out, size_t n, const char *kind, uint64_t no);
 bool wb_session_repair(int dir, const wb_head *h);
 
 /* Helpers. */
-int wb_fail(char *err, size_t n, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 double wb_now_s(void); /* wall clock, seconds */
 bool wb_id_valid(const char *id);
 /* prefix + 24 random hex digits (ids, and names of temporary entries) */

@@ -3,18 +3,10 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return -1;
-}
+#include "util/fail.h"
 
 bool wb_parse_decimal(const char *s, double *v) {
   char *end;
@@ -51,9 +43,9 @@ const wb_option *wb_opt_find(const wb_option *t, size_t n, const char *want, siz
 }
 
 static int bad_number(const wb_option *o, const char *src, const char *v, char *err, size_t errlen) {
-  if (o->wants) return fail(err, errlen, "%s wants %s, not '%s'", src, o->wants, v);
-  return fail(err, errlen, "%s wants a %s from %.17g to %.17g, not '%s'", src,
-              o->kind == WB_OPT_U64 ? "whole number" : "number", o->min, o->max, v);
+  if (o->wants) return wb_fail(err, errlen, -1, "%s wants %s, not '%s'", src, o->wants, v);
+  return wb_fail(err, errlen, -1, "%s wants a %s from %.17g to %.17g, not '%s'", src,
+                 o->kind == WB_OPT_U64 ? "whole number" : "number", o->min, o->max, v);
 }
 
 int wb_opt_set(const wb_option *o, void *target, const char *v, const char *src, char *err, size_t errlen) {
@@ -65,14 +57,14 @@ int wb_opt_set(const wb_option *o, void *target, const char *v, const char *src,
         *(const char **)(base + o->off) = v;
         return 0;
       }
-      if (strlen(v) >= o->size) return fail(err, errlen, "%s: the value is too long", src);
+      if (strlen(v) >= o->size) return wb_fail(err, errlen, -1, "%s: the value is too long", src);
       memcpy(base + o->off, v, strlen(v) + 1);
       return 0;
     case WB_OPT_LIST: {
       const char **list = (const char **)(base + o->off);
       size_t *count = (size_t *)(base + o->size);
-      if (*count == o->max_count) return fail(err, errlen, "%s is given more than %zu times", src, o->max_count);
-      if (!*v) return fail(err, errlen, "%s: empty value", src);
+      if (*count == o->max_count) return wb_fail(err, errlen, -1, "%s is given more than %zu times", src, o->max_count);
+      if (!*v) return wb_fail(err, errlen, -1, "%s: empty value", src);
       list[(*count)++] = v;
       return 0;
     }
@@ -90,7 +82,7 @@ int wb_opt_set(const wb_option *o, void *target, const char *v, const char *src,
       return 0;
     }
   }
-  return fail(err, errlen, "%s: unknown kind of option", src);
+  return wb_fail(err, errlen, -1, "%s: unknown kind of option", src);
 }
 
 void wb_opt_clear_list(const wb_option *o, void *target) {
@@ -101,12 +93,12 @@ int wb_opt_parse(const wb_option *t, size_t n, void *target, int argc, char **ar
                  size_t maxpos, size_t *npos, const char *cmd, char *err, size_t errlen) {
   bool seen[WB_OPT_MAX] = {0};
   *npos = 0;
-  if (n > WB_OPT_MAX) return fail(err, errlen, "%s: more options than the parser takes", cmd);
+  if (n > WB_OPT_MAX) return wb_fail(err, errlen, -1, "%s: more options than the parser takes", cmd);
   for (int i = first; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
     if (a[0] != '-' || !a[1]) {
-      if (*npos == maxpos) return fail(err, errlen, "unexpected argument '%s' (see %s --help)", a, cmd);
+      if (*npos == maxpos) return wb_fail(err, errlen, -1, "unexpected argument '%s' (see %s --help)", a, cmd);
       pos[(*npos)++] = a;
       continue;
     }
@@ -115,19 +107,19 @@ int wb_opt_parse(const wb_option *t, size_t n, void *target, int argc, char **ar
     const wb_option *o = NULL;
     for (size_t k = 0; k < n && !o; k++)
       if (strlen(t[k].name) == len && !strncmp(t[k].name, a, len)) o = &t[k];
-    if (!o) return fail(err, errlen, "unknown option %.*s (see %s --help)", (int)len, a, cmd);
+    if (!o) return wb_fail(err, errlen, -1, "unknown option %.*s (see %s --help)", (int)len, a, cmd);
     size_t idx = (size_t)(o - t);
-    if (seen[idx] && o->kind != WB_OPT_LIST) return fail(err, errlen, "%s is given twice", o->name);
+    if (seen[idx] && o->kind != WB_OPT_LIST) return wb_fail(err, errlen, -1, "%s is given twice", o->name);
     seen[idx] = true;
     const char *v = NULL;
     if (o->kind == WB_OPT_FLAG) {
-      if (eq) return fail(err, errlen, "%s takes no value", o->name);
+      if (eq) return wb_fail(err, errlen, -1, "%s takes no value", o->name);
     } else if (eq) {
       v = eq + 1;
     } else if (i + 1 < argc) {
       v = argv[++i];
     } else {
-      return fail(err, errlen, "%s needs a value", o->name);
+      return wb_fail(err, errlen, -1, "%s needs a value", o->name);
     }
     if (wb_opt_set(o, target, v, o->name, err, errlen)) return -1;
   }
