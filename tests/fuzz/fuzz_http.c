@@ -7,7 +7,10 @@
  * The first byte of an input picks how it is sent: bit 0 set, every
  * Content-Length header is replaced by the body's real length (so mutated
  * bodies still reach the handler); bit 1 set, the input goes out in small
- * writes (bodies that arrive in pieces).
+ * writes (bodies that arrive in pieces); bit 2 set, it goes to a second
+ * server with everything an operator turns on: clients with limits
+ * (--tokens; the token is "fuzz-token-0123456789"), signed session ids
+ * (--session-key) and an access log.
  * Properties beyond "no crash, leak or UB": the server closes the connection
  * within its deadlines (never hangs), and whatever it sends begins with an
  * HTTP status line. */
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,16 +31,27 @@
 #include "mcp/transport.h"
 #include "util/os.h"
 
-static mcp_config cfg;
-static mcp_server *srv;
-static mcp_http *http;
+static mcp_config cfg[2];
+static mcp_server *srv[2];
+static mcp_http *http[2];
 static char home[64];
 
 static void cleanup(void) {
-  mcp_http_stop(http);
-  mcp_server_free(srv);
-  mcp_config_free(&cfg);
+  for (int i = 0; i < 2; i++) {
+    mcp_http_stop(http[i]);
+    mcp_server_free(srv[i]);
+    mcp_config_free(&cfg[i]);
+  }
   wb_remove_tree(home);
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+    fprintf(stderr, "fuzz_http: cannot write %s\n", path);
+    exit(1);
+  }
+  chmod(path, 0600);
 }
 
 static void check(int ok, const char *what) {
@@ -49,6 +64,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
   snprintf(home, sizeof home, "/tmp/wasmbox-fuzz-%d", (int)getpid());
+  char tokens[96], key[96];
+  snprintf(tokens, sizeof tokens, "%s-tokens", home);
+  snprintf(key, sizeof key, "%s-key", home);
+  write_file(tokens, "# the harness's client\nfuzz fuzz-token-0123456789 rate=100000/s burst=1000 max-in-flight=8\n");
+  write_file(key, "a key of more than thirty-two bytes, for the harness");
   char *args[] = {"serve",       "--listen",
                   "127.0.0.1:0", "--home",
                   home,          "--timeout",
@@ -59,13 +79,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
                   "65536",       "--request-timeout",
                   "5",           "--idle-timeout",
                   "5",           "--log-level",
-                  "error"};
+                  "error",       "--tokens",
+                  tokens,        "--session-key",
+                  key,           "--access-log",
+                  "/dev/null"};
   char err[512];
-  if (mcp_config_load(&cfg, true, (int)(sizeof args / sizeof args[0]), args, err, sizeof err) != 0 ||
-      !(srv = mcp_server_new(&cfg, err, sizeof err)) || mcp_http_start(srv, &http, err, sizeof err) != 0) {
-    fprintf(stderr, "fuzz_http: %s\n", err);
-    exit(1);
-  }
+  int nargs = (int)(sizeof args / sizeof args[0]);
+  for (int i = 0; i < 2; i++) /* the first without the last six arguments */
+    if (mcp_config_load(&cfg[i], true, i ? nargs : nargs - 6, args, err, sizeof err) != 0 ||
+        !(srv[i] = mcp_server_new(&cfg[i], err, sizeof err)) ||
+        mcp_http_start(srv[i], &http[i], err, sizeof err) != 0) {
+      fprintf(stderr, "fuzz_http: %s\n", err);
+      exit(1);
+    }
+  unlink(tokens);
+  unlink(key);
   atexit(cleanup);
   return 0;
 }
@@ -111,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   check(fd >= 0, "socket");
   struct sockaddr_in a = {.sin_family = AF_INET,
-                          .sin_port = htons((uint16_t)mcp_http_port(http)),
+                          .sin_port = htons((uint16_t)mcp_http_port(http[mode & 4 ? 1 : 0])),
                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   check(connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect");
   size_t step = mode & 2 ? 7 : n;

@@ -111,7 +111,9 @@ def post(body, headers=(), path="/mcp", host="127.0.0.1", method="POST"):
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body.encode()
 
 
-# fuzz_http: byte 0 bit 0 fixes Content-Length, bit 1 sends in small writes
+# fuzz_http: byte 0 bit 0 fixes Content-Length, bit 1 sends in small writes,
+# bit 2 picks the server with --tokens, --session-key and --access-log
+auth = "Authorization: Bearer fuzz-token-0123456789"
 stateless = ["MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: execute_code"]
 write("fuzz_http", [
     b"\x01" + post(init),
@@ -132,6 +134,13 @@ write("fuzz_http", [
     b"\x00" + post("", method="HEAD", path="/healthz"),
     b"\x00" + post("", ["Authorization: Bearer x"], method="GET", path="/metrics"),
     b"\x01" + post("{}", path="/healthz"),
+    # bit 2: the server with clients, signed session ids and an access log
+    b"\x05" + post(init, [auth]),
+    b"\x05" + post(rpc(2, "tools/list"), [auth, "Mcp-Session-Id: " + "0" * 32 + "20251125" + "0" * 16]),
+    b"\x05" + post(call(3, "execute_code", {"code": "print(6*7)", "_meta": meta}), stateless + [auth]),
+    b"\x04" + post("", [auth], method="GET", path="/metrics"),
+    b"\x05" + post(init, ["Authorization: Bearer wrong-token-0123456789"]),
+    b"\x04" + post("", [auth, "Mcp-Session-Id: " + "0" * 56], method="DELETE"),
 ])
 
 

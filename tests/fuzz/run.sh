@@ -15,6 +15,8 @@ mkdir -p "$dir/findings"
 # guest traps are the engine's signals, not ASan's (as in make test-asan)
 export ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:use_sigaltstack=0
 export UBSAN_OPTIONS=print_stacktrace=1
+# what LeakSanitizer must not report, each with its reason (lsan.supp)
+export LSAN_OPTIONS=suppressions=$here/lsan.supp
 bad=0
 for f in "$@"; do
   mkdir -p "$work/$f"
