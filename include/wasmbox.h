@@ -427,6 +427,10 @@ void wasmbox_stats_get(wasmbox *wb, wasmbox_stats *out);
 
 /* Languages this build runs, NULL-terminated. */
 const char *const *wasmbox_languages(void);
+/* The state directory this instance uses (wasmbox_options.home or its
+ * default), valid until wasmbox_free(). */
+const char *wasmbox_home(const wasmbox *wb);
+
 /* WASMBOX_VERSION as the library was built with it. */
 const char *wasmbox_version(void);
 

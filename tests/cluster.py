@@ -201,6 +201,11 @@ def main():
     c.close()
     st, _, _ = post(PORT + 2, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, sid)
     check('DELETE on a server that did not make the session ends it there', st_del == 200 and st == 404)
+    st1, _, _ = post(PORT + 1, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, sid)
+    st3, _, _ = post(PORT + 3, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, sid)
+    st0, _, _ = post(PORT, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, sid)
+    check('... and on every other server sharing the state directory (%s %s %s)' % (st1, st3, st0),
+          st1 == st3 == st0 == 404)
     for p in procs.values():
         p.terminate()
 

@@ -47,6 +47,8 @@ void wasmbox_free(wasmbox *wb) {
 
 const char *wasmbox_version(void) { return WASMBOX_VERSION; }
 
+const char *wasmbox_home(const wasmbox *wb) { return wb->home; }
+
 const char *const *wasmbox_languages(void) {
   static const char *langs[WB_RUNTIMES_MAX + 1];
   size_t i = 0;

@@ -4,13 +4,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
@@ -24,14 +25,10 @@ typedef struct inflight {
   struct inflight *next;
 } inflight;
 
-#define ENDED_KEPT 1024 /* signed ids ended here, not to be taken up again */
-
 struct mcp_state {
   pthread_mutex_t lock;
   mcp_conn **conns;
   size_t n_conns;
-  char ended[ENDED_KEPT][MCP_SESSION_ID_LEN + 1];
-  size_t n_ended;
   inflight *calls;
   size_t n_calls;
 };
@@ -110,6 +107,8 @@ static void *warm_workers(void *arg) {
   return NULL;
 }
 
+static int ended_open(mcp_server *s, char *err, size_t errlen);
+
 mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   mcp_server *s = calloc(1, sizeof *s);
   struct mcp_state *st = calloc(1, sizeof *st);
@@ -136,7 +135,9 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
     s->mounts[0] = (wasmbox_mount){.host_dir = s->external_dir, .guest_path = "/external"};
     s->n_mounts = 1;
   }
-  if (cfg->session_key[0] && !(s->ids = mcp_ids_load(cfg->session_key, err, errlen))) goto fail;
+  if (cfg->session_key[0] &&
+      (!(s->ids = mcp_ids_load(cfg->session_key, err, errlen)) || ended_open(s, err, errlen) != 0))
+    goto fail;
   if (cfg->upstream[0]) {
     mcp_upstreams_config uc = {.file = cfg->upstream,
                                .allow = (const char *const *)cfg->allow_tools,
@@ -190,6 +191,7 @@ void mcp_server_free(mcp_server *s) {
   if (s->wb) wasmbox_free(s->wb);
   mcp_upstreams_free(s->upstreams);
   mcp_ids_free(s->ids);
+  free(s->ended_dir);
   if (s->external_dir) mcp_rmtree(s->external_dir);
   free(s->external_dir);
   for (size_t i = 0; i < s->ws_n; i++) free(s->ws_free[i]);
@@ -237,10 +239,47 @@ mcp_conn *mcp_conn_create(mcp_server *s, const char *version) {
   return ok ? c : NULL;
 }
 
-static bool ended_here(struct mcp_state *st, const char *id) {
-  for (size_t i = 0; i < st->n_ended && i < ENDED_KEPT; i++)
-    if (!strcmp(st->ended[i], id)) return true;
-  return false;
+/* HOME/mcp-ended/ID: a signed id DELETE ended, on any server sharing the
+ * state directory (ids are hex: safe as file names) */
+static bool ended(mcp_server *s, const char *id) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s", s->ended_dir, id);
+  return access(path, F_OK) == 0;
+}
+
+static void mark_ended(mcp_server *s, const char *id) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s", s->ended_dir, id);
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0) close(fd);
+  else mcp_log(s, MCP_LOG_WARNING, "cannot record the end of session %s in %s: %s", id, s->ended_dir, strerror(errno));
+}
+
+/* HOME/mcp-ended, with what is older than MCP_ENDED_KEEP_S cleared */
+static int ended_open(mcp_server *s, char *err, size_t errlen) {
+  if (asprintf(&s->ended_dir, "%s/mcp-ended", wasmbox_home(s->wb)) < 0) {
+    s->ended_dir = NULL;
+    return snprintf(err, errlen, "out of memory"), -1;
+  }
+  if (mkdir(s->ended_dir, 0700) != 0 && errno != EEXIST)
+    return snprintf(err, errlen, "cannot make %s: %s", s->ended_dir, strerror(errno)), -1;
+  DIR *d = opendir(s->ended_dir);
+  if (!d) return snprintf(err, errlen, "cannot read %s: %s", s->ended_dir, strerror(errno)), -1;
+  time_t old = time(NULL) - (time_t)MCP_ENDED_KEEP_S;
+  struct stat st;
+  for (struct dirent *e; (e = readdir(d));)
+    if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime < old)
+      unlinkat(dirfd(d), e->d_name, 0);
+  closedir(d);
+  return 0;
+}
+
+/* Take session i out of the table; freed now, or by its last user. */
+static void forget(struct mcp_state *st, size_t i) {
+  mcp_conn *c = st->conns[i];
+  st->conns[i] = st->conns[--st->n_conns];
+  if (c->refs == 0) free(c);
+  else c->removed = true;
 }
 
 mcp_conn *mcp_conn_get(mcp_server *s, const char *id) {
@@ -249,13 +288,18 @@ mcp_conn *mcp_conn_get(mcp_server *s, const char *id) {
   pthread_mutex_lock(&st->lock);
   for (size_t i = 0; i < st->n_conns; i++)
     if (!strcmp(st->conns[i]->id, id)) {
+      if (s->ids && ended(s, id)) { /* ended through another server: forget it here too */
+        forget(st, i);
+        pthread_mutex_unlock(&st->lock);
+        return NULL;
+      }
       found = st->conns[i];
       found->refs++;
       found->last_used = mcp_now();
       break;
     }
   char version[16];
-  if (!found && s->ids && !ended_here(st, id) && mcp_ids_check(s->ids, id, mcp_legacy_versions, version) &&
+  if (!found && s->ids && mcp_ids_check(s->ids, id, mcp_legacy_versions, version) && !ended(s, id) &&
       (found = calloc(1, sizeof *found))) {
     /* made by another server behind the same balancer, which initialized it */
     snprintf(found->id, sizeof found->id, "%s", id);
@@ -283,16 +327,13 @@ bool mcp_conn_remove(mcp_server *s, const char *id) {
   pthread_mutex_lock(&st->lock);
   for (size_t i = 0; i < st->n_conns; i++)
     if (!strcmp(st->conns[i]->id, id)) {
-      mcp_conn *c = st->conns[i];
-      st->conns[i] = st->conns[--st->n_conns];
+      forget(st, i);
       found = true;
-      if (c->refs == 0) free(c);
-      else c->removed = true;
       break;
     }
-  /* a signed id (this server's or another's): not to be taken up here again */
-  if (s->ids && !ended_here(st, id) && (found || mcp_ids_check(s->ids, id, mcp_legacy_versions, version))) {
-    snprintf(st->ended[st->n_ended++ % ENDED_KEPT], MCP_SESSION_ID_LEN + 1, "%s", id);
+  /* a signed id (this server's or another's): ended for every server */
+  if (s->ids && (found || mcp_ids_check(s->ids, id, mcp_legacy_versions, version)) && !ended(s, id)) {
+    mark_ended(s, id);
     found = true;
   }
   pthread_mutex_unlock(&st->lock);
