@@ -18,6 +18,7 @@
 
 #include "mcp/external.h"
 #include "mcp/jsonrpc.h"
+#include "util/os.h"
 
 typedef struct inflight {
   char *conn, *id;
@@ -261,7 +262,7 @@ static int ended_open(mcp_server *s, char *err, size_t errlen) {
     s->ended_dir = NULL;
     return snprintf(err, errlen, "out of memory"), -1;
   }
-  if (mkdir(s->ended_dir, 0700) != 0 && errno != EEXIST)
+  if (!wb_mkdirs(s->ended_dir)) /* the state directory too, on a first start */
     return snprintf(err, errlen, "cannot make %s: %s", s->ended_dir, strerror(errno)), -1;
   DIR *d = opendir(s->ended_dir);
   if (!d) return snprintf(err, errlen, "cannot read %s: %s", s->ended_dir, strerror(errno)), -1;

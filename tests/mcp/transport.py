@@ -358,6 +358,14 @@ def clients_limits_logs():
     key = tokens_file('key.open', 'x' * 40, 0o644)
     p = subprocess.run([W, 'serve', '--session-key', key], capture_output=True, env=ENV, timeout=30)
     check('--session-key readable by others: exit 2', p.returncode == 2 and b'readable or writable by others' in p.stderr)
+    key = tokens_file('key.good', 'k' * 40)
+    fresh = os.path.join(d, 'not', 'yet', 'made')
+    s = Server('--session-key', key, '--home', fresh)
+    try:
+        check('--session-key on a first start: the state directory is made', s.alive() and
+              os.path.isdir(os.path.join(fresh, 'mcp-ended')))
+    finally:
+        s.stop()
     p = subprocess.run([W, 'serve', '--tokens', os.path.join(d, 'missing')], capture_output=True, env=ENV, timeout=30)
     check('--tokens of a missing file: exit 2', p.returncode == 2 and b'No such file' in p.stderr)
     p = subprocess.run([W, 'serve', '--access-log', os.path.join(d, 'no', 'such', 'dir', 'log')], capture_output=True,
