@@ -15,11 +15,13 @@ export interface RunnerResult {
 
 class CodeRunner {
   private readonly box: WasmBox;
+  private readonly ownsBox: boolean; /* a WasmBox it was given stays open */
 
   constructor(
     private readonly language: Language,
     options: Omit<WasmBoxOptions, "language"> | WasmBox = {},
   ) {
+    this.ownsBox = !(options instanceof WasmBox);
     this.box = options instanceof WasmBox ? options : new WasmBox(options);
   }
 
@@ -34,8 +36,9 @@ class CodeRunner {
     return out;
   }
 
+  /** Stops the server it started; a WasmBox it was given is the caller's to close. */
   close(): Promise<void> {
-    return this.box.close();
+    return this.ownsBox ? this.box.close() : Promise.resolve();
   }
 }
 

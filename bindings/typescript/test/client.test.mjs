@@ -306,5 +306,7 @@ describe("runners", () => {
     const e = await runner.execute("throw new TypeError('nope')");
     assert.equal(e.success, false);
     assert.equal(e.error, "TypeError: nope");
+    await runner.close(); // the shared box stays open
+    assert.equal((await box.execute("print(1)")).stdout, "1\n");
   });
 });
