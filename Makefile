@@ -30,7 +30,7 @@ CXX     ?= g++
 # gcc 12 under -fsanitize sees libstdc++'s std::regex (valijson's "pattern")
 # as maybe uninitialised: a known false positive in system headers
 CXXWARN := -std=c++17 -Wall -Wextra -Werror -Wno-maybe-uninitialized
-CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc
+CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc -I/usr/include/postgresql
 LDFLAGS ?=
 LDLIBS  := -lcjson -lzstd -lseccomp -lpthread -lm
 # libstdc++ (the schema checker's) linked in: loading the shared one costs

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # cluster.sh start|stop DIR [N] [PORT]: a local cluster for trying wasmbox
 # behind a load balancer: N (3) `wasmbox serve` on loopback ports after PORT
-# (8800), sharing a state directory, a session key and a tokens file, with
-# HAProxy (Debian's) on 127.0.0.1:PORT in front, health-checking /healthz.
-# Everything lives in DIR: home/ (sessions), tokens, session.key,
-# serverK.log (access logs), serverK.err, haproxy.cfg; `stop` ends it.
-# WASMBOX: the binary (default build/wasmbox).
+# (8800), with their sessions in PostgreSQL (deploy/pg.sh, on PORT + 100) and
+# a session key and a tokens file in common, with HAProxy (Debian's) on
+# 127.0.0.1:PORT in front, health-checking /healthz. Everything lives in DIR:
+# pg/ (the database), homeK/ (server K's cache), store (the store's URL),
+# tokens, session.key, serverK.log (access logs), serverK.err, haproxy.cfg;
+# `stop` ends it all. WASMBOX: the binary (default build/wasmbox).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cmd=${1:-} dir=${2:-}
@@ -19,6 +20,7 @@ stop() {
     kill "$(cat "$f")" 2>/dev/null
     rm -f "$f"
   done
+  [ -d "$dir/pg" ] && bash "$here/pg.sh" stop "$dir"
 }
 
 case $cmd in
@@ -28,8 +30,10 @@ start) ;;
 esac
 
 command -v haproxy >/dev/null || { . "$here/../runtimes/lib.sh" && wb_apt_install haproxy; } || exit 1
-mkdir -p "$dir/home"
+mkdir -p "$dir"
 stop
+bash "$here/pg.sh" start "$dir" $((port + 100)) > "$dir/store" || { stop; exit 1; }
+store=$(cat "$dir/store")
 umask 077
 [ -f "$dir/session.key" ] || head -c 48 /dev/urandom > "$dir/session.key"
 if [ ! -f "$dir/tokens" ]; then
@@ -38,8 +42,8 @@ fi
 servers=
 for k in $(seq "$n"); do
   p=$((port + k))
-  WASMBOX_HOME=$dir/home "$W" serve --listen "127.0.0.1:$p" --tokens "$dir/tokens" --session-key "$dir/session.key" \
-    --access-log "$dir/server$k.log" </dev/null >/dev/null 2>"$dir/server$k.err" &
+  WASMBOX_HOME=$dir/home$k "$W" serve --listen "127.0.0.1:$p" --store "$store" --tokens "$dir/tokens" \
+    --session-key "$dir/session.key" --access-log "$dir/server$k.log" </dev/null >/dev/null 2>"$dir/server$k.err" &
   echo $! > "$dir/server$k.pid"
   servers="$servers    server s$k 127.0.0.1:$p check\n"
 done
@@ -53,4 +57,4 @@ for _ in $(seq 50); do
   curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
   sleep 0.1
 done
-echo "wasmbox cluster: http://127.0.0.1:$port/mcp ($n servers), token $(awk '{print $2}' "$dir/tokens")"
+echo "wasmbox cluster: http://127.0.0.1:$port/mcp ($n servers, sessions in $store), token $(awk '{print $2}' "$dir/tokens")"

@@ -262,6 +262,12 @@ typedef struct {
    * grace period, ~10-15 ms, longer than the call. The other layers hold;
    * seccomp alone already forbids new processes. */
   bool one_shot;
+  /* Sessions in a store that several servers share: a postgres:// URL
+   * (NULL: $WASMBOX_STORE; unset or empty: the state directory alone). The
+   * state directory then caches the sessions this process serves; each
+   * call takes its session's lease in the database, so calls on one
+   * session are serialised across every server, and commits there. */
+  const char *store;
 } wasmbox_options;
 
 wasmbox *wasmbox_new(char *err, size_t errlen); /* default options */
@@ -416,14 +422,27 @@ typedef struct {
 } wasmbox_layer;
 int wasmbox_isolation(wasmbox *wb, wasmbox_layer out[WASMBOX_LAYERS_MAX], size_t *n, char *err, size_t errlen);
 
-/* The worker processes an instance holds now, for monitoring (all 0 for an
- * in_process library). */
+/* The worker processes an instance holds now (all 0 for an in_process
+ * library), and its work with a shared session store (wasmbox_options.store:
+ * leases with their reloads, and publishes), for monitoring. */
 typedef struct {
   size_t workers_idle;     /* waiting for a call */
   size_t workers_busy;     /* running one */
   size_t workers_starting; /* not ready yet */
+  uint64_t store_operations, store_failures;
+  double store_seconds; /* the time store_operations took, in all */
 } wasmbox_stats;
 void wasmbox_stats_get(wasmbox *wb, wasmbox_stats *out);
+
+/* Ids ended for good, remembered for WASMBOX_ENDED_KEEP_S and shared like
+ * sessions (the state directory's mcp-ended/, or the shared store): a server
+ * records there the MCP sessions clients ended (DELETE), so that every
+ * server behind a balancer refuses them. An id is what a session id may be
+ * (letters, digits, '-', '_'), at most 127 characters. has: 1 ended, 0 not,
+ * -1 cannot tell (err set). */
+#define WASMBOX_ENDED_KEEP_S (30.0 * 86400)
+int wasmbox_ended_add(wasmbox *wb, const char *id, char *err, size_t errlen);
+int wasmbox_ended_has(wasmbox *wb, const char *id, char *err, size_t errlen);
 
 /* Languages this build runs, NULL-terminated. */
 const char *const *wasmbox_languages(void);

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Several `wasmbox serve` behind HAProxy (deploy/cluster.sh), as a team
-would run them: one MCP session and one sandbox session used through the
-balancer while calls land on different servers; servers killed with SIGKILL
-in the middle of calls; two clients hammering one session. Prints
-"ok N - what" / "not ok N - what" and "N passed, N failed".
+"""Several `wasmbox serve` behind HAProxy with their sessions in PostgreSQL
+(deploy/cluster.sh), as a team would run them: one MCP session and one
+sandbox session used through the balancer while calls land on different
+servers, each with a cache of its own; servers killed with SIGKILL in the
+middle of calls, 50 times; two clients hammering one session; the database
+stopped and started again under running servers. Prints "ok N - what" /
+"not ok N - what" and "N passed, N failed".
 
 usage: cluster.py WASMBOX
 """
@@ -23,6 +25,7 @@ import time
 W = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLUSTER = os.path.join(HERE, '..', 'deploy', 'cluster.sh')
+PG = os.path.join(HERE, '..', 'deploy', 'pg.sh')
 DIR = tempfile.mkdtemp(prefix='wasmbox-cluster-')
 PORT = 18800 + os.getpid() % 1000 * 10
 N = 0
@@ -96,9 +99,10 @@ def log_lines(k):
 
 def restart(k):
     """Server k again, as cluster.sh started it."""
-    p = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:%d' % (PORT + k), '--tokens', os.path.join(DIR, 'tokens'),
-                          '--session-key', os.path.join(DIR, 'session.key'), '--access-log',
-                          os.path.join(DIR, 'server%d.log' % k)], env=dict(os.environ, WASMBOX_HOME=os.path.join(DIR, 'home')),
+    p = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:%d' % (PORT + k), '--store', STORE, '--tokens',
+                          os.path.join(DIR, 'tokens'), '--session-key', os.path.join(DIR, 'session.key'), '--access-log',
+                          os.path.join(DIR, 'server%d.log' % k)],
+                         env=dict(os.environ, WASMBOX_HOME=os.path.join(DIR, 'home%d' % k)),
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     p.stderr.readline()  # "listening on ..."
     with open(os.path.join(DIR, 'server%d.pid' % k), 'w') as f:
@@ -106,14 +110,18 @@ def restart(k):
     return p
 
 
+STORE = None
+
+
 def main():
-    global TOKEN
+    global TOKEN, STORE
     out = cluster('start')
     check('make cluster: three servers and HAProxy start (%s)' % out.stdout.strip()[:80], out.returncode == 0)
     if out.returncode:
         print(out.stdout, out.stderr)
         return
     TOKEN = open(os.path.join(DIR, 'tokens')).read().split()[1]
+    STORE = open(os.path.join(DIR, 'store')).read().strip()
 
     st, sid = initialize(PORT)
     check('an MCP session through the balancer: a signed id', st == 200 and sid and len(sid) == 56)
@@ -123,9 +131,11 @@ def main():
     oks = 0
     tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'counter = 0\nopen("/app/log.txt", "w").write("")'})
     for i in range(12):
-        st, r, _, _ = tool(PORT, sid, 'execute_code', {
+        st, r, _, _js = tool(PORT, sid, 'execute_code', {
             'session_id': ses, 'code': 'counter += 1\nopen("/app/log.txt", "a").write("%d\\n")\nprint(counter)' % i})
-        oks += st == 200 and r and r['status'] == 'ok' and r['stdout'] == '%d\n' % (i + 1)
+        oks += bool(st == 200 and r and r['status'] == 'ok' and r['stdout'] == '%d\n' % (i + 1))
+        if not (r and r['status'] == 'ok'):
+            print('    call %d: %r' % (i, _js))
     check('12 calls in a row keep the state: counter and file (%d of 12 right)' % oks, oks == 12)
     served = [k for k in (1, 2, 3) if any(e.get('mcp_session') == sid and e.get('status') == 200 for e in log_lines(k))]
     check('the calls were served by more than one server (%s)' % served, len(served) >= 2)
@@ -149,7 +159,8 @@ def main():
     tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'kills = 0\nopen("/app/kills.txt", "w").write("")'})
     before = 0
     bad = bounced = committed_unseen = 0
-    for round_ in range(10):
+    ROUNDS = 50
+    for round_ in range(ROUNDS):
         k = random.randint(1, 3)
         pid = server_pids()[k - 1]
         res = {}
@@ -188,9 +199,9 @@ def main():
             before = int(got[0])
         procs[k] = restart(k)
         time.sleep(0.6)  # health checks see it again
-    check('10 servers killed mid-call: each call committed whole (memory and files) or not at all, an "ok" '
-          'always committed, the next call saw the committed state (%d committed unanswered, %d answered 502 first)'
-          % (committed_unseen, bounced), bad == 0)
+    check('%d servers killed mid-call at random points: each call committed whole (memory and files) or not at '
+          'all, an "ok" always committed, the next call (another server) saw the committed state (%d committed '
+          'unanswered, %d answered 502 first)' % (ROUNDS, committed_unseen, bounced), bad == 0)
 
     # two clients hammer one session through the balancer
     tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'hits = 0'})
@@ -223,8 +234,32 @@ def main():
     st1, _, _ = post(PORT + 1, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, sid)
     st3, _, _ = post(PORT + 3, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, sid)
     st0, _, _ = post(PORT, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, sid)
-    check('... and on every other server sharing the state directory (%s %s %s)' % (st1, st3, st0),
+    check('... and on every other server sharing the session store (%s %s %s)' % (st1, st3, st0),
           st1 == st3 == st0 == 404)
+
+    # the database stops under running servers: calls on sessions fail with a
+    # clear error, stateless calls go on; once it is back, calls work again
+    # and the session is as its last commit left it
+    st, sid = initialize(PORT)
+    tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'outage = 7'})
+    stop = subprocess.run(['bash', PG, 'stop', DIR], capture_output=True, text=True, timeout=60)
+    st, r, err, js = tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'outage += 1'})
+    text = json.dumps(js)
+    check('database down: a session call fails with a clear error naming the session store (%s)' % text[:160],
+          stop.returncode == 0 and st == 200 and (err or (r and r['status'] != 'ok')) and 'session store' in text)
+    st, r, _, _ = tool(PORT, sid, 'execute_code', {'code': 'print(6 * 7)'})
+    check('database down: a stateless call still runs', st == 200 and r and r['stdout'] == '42\n')
+    start = subprocess.run(['bash', PG, 'start', DIR, STORE.rsplit(':', 1)[1].split('/')[0]], capture_output=True,
+                           text=True, timeout=60)
+    outs = []
+    for k in (1, 2, 3):
+        st, r, _, _ = tool(PORT + k, sid, 'execute_code', {'session_id': ses, 'code': 'outage += 1\nprint(outage)'})
+        outs.append(r and r['stdout'].strip())
+    check('database back: every server works on the session again, from its last commit (%s)' % outs,
+          start.returncode == 0 and outs == ['8', '9', '10'])
+    _, info, _, _ = tool(PORT, sid, 'list_sessions', {})
+    check('the session store lists the sessions made through the balancer',
+          ses in json.dumps(info or {}))
     for p in procs.values():
         p.terminate()
 

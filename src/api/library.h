@@ -20,6 +20,7 @@
 
 #include <pthread.h>
 
+#include "session/remote.h"
 #include "session/session.h"
 #include "wasmbox.h"
 
@@ -30,6 +31,8 @@ struct wasmbox {
   pthread_mutex_t lock; /* store */
   char *home;           /* state directory */
   wb_store *store;      /* opened at the first session operation */
+  wb_remote *remote;    /* sessions in a shared store, or NULL (store then caches) */
+  bool ended_cleared;   /* ended.c cleared old entries */
   wb_inprocess *here;   /* runs calls in this process (NULL: not yet needed) */
   wb_workers *workers;  /* NULL: guest code runs in this process */
 };

@@ -312,3 +312,26 @@ char *wasmbox_result_json(const wasmbox_result *r) {
   wb_buf_puts(&b, "}");
   return wb_buf_take(&b);
 }
+
+void wb_result_unsaved(wb_result *r, const char *why) {
+  char msg[800];
+  snprintf(msg, sizeof msg,
+           "the call ran, but the session store did not take its state, so the session is as it was before the "
+           "call: %s",
+           why);
+  char *type = strdup("SessionStoreError"), *message = strdup(msg);
+  if (!type || !message) {
+    free(type);
+    free(message);
+    return;
+  }
+  free(r->type);
+  free(r->message);
+  r->type = type;
+  r->message = message;
+  r->pub.status = WASMBOX_STATUS_ERROR;
+  r->pub.exit_code = 1;
+  r->pub.error_type = r->type;
+  r->pub.error_message = r->message;
+  r->pub.session_rolled_back = true;
+}

@@ -43,4 +43,9 @@ wb_result *wb_result_build(const wb_outcome *o, wb_wasi *wasi, const wb_limits_u
 wasmbox_result *wb_result_failure(wasmbox_status status, const char *type, const char *message,
                                   const wasmbox_request *req, const wb_limits_used *lim, double ms, bool rolled_back);
 
+/* A session call whose state the shared session store did not take
+ * (session/remote.h): its output stands, its effects are gone; the result
+ * says so (status error, type SessionStoreError, rolled back). */
+void wb_result_unsaved(wb_result *r, const char *why);
+
 #endif

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/lease.h"
 #include "api/library.h"
 #include "session/session.h"
 #include "session/tree.h"
@@ -106,6 +107,16 @@ void wasmbox_file_info_free(wasmbox_file_info *v, size_t n) {
   free(v);
 }
 
+/* Let a session's lease go; what the operation wrote is published unless
+ * it failed (rc). A failed publish is the operation's error. */
+static int unlease(wasmbox *wb, wb_lease *l, bool publish, int rc, char *err, size_t errlen) {
+  char e2[512];
+  int lrc = wb_session_unlease(wb, l, publish && !rc, e2, sizeof e2);
+  if (rc || !lrc) return rc;
+  snprintf(err, errlen, "%s", e2);
+  return lrc;
+}
+
 int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bool recursive, wasmbox_file_info **out,
                                size_t *n, char *err, size_t errlen) {
   *out = NULL;
@@ -116,7 +127,12 @@ int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bo
   if (rc || !st) return rc ? rc : WASMBOX_EINTERNAL;
   wb_ws_lock *lk;
   int ws;
-  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) return rc;
+  wb_lease *lease;
+  if ((rc = wb_session_lease(wb, id, &lease, err, errlen))) return rc;
+  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) {
+    wb_session_unlease(wb, lease, false, err, errlen);
+    return rc;
+  }
   int fd = wb_beneath(ws, rel, O_RDONLY | O_DIRECTORY, 0);
   listing l = {0};
   if (fd < 0) {
@@ -130,6 +146,7 @@ int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bo
     else if (!ok) rc = os_error(errno ? errno : ENOMEM, path ? path : "/app", err, errlen);
   }
   wb_session_unlock_workspace(lk);
+  rc = unlease(wb, lease, false, rc, err, errlen);
   if (rc) {
     wasmbox_file_info_free(l.v, l.n);
     return rc;
@@ -149,7 +166,12 @@ int wasmbox_session_read_file(wasmbox *wb, const char *id, const char *path, cha
   if (rc || !st) return rc ? rc : WASMBOX_EINTERNAL;
   wb_ws_lock *lk;
   int ws;
-  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) return rc;
+  wb_lease *lease;
+  if ((rc = wb_session_lease(wb, id, &lease, err, errlen))) return rc;
+  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) {
+    wb_session_unlease(wb, lease, false, err, errlen);
+    return rc;
+  }
   int fd = wb_beneath(ws, rel, O_RDONLY | O_NONBLOCK, 0);
   struct stat sb;
   if (fd < 0) {
@@ -178,6 +200,7 @@ int wasmbox_session_read_file(wasmbox *wb, const char *id, const char *path, cha
   }
   if (fd >= 0) close(fd);
   wb_session_unlock_workspace(lk);
+  rc = unlease(wb, lease, false, rc, err, errlen);
   return rc;
 }
 
@@ -219,7 +242,12 @@ int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, co
   if (rc || !st) return rc ? rc : WASMBOX_EINTERNAL;
   wb_ws_lock *lk;
   int ws;
-  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) return rc;
+  wb_lease *lease;
+  if ((rc = wb_session_lease(wb, id, &lease, err, errlen))) return rc;
+  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) {
+    wb_session_unlease(wb, lease, false, err, errlen);
+    return rc;
+  }
   int r = make_parents(ws, rel);
   if (!r) r = wb_break_shared_link(ws, rel, true);
   int fd = r ? r : wb_beneath(ws, rel, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0644);
@@ -244,6 +272,7 @@ int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, co
     close(fd);
   }
   wb_session_unlock_workspace(lk);
+  rc = unlease(wb, lease, true, rc, err, errlen);
   return rc;
 }
 
@@ -252,7 +281,12 @@ int wasmbox_session_reset_workspace(wasmbox *wb, const char *id, char *err, size
   if (!st) return WASMBOX_EINTERNAL;
   wb_ws_lock *lk;
   int ws, rc;
-  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) return rc;
+  wb_lease *lease;
+  if ((rc = wb_session_lease(wb, id, &lease, err, errlen))) return rc;
+  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) {
+    wb_session_unlease(wb, lease, false, err, errlen);
+    return rc;
+  }
   int it = dup(ws);
   DIR *d = it >= 0 ? fdopendir(it) : NULL;
   struct dirent *e;
@@ -262,5 +296,6 @@ int wasmbox_session_reset_workspace(wasmbox *wb, const char *id, char *err, size
   if (d) closedir(d);
   else if (it >= 0) close(it);
   wb_session_unlock_workspace(lk);
-  return ok ? WASMBOX_OK : os_error(errno, "/app", err, errlen);
+  rc = ok ? WASMBOX_OK : os_error(errno, "/app", err, errlen);
+  return unlease(wb, lease, true, rc, err, errlen);
 }

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "api/inprocess.h"
+#include "api/lease.h"
 #include "api/paused.h"
 #include "api/result.h"
 #include "api/tools.h"
@@ -26,6 +27,11 @@ wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
   bool ok = opts && opts->in_process ? (wb->here = wb_inprocess_new(NULL, err, errlen)) != NULL
                                      : (wb->workers = wb_workers_new(wb->home, opts ? opts->warm_workers : 0,
                                                                      opts && opts->one_shot, err, errlen)) != NULL;
+  const char *url = opts && opts->store ? opts->store : getenv("WASMBOX_STORE");
+  if (ok && url && *url) {
+    wb_store *st = wb_store_of(wb, err, errlen);
+    ok = st && (wb->remote = wb_remote_open(url, st, err, errlen)) != NULL;
+  }
   if (!ok) {
     wasmbox_free(wb);
     return NULL;
@@ -39,6 +45,7 @@ void wasmbox_free(wasmbox *wb) {
   if (!wb) return;
   wb_workers_free(wb->workers);
   wb_inprocess_free(wb->here);
+  wb_remote_free(wb->remote);
   wb_store_free(wb->store);
   pthread_mutex_destroy(&wb->lock);
   free(wb->home);
@@ -108,8 +115,14 @@ static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_res
                           const char *replay, size_t replay_len, wasmbox_result **out, char *err, size_t errlen) {
   wb_journal_wire jw = {.record = tools->can_pause, .replay = replay, .replay_len = replay_len};
   wb_tool_route route = {.answer = wb_tools_answer, .ctx = tools};
-  int rc = wb->workers ? wb_workers_run(wb, with, rs, tools, &jw, out, err, errlen)
-                       : wb_inprocess_run(wb, with, rs, &route, &jw, out, err, errlen);
+  wb_lease *lease = NULL;
+  int rc = with->session_id ? wb_session_lease(wb, with->session_id, &lease, err, errlen) : WASMBOX_OK;
+  if (rc) return rc;
+  rc = wb->workers ? wb_workers_run(wb, with, rs, tools, &jw, out, err, errlen)
+                   : wb_inprocess_run(wb, with, rs, &route, &jw, out, err, errlen);
+  char unsaved[512];
+  if (lease && wb_session_unlease(wb, lease, rc == WASMBOX_OK, unsaved, sizeof unsaved) && !rc)
+    wb_result_unsaved((wb_result *)*out, unsaved);
   if (!rc) (*out)->fuel_budget = with->fuel; /* as asked: 0, no budget (the default is no limit) */
   if (rc || (*out)->status != WASMBOX_STATUS_PAUSED) return rc;
   wb_result *r = (wb_result *)*out;
@@ -206,6 +219,7 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
 void wasmbox_stats_get(wasmbox *wb, wasmbox_stats *out) {
   *out = (wasmbox_stats){0};
   if (wb->workers) wb_workers_count(wb->workers, &out->workers_idle, &out->workers_busy, &out->workers_starting);
+  if (wb->remote) wb_remote_stats(wb->remote, &out->store_operations, &out->store_failures, &out->store_seconds);
 }
 
 int wasmbox_isolation(wasmbox *wb, wasmbox_layer out[WASMBOX_LAYERS_MAX], size_t *n, char *err, size_t errlen) {
@@ -250,29 +264,37 @@ int wasmbox_session_create(wasmbox *wb, const wasmbox_session_options *opts, cha
     if (rc) return rc;
   }
   STORE_OR_FAIL(st);
+  if (wb->remote) return wb_remote_create(wb->remote, opts ? &with : NULL, id, err, errlen);
   return wb_session_create(st, opts ? &with : NULL, id, err, errlen);
 }
 
 int wasmbox_session_fork(wasmbox *wb, const char *id, char new_id[WASMBOX_ID_MAX], char *err, size_t errlen) {
   new_id[0] = 0;
   STORE_OR_FAIL(st);
+  if (wb->remote) return wb_remote_fork(wb->remote, id, new_id, err, errlen);
   return wb_session_fork(st, id, new_id, err, errlen);
 }
 
 int wasmbox_session_checkpoint(wasmbox *wb, const char *id, char cid[WASMBOX_ID_MAX], char *err, size_t errlen) {
   cid[0] = 0;
   STORE_OR_FAIL(st);
+  if (wb->remote) return wb_remote_checkpoint(wb->remote, id, cid, err, errlen);
   return wb_session_checkpoint(st, id, cid, err, errlen);
 }
 
 int wasmbox_session_restore(wasmbox *wb, const char *id, const char *cid, char *err, size_t errlen) {
   STORE_OR_FAIL(st);
+  if (wb->remote) {
+    int rc = wb_remote_restore(wb->remote, id, cid, err, errlen);
+    if (!rc && wb->workers) wb_workers_forget_session(wb->workers, id);
+    return rc;
+  }
   return wb_session_restore(st, id, cid, err, errlen);
 }
 
 int wasmbox_session_destroy(wasmbox *wb, const char *id, char *err, size_t errlen) {
   STORE_OR_FAIL(st);
-  int rc = wb_session_destroy(st, id, err, errlen);
+  int rc = wb->remote ? wb_remote_destroy(wb->remote, id, err, errlen) : wb_session_destroy(st, id, err, errlen);
   if (rc == WASMBOX_OK && wb->workers) wb_workers_forget_sessions(wb->workers, st);
   return rc;
 }
@@ -281,18 +303,20 @@ int wasmbox_session_list(wasmbox *wb, wasmbox_session_info **out, size_t *n, cha
   *out = NULL;
   *n = 0;
   STORE_OR_FAIL(st);
+  if (wb->remote) return wb_remote_list(wb->remote, out, n, err, errlen);
   return wb_session_list(st, out, n, err, errlen);
 }
 
 int wasmbox_session_info_get(wasmbox *wb, const char *id, wasmbox_session_info *out, char *err, size_t errlen) {
   STORE_OR_FAIL(st);
+  if (wb->remote) return wb_remote_info(wb->remote, id, out, err, errlen);
   return wb_session_info(st, id, out, err, errlen);
 }
 
 int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen) {
   *removed = 0;
   STORE_OR_FAIL(st);
-  int rc = wb_session_prune(st, removed, err, errlen);
+  int rc = wb->remote ? wb_remote_prune(wb->remote, removed, err, errlen) : wb_session_prune(st, removed, err, errlen);
   if (*removed && wb->workers) wb_workers_forget_sessions(wb->workers, st);
   wb_paused_prune(wb->home);
   return rc;

@@ -562,6 +562,20 @@ void wb_workers_forget_sessions(wb_workers *ws, wb_store *st) {
   }
 }
 
+void wb_workers_forget_session(wb_workers *ws, const char *id) {
+  char key[WASMBOX_ID_MAX + 16];
+  snprintf(key, sizeof key, "session %s\n", id);
+  worker *drop = NULL;
+  pthread_mutex_lock(&ws->mu);
+  for (size_t i = 0; !drop && i < ws->n; i++)
+    if (!ws->all[i]->busy && !strncmp(ws->all[i]->key, key, strlen(key))) {
+      drop = ws->all[i];
+      remove_at(ws, i);
+    }
+  pthread_mutex_unlock(&ws->mu);
+  if (drop) worker_end(drop);
+}
+
 /* ---- a call ----------------------------------------------------------------------- */
 
 /* Is a decoded result one this call can have? (Its own session, within

@@ -27,6 +27,8 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
 
 /* End the idle workers of sessions that no longer exist (destroyed, pruned). */
 void wb_workers_forget_sessions(wb_workers *ws, wb_store *st);
+/* End the idle worker that holds session `id` live (its state changed elsewhere). */
+void wb_workers_forget_session(wb_workers *ws, const char *id);
 
 /* How many workers wait, run a call, or start. */
 void wb_workers_count(wb_workers *ws, size_t *idle, size_t *busy, size_t *starting);

@@ -121,6 +121,10 @@ static const wb_option options[] = {
      "install_package takes pure-Python wheels from this directory instead of an index", 0},
     {"--home", WB_OPT_TEXT, OFF(home), sizeof(((mcp_config *)0)->home), 0, 0, 0, NULL, "DIR",
      "state directory for sessions (default $WASMBOX_HOME or ~/.local/share/wasmbox)", 0},
+    {"--store", WB_OPT_TEXT, OFF(store), sizeof(((mcp_config *)0)->store), 0, 0, 0, NULL, "URL",
+     "sessions in a store that several servers share (postgres://...; default $WASMBOX_STORE); --home is then "
+     "this server's cache",
+     0},
     {"--log-level", WB_OPT_TEXT, OFF(log_level), sizeof(((mcp_config *)0)->log_level), 0, 0, 0, NULL, "LEVEL",
      "what goes to stderr: error, warning (default), info, debug", 0},
 };

@@ -60,6 +60,7 @@ typedef struct {
   char package_index[1024];  /* install_package: pip's --index-url, or */
   char wheelhouse[1024];     /* a directory of wheels; "" = none */
   char home[1024];           /* state directory; "" = the library's default */
+  char store[1024];          /* shared session store URL; "" = the library's default */
   char log_level[16];        /* stderr: error, warning, info, debug */
   char *owned[2 * MCP_MAX_LIST];
   size_t n_owned;

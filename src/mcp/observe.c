@@ -120,6 +120,14 @@ char *mcp_metrics_text(mcp_server *s, mcp_clients *cs) {
                 "wasmbox_workers{state=\"idle\"} %zu\nwasmbox_workers{state=\"busy\"} %zu\n"
                 "wasmbox_workers{state=\"starting\"} %zu\n",
                 st.workers_idle, st.workers_busy, st.workers_starting);
+  wb_buf_printf(&b,
+                "# HELP wasmbox_store_operations_total Leases (with reloads) and publishes on the shared session "
+                "store.\n# TYPE wasmbox_store_operations_total counter\nwasmbox_store_operations_total %llu\n"
+                "# HELP wasmbox_store_failures_total Store operations that failed.\n"
+                "# TYPE wasmbox_store_failures_total counter\nwasmbox_store_failures_total %llu\n"
+                "# HELP wasmbox_store_seconds_total Time spent in store operations.\n"
+                "# TYPE wasmbox_store_seconds_total counter\nwasmbox_store_seconds_total %.6f\n",
+                (unsigned long long)st.store_operations, (unsigned long long)st.store_failures, st.store_seconds);
   wasmbox_session_info *all = NULL;
   size_t n = 0;
   char err[256];

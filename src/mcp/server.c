@@ -108,8 +108,6 @@ static void *warm_workers(void *arg) {
   return NULL;
 }
 
-static int ended_open(mcp_server *s, char *err, size_t errlen);
-
 mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   mcp_server *s = calloc(1, sizeof *s);
   struct mcp_state *st = calloc(1, sizeof *st);
@@ -127,7 +125,7 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   s->log_level = mcp_log_level_parse(cfg->log_level);
   if (s->log_level < MCP_LOG_DEBUG) s->log_level = MCP_LOG_WARNING;
   s->started = mcp_now();
-  wasmbox_options o = {.home = cfg->home[0] ? cfg->home : NULL};
+  wasmbox_options o = {.home = cfg->home[0] ? cfg->home : NULL, .store = cfg->store[0] ? cfg->store : NULL};
   s->wb = wasmbox_open(&o, err, errlen);
   if (!s->wb) goto fail;
   if (cfg->n_external) {
@@ -136,9 +134,7 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
     s->mounts[0] = (wasmbox_mount){.host_dir = s->external_dir, .guest_path = "/external"};
     s->n_mounts = 1;
   }
-  if (cfg->session_key[0] &&
-      (!(s->ids = mcp_ids_load(cfg->session_key, err, errlen)) || ended_open(s, err, errlen) != 0))
-    goto fail;
+  if (cfg->session_key[0] && !(s->ids = mcp_ids_load(cfg->session_key, err, errlen))) goto fail;
   if (cfg->upstream[0]) {
     mcp_upstreams_config uc = {.file = cfg->upstream,
                                .allow = (const char *const *)cfg->allow_tools,
@@ -192,7 +188,6 @@ void mcp_server_free(mcp_server *s) {
   if (s->wb) wasmbox_free(s->wb);
   mcp_upstreams_free(s->upstreams);
   mcp_ids_free(s->ids);
-  free(s->ended_dir);
   if (s->external_dir) mcp_rmtree(s->external_dir);
   free(s->external_dir);
   for (size_t i = 0; i < s->ws_n; i++) free(s->ws_free[i]);
@@ -240,39 +235,19 @@ mcp_conn *mcp_conn_create(mcp_server *s, const char *version) {
   return ok ? c : NULL;
 }
 
-/* HOME/mcp-ended/ID: a signed id DELETE ended, on any server sharing the
- * state directory (ids are hex: safe as file names) */
+/* a signed id DELETE ended, on any server sharing the sessions (wasmbox_ended_has);
+ * when that cannot be told, not ended: the id still had to check out */
 static bool ended(mcp_server *s, const char *id) {
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", s->ended_dir, id);
-  return access(path, F_OK) == 0;
+  char err[256];
+  int has = wasmbox_ended_has(s->wb, id, err, sizeof err);
+  if (has < 0) mcp_log(s, MCP_LOG_WARNING, "cannot tell whether session %s ended: %s", id, err);
+  return has > 0;
 }
 
 static void mark_ended(mcp_server *s, const char *id) {
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", s->ended_dir, id);
-  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd >= 0) close(fd);
-  else mcp_log(s, MCP_LOG_WARNING, "cannot record the end of session %s in %s: %s", id, s->ended_dir, strerror(errno));
-}
-
-/* HOME/mcp-ended, with what is older than MCP_ENDED_KEEP_S cleared */
-static int ended_open(mcp_server *s, char *err, size_t errlen) {
-  if (asprintf(&s->ended_dir, "%s/mcp-ended", wasmbox_home(s->wb)) < 0) {
-    s->ended_dir = NULL;
-    return snprintf(err, errlen, "out of memory"), -1;
-  }
-  if (!wb_mkdirs(s->ended_dir)) /* the state directory too, on a first start */
-    return snprintf(err, errlen, "cannot make %s: %s", s->ended_dir, strerror(errno)), -1;
-  DIR *d = opendir(s->ended_dir);
-  if (!d) return snprintf(err, errlen, "cannot read %s: %s", s->ended_dir, strerror(errno)), -1;
-  time_t old = time(NULL) - (time_t)MCP_ENDED_KEEP_S;
-  struct stat st;
-  for (struct dirent *e; (e = readdir(d));)
-    if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime < old)
-      unlinkat(dirfd(d), e->d_name, 0);
-  closedir(d);
-  return 0;
+  char err[256];
+  if (wasmbox_ended_add(s->wb, id, err, sizeof err) != WASMBOX_OK)
+    mcp_log(s, MCP_LOG_WARNING, "cannot record the end of session %s: %s", id, err);
 }
 
 /* Take session i out of the table; freed now, or by its last user. */

@@ -58,7 +58,6 @@ typedef struct mcp_server {
   struct mcp_state *state;  /* connections and calls in flight */
   mcp_upstreams *upstreams; /* code mode: --upstream, or NULL */
   mcp_ids *ids;             /* --session-key: ids any server can check, or NULL */
-  char *ended_dir;          /* with ids: HOME/mcp-ended, the ids DELETE ended */
 } mcp_server;
 
 typedef struct mcp_msg mcp_msg;
@@ -96,9 +95,7 @@ void mcp_workspace_give(mcp_server *s, char *dir);
 /* Connections (HTTP sessions). get/create take a reference; put drops it.
  * get also takes up a session another server made, when its signed id
  * checks out (session_ids.h), unless it ended: remove records a signed id
- * in HOME/mcp-ended, which every server sharing the state directory reads
- * (entries older than MCP_ENDED_KEEP_S are cleared at start). */
-#define MCP_ENDED_KEEP_S (30.0 * 86400)
+ * with wasmbox_ended_add(), which every server sharing the sessions reads. */
 mcp_conn *mcp_conn_create(mcp_server *s, const char *version);
 extern const char *const mcp_legacy_versions[]; /* the versions that have sessions */
 mcp_conn *mcp_conn_get(mcp_server *s, const char *id);

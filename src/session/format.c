@@ -66,7 +66,7 @@ static bool write_all(int fd, const void *p, size_t n) {
 
 /* Replace dir/name with `len` bytes, durably: temp file, fsync, rename,
  * fsync of the directory. */
-static bool write_atomic(int dir, const char *name, const void *a, size_t alen, const void *b, size_t blen) {
+bool wb_write_atomic(int dir, const char *name, const void *a, size_t alen, const void *b, size_t blen) {
   char tmp[128];
   snprintf(tmp, sizeof tmp, "%s.tmp", name);
   int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -78,7 +78,7 @@ static bool write_atomic(int dir, const char *name, const void *a, size_t alen, 
   return ok;
 }
 
-static char *read_small(int dir, const char *name, size_t *len) {
+char *wb_read_small(int dir, const char *name, size_t *len) {
   int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return NULL;
   struct stat st;
@@ -158,7 +158,7 @@ bool wb_meta_write(int dir, const wb_meta *m) {
     put_hex(f, m->mounts[i].guest_path);
     fputc('\n', f);
   }
-  bool ok = fclose(f) == 0 && write_atomic(dir, "meta", text, len, "", 0);
+  bool ok = fclose(f) == 0 && wb_write_atomic(dir, "meta", text, len, "", 0);
   free(text);
   return ok;
 }
@@ -166,7 +166,7 @@ bool wb_meta_write(int dir, const wb_meta *m) {
 bool wb_meta_read(int dir, wb_meta *m) {
   memset(m, 0, sizeof *m);
   size_t len;
-  char *text = read_small(dir, "meta", &len);
+  char *text = wb_read_small(dir, "meta", &len);
   if (!text) return false;
   bool ok = true;
   for (char *line = strtok(text, "\n"); ok && line; line = strtok(NULL, "\n")) {
@@ -193,7 +193,7 @@ bool wb_meta_read(int dir, wb_meta *m) {
 
 bool wb_head_read(int dir, wb_head *h, uint8_t **globals) {
   size_t len;
-  char *buf = read_small(dir, "HEAD", &len);
+  char *buf = wb_read_small(dir, "HEAD", &len);
   if (!buf) return false;
   bool ok = len >= sizeof *h;
   if (ok) memcpy(h, buf, sizeof *h);
@@ -211,7 +211,7 @@ bool wb_head_read(int dir, wb_head *h, uint8_t **globals) {
 }
 
 bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals) {
-  return write_atomic(dir, "HEAD", h, sizeof *h, globals, h->globals_size);
+  return wb_write_atomic(dir, "HEAD", h, sizeof *h, globals, h->globals_size);
 }
 
 void wb_state_name(char *out, size_t n, const char *kind, uint64_t no) {

@@ -54,5 +54,9 @@ bool wb_id_valid(const char *id);
 void wb_random_name(char *out, size_t n, const char *prefix);
 void wb_new_id(char prefix, char id[WASMBOX_ID_MAX]);
 bool wb_copy_range(int from, int to, uint64_t len);
+/* name in dir: replaced whole (temp file, fsync, rename) with a then b */
+bool wb_write_atomic(int dir, const char *name, const void *a, size_t alen, const void *b, size_t blen);
+/* a file of less than 16 MiB, malloc'd and NUL-terminated; NULL if not */
+char *wb_read_small(int dir, const char *name, size_t *len);
 
 #endif

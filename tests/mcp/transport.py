@@ -362,8 +362,10 @@ def clients_limits_logs():
     fresh = os.path.join(d, 'not', 'yet', 'made')
     s = Server('--session-key', key, '--home', fresh)
     try:
-        check('--session-key on a first start: the state directory is made', s.alive() and
-              os.path.isdir(os.path.join(fresh, 'mcp-ended')))
+        sid, _ = s.initialize() if s.alive() else (None, None)
+        st = s.request('DELETE', headers={'Mcp-Session-Id': sid})[0] if sid else 0
+        check('--session-key on a first start: it serves, and a DELETE is recorded in the new state directory',
+              st == 200 and os.path.isfile(os.path.join(fresh, 'mcp-ended', sid)))
     finally:
         s.stop()
     p = subprocess.run([W, 'serve', '--tokens', os.path.join(d, 'missing')], capture_output=True, env=ENV, timeout=30)

@@ -64,6 +64,7 @@ class Options(ctypes.Structure):
         ("in_process", ctypes.c_bool),
         ("warm_workers", ctypes.c_uint),
         ("one_shot", ctypes.c_bool),
+        ("store", ctypes.c_char_p),
     ]
 
 
