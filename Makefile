@@ -410,15 +410,18 @@ test-deb: deb
 	@bash tests/deb.sh .
 
 # Several servers behind HAProxy on this machine (deploy/cluster.sh): three
-# `wasmbox serve` sharing build/cluster/home and a session key; Ctrl-C ends it.
+# `wasmbox serve` with their sessions in a PostgreSQL of their own, a session
+# key in common, in CLUSTER_DIR (PostgreSQL's user must reach it); Ctrl-C
+# ends it.
+CLUSTER_DIR ?= /tmp/wasmbox-cluster
 cluster: $(BUILD)/wasmbox
-	@WASMBOX=$(BUILD)/wasmbox bash deploy/cluster.sh start $(BUILD)/cluster && \
-	  trap 'bash deploy/cluster.sh stop $(BUILD)/cluster' EXIT INT TERM && echo "Ctrl-C stops it" && \
+	@WASMBOX=$(BUILD)/wasmbox bash deploy/cluster.sh start $(CLUSTER_DIR) && \
+	  trap 'bash deploy/cluster.sh stop $(CLUSTER_DIR)' EXIT INT TERM && echo "Ctrl-C stops it" && \
 	  while sleep 3600; do :; done
 
 # the cluster used as a team would (tests/cluster.py)
 test-cluster: deps $(BUILD)/wasmbox
-	@python3 tests/cluster.py $(BUILD)/wasmbox
+	@python3 tests/cluster.py $(BUILD)/wasmbox && python3 tests/store.py $(BUILD)/wasmbox
 
 # the layer map of ARCHITECTURE.md
 check-layers:

@@ -6,6 +6,8 @@
  *                               concurrency in turn (interleaved, so all see
  *                               the same machine load); then session calls
  *                               on a 50 MB heap (bench/warm.c's workload)
+ *   load session CALLS          the session calls alone (with $WASMBOX_STORE
+ *                               set, through the shared store: bench/store.py)
  *   load memory SESSIONS        what idle sessions and a stateless call keep
  *
  * Prints one JSON object; raw samples, statistics are bench/peers.py's job.
@@ -63,6 +65,36 @@ static void print_array(const char *name, const double *v, int n) {
   printf("]");
 }
 
+/* A session with a 50 MB heap, then one small change per call, each
+ * committed before the call returns (as bench/warm.c does): the latencies
+ * of `calls` such calls. */
+static double *session_latencies(int calls) {
+  char id[WASMBOX_ID_MAX], err[512];
+  if (wasmbox_session_create(wb, NULL, id, err, sizeof err)) die("session", err);
+  wasmbox_request big = {.session_id = id, .code = "heap = [bytes([i % 251]) * 1000 for i in range(50000)]\nn = 0\n"};
+  call_free(&big);
+  wasmbox_request step = {.session_id = id, .code = "n += 1\nheap[n % 50000] = b'x' * 1000\n"};
+  double *lat = malloc(sizeof(double) * (size_t)calls);
+  if (!lat) die("malloc", "latencies");
+  for (int i = 0; i < 5; i++) call_free(&step);
+  for (int i = 0; i < calls; i++) {
+    double t = now_ms();
+    call_free(&step);
+    lat[i] = now_ms() - t;
+  }
+  if (wasmbox_session_destroy(wb, id, err, sizeof err)) die("session rm", err);
+  return lat;
+}
+
+static int mode_session(int calls) {
+  double *lat = session_latencies(calls);
+  printf("{");
+  print_array("session_latency_ms", lat, calls);
+  printf("}\n");
+  free(lat);
+  return 0;
+}
+
 /* ---- calls/s at a given concurrency ---------------------------------------- */
 
 typedef struct {
@@ -104,21 +136,8 @@ static int mode_calls(int calls, int rounds) {
   for (int r = 0; r < rounds; r++)
     for (int l = 0; l < NLEVELS; l++) rate[l][r] = run_round(levels[l], calls, lat[l] + r * calls);
 
-  /* a session with a 50 MB heap, then one small change per call, each
-   * committed to disk before the call returns (as bench/warm.c does) */
-  char id[WASMBOX_ID_MAX], err[512];
-  if (wasmbox_session_create(wb, NULL, id, err, sizeof err)) die("session", err);
-  wasmbox_request big = {.session_id = id, .code = "heap = [bytes([i % 251]) * 1000 for i in range(50000)]\nn = 0\n"};
-  call_free(&big);
-  wasmbox_request step = {.session_id = id, .code = "n += 1\nheap[n % 50000] = b'x' * 1000\n"};
   int scalls = calls < 50 ? 50 : calls;
-  double *slat = malloc(sizeof(double) * (size_t)scalls);
-  for (int i = 0; i < 5; i++) call_free(&step);
-  for (int i = 0; i < scalls; i++) {
-    double t = now_ms();
-    call_free(&step);
-    slat[i] = now_ms() - t;
-  }
+  double *slat = session_latencies(scalls);
 
   printf("{\"calls_per_round\": %d, \"rounds\": %d, \"concurrency\": {", calls, rounds);
   for (int l = 0; l < NLEVELS; l++) {
@@ -246,7 +265,7 @@ static int mode_memory(int sessions) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) die("usage", "load calls CALLS ROUNDS | load memory SESSIONS");
+  if (argc < 3) die("usage", "load calls CALLS ROUNDS | load session CALLS | load memory SESSIONS");
   char home[] = "/tmp/wasmbox-bench-load-XXXXXX", err[512];
   if (!mkdtemp(home)) die("mkdtemp", home);
   /* no pre-started workers: the memory mode tells workers apart by when
@@ -255,7 +274,8 @@ int main(int argc, char **argv) {
   wb = wasmbox_open(&o, err, sizeof err);
   if (!wb) die("open", err);
   int rc = strcmp(argv[1], "calls") == 0    ? mode_calls(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 3)
-           : strcmp(argv[1], "memory") == 0 ? mode_memory(atoi(argv[2]))
+           : strcmp(argv[1], "session") == 0 ? mode_session(atoi(argv[2]))
+           : strcmp(argv[1], "memory") == 0  ? mode_memory(atoi(argv[2]))
                                             : (die("usage", argv[1]), 2);
   wasmbox_free(wb);
   char cmd[128];

@@ -58,6 +58,8 @@ python3 "$here/mcp.py" "$wasmbox" "$build/mcpload" "$build/bench-warm" $([ -n "$
 echo
 node "$here/codemode.mjs" "$wasmbox" $([ -n "$quick" ] && echo 50)
 echo
+python3 "$here/store.py" "$build/bench-load" $([ -n "$quick" ] && echo 100)
+echo
 python3 "$here/peers.py" "$wasmbox" --load "$build/bench-load" --python-dir "$(cat "$build/python.dir")" \
   --pyodide "$pyodide_home/node_modules/pyodide" --jsnative "$jsnative" $quick
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')

@@ -31,6 +31,11 @@ mkdir -p "$base"
 if [ "$(id -u)" = 0 ]; then
   chown postgres "$base"
   chmod o+x "$dir"
+  runuser -u postgres -- test -w "$base" || {
+    echo "pg.sh: PostgreSQL runs as postgres, which cannot reach $base (a directory above it is closed to" \
+      "others): choose a directory under /tmp" >&2
+    exit 1
+  }
 fi
 if [ ! -f "$data/PG_VERSION" ]; then
   as "$bin/initdb" -D "$data" -U wasmbox --auth=trust -E UTF8 --no-locale >/dev/null || exit 1

@@ -516,6 +516,27 @@ static bool pull_workspace(wb_lease *l, int ws, const marker *mk, wb_pg_res *res
   return ok || !wb_fail(err, n, 0, "cannot read the cached workspace");
 }
 
+/* Whether the cached workspace is what the marker recorded: the same
+ * entries, and files and links not touched since (inode, size, mtime). A
+ * write that never reached the store (a server that died before it
+ * published) must not come back later as part of another commit. */
+static bool workspace_matches(int dir, uint64_t ws_no, const marker *mk) {
+  char name[64];
+  wb_state_name(name, sizeof name, "ws", ws_no);
+  int ws = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  manifest now = {0};
+  bool ok = ws >= 0 && walk(ws, "", &now, 0) && now.n == mk->files.n;
+  if (ws >= 0) close(ws);
+  if (ok) qsort(now.v, now.n, sizeof *now.v, by_path);
+  for (size_t i = 0; ok && i < now.n; i++) {
+    const entry *a = &now.v[i], *b = &mk->files.v[i];
+    ok = !strcmp(a->path, b->path) && a->kind == b->kind &&
+         (a->kind == 'd' || (a->ino == b->ino && a->size == b->size && a->mtime == b->mtime));
+  }
+  manifest_clear(&now);
+  return ok;
+}
+
 /* Bring session l->id's cache to the store's version (lease held). */
 static int pull(wb_lease *l, bool *reloaded, char *err, size_t n) {
   *reloaded = false;
@@ -556,7 +577,7 @@ static int pull(wb_lease *l, bool *reloaded, char *err, size_t n) {
   bool have_mk = marker_read(dir, &mk);
   int rc = WASMBOX_OK;
   if (have_mk && have_head && mk.version == version && lh.gen == mk.gen && lh.log_no == mk.log_no &&
-      lh.log_len == mk.log_len && lh.ws_no == mk.ws_no) {
+      lh.log_len == mk.log_len && lh.ws_no == mk.ws_no && workspace_matches(dir, lh.ws_no, &mk)) {
     /* the cache holds this version */
   } else {
     *reloaded = true;

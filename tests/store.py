@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""The shared session store (--store postgres://, session/remote.h) through
+the CLI, with two state directories standing for two servers' caches: what
+a commit carries (variables, files, directories, symlinks, deletions, a
+large file), caches that went stale or were tampered with, fork, checkpoint,
+restore, rm, list, info, prune, a publish the database refuses, damaged
+rows, and bad URLs. PostgreSQL comes from deploy/pg.sh in a temporary
+directory. Prints "ok N - what" / "not ok N - what" and "N passed, N failed".
+
+usage: store.py WASMBOX
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+W = os.path.abspath(sys.argv[1])
+HERE = os.path.dirname(os.path.abspath(__file__))
+PG = os.path.join(HERE, '..', 'deploy', 'pg.sh')
+DIR = tempfile.mkdtemp(prefix='wasmbox-store-')
+PORT = 15400 + os.getpid() % 1000
+N = 0
+BAD = 0
+URL = None
+
+
+def check(what, cond):
+    global N, BAD
+    N += 1
+    print(('ok %d - %s' if cond else 'not ok %d - %s') % (N, what), flush=True)
+    if not cond:
+        BAD += 1
+
+
+def wb(home, *args, store=None, code=None):
+    env = dict(os.environ, WASMBOX_HOME=os.path.join(DIR, home), WASMBOX_STORE=URL if store is None else store)
+    p = subprocess.run([W] + list(args), input=code, capture_output=True, text=True, env=env, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run(home, sid, code):
+    rc, out, err = wb(home, 'run', '--session', sid, '--json', '-c', code)
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {'status': 'none', 'rc': rc, 'stderr': err}
+
+
+def psql(sql):
+    bin_ = sorted(d for d in os.listdir('/usr/lib/postgresql'))[-1]
+    cmd = ['/usr/lib/postgresql/%s/bin/psql' % bin_, '-h', os.path.join(DIR, 'pg'), '-p', str(PORT), '-U', 'wasmbox',
+           '-d', 'wasmbox', '-qAtc', sql]
+    if os.getuid() == 0:
+        cmd = ['runuser', '-u', 'postgres', '--'] + cmd
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip()
+
+
+def main():
+    global URL
+    p = subprocess.run(['bash', PG, 'start', DIR, str(PORT)], capture_output=True, text=True, timeout=120)
+    URL = p.stdout.strip()
+    check('a PostgreSQL for the test (%s)' % URL, p.returncode == 0 and URL.startswith('postgres://'))
+    if p.returncode:
+        print(p.stderr)
+        return
+
+    # bad stores: clear errors, never a session
+    rc, out, err = wb('a', 'session', 'new', store='mysql://localhost/x')
+    check('a store URL that is not postgres:// is refused, naming it', rc != 0 and 'mysql://localhost/x' in err)
+    rc, out, err = wb('a', 'session', 'new', store='postgres://wasmbox@127.0.0.1:1/none')
+    check('an unreachable database: a clear error (%s)' % err.strip()[:100],
+          rc != 0 and 'session store: cannot connect' in err)
+    rc, out, err = wb('a', 'run', '-c', 'print(1)', store='postgres://wasmbox@127.0.0.1:1/none')
+    check('... while a stateless call needs no store and runs', rc == 0 and out == '1\n')
+
+    # state goes from one cache to the other
+    rc, sid, err = wb('a', 'session', 'new')
+    sid = sid.strip()
+    check('a session made in the store', rc == 0 and sid.startswith('s'))
+    r = run('a', sid, '\n'.join([
+        'import os',
+        'x = 41',
+        'os.makedirs("/app/d/e", exist_ok=True)',
+        'open("/app/d/e/f.txt", "w").write("deep")',
+        'open("/app/gone.txt", "w").write("soon")',
+        'open("/app/big.bin", "wb").write(bytes(range(256)) * 20000)',
+        'os.symlink("d/e/f.txt", "/app/link")',
+        'os.makedirs("/app/empty")']))
+    check('a first call commits (%s)' % r.get('error_message'), r['status'] == 'ok')
+    r = run('b', sid, '\n'.join([
+        'import os, hashlib',
+        'x += 1',
+        'print(x, open("/app/d/e/f.txt").read(), os.readlink("/app/link"), open("/app/link").read(),',
+        '      os.path.isdir("/app/empty"), hashlib.sha256(open("/app/big.bin", "rb").read()).hexdigest()[:12])',
+        'os.remove("/app/gone.txt")',
+        'os.rmdir("/app/empty")',
+        'open("/app/d/e/f.txt", "w").write("changed")']))
+    import hashlib
+    big = hashlib.sha256(bytes(range(256)) * 20000).hexdigest()[:12]
+    check('another cache sees variables, nested files, a symlink, an empty directory, 5 MB intact (%s)'
+          % r.get('stdout', r).strip(), r['status'] == 'ok' and r['stdout'] == '42 deep d/e/f.txt deep True %s\n' % big)
+    r = run('a', sid, 'import os\nprint(x, sorted(os.listdir("/app")), open("/app/d/e/f.txt").read())')
+    check('the first cache, stale, is brought up to date: deletions and changes too (%s)' % r.get('stdout', r),
+          r['status'] == 'ok' and r['stdout'] == "42 ['big.bin', 'd', 'link'] changed\n")
+    rows = psql("SELECT count(*) FROM wasmbox_logs WHERE owner = '%s'" % sid)
+    check('the page log is kept as deltas, one row per commit (%s rows after 3 commits)' % rows,
+          rows.isdigit() and 1 <= int(rows) <= 3)
+
+    # a cache tampered with is not trusted
+    f = os.path.join(DIR, 'a', 'sessions', sid, 'ws-0', 'd', 'e', 'f.txt')
+    ws = [d for d in os.listdir(os.path.join(DIR, 'a', 'sessions', sid)) if d.startswith('ws-')]
+    f = os.path.join(DIR, 'a', 'sessions', sid, ws[0], 'd', 'e', 'f.txt')
+    with open(f, 'w') as fh:
+        fh.write('tampered behind the store')
+    r = run('a', sid, 'print(open("/app/d/e/f.txt").read())')
+    check('a cached file changed outside a call is replaced by the store\'s (%s)' % r.get('stdout', r).strip(),
+          r['status'] == 'ok' and r['stdout'] == 'changed\n')
+    os.remove(os.path.join(DIR, 'a', 'sessions', sid, 'stored'))
+    r = run('a', sid, 'print(x)')
+    check('a cache that lost its record of the store\'s version reloads whole', r['status'] == 'ok' and
+          r['stdout'] == '42\n')
+
+    # file tools through the store
+    rc, out, err = wb('b', 'session', 'info', sid)
+    check('info comes from the store', rc == 0 and sid in out)
+
+    # a publish the database refuses: the call says so, nothing of it is kept
+    psql("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the "
+         "test'; END $$; CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON wasmbox_files FOR EACH ROW EXECUTE "
+         "FUNCTION refuse()")
+    r = run('b', sid, 'x = 1000\nopen("/app/new.txt", "w").write("n")')
+    psql('DROP TRIGGER refuse ON wasmbox_files')
+    check('a commit the store refuses: status error, SessionStoreError, rolled back (%s)' % r.get('error', {}),
+          r['status'] == 'error' and (r.get('error') or {}).get('type') == 'SessionStoreError' and
+          'refused by the test' in (r.get('error') or {}).get('message', '') and r.get('session_rolled_back'))
+    r = run('b', sid, 'import os\nprint(x, os.path.exists("/app/new.txt"))')
+    check('... and the next call, same cache, sees the last commit (%s)' % r.get('stdout', r).strip(),
+          r['status'] == 'ok' and r['stdout'] == '42 False\n')
+
+    # fork, checkpoint, restore
+    rc, fid, _ = wb('a', 'session', 'fork', sid)
+    fid = fid.strip()
+    rc2, cid, _ = wb('b', 'session', 'checkpoint', sid)
+    cid = cid.strip()
+    run('a', sid, 'x = -1\nopen("/app/after.txt", "w").write("a")')
+    r1 = run('b', fid, 'import os\nprint(x, sorted(os.listdir("/app")))')
+    rc3, _, err3 = wb('b', 'session', 'restore', sid, cid)
+    r2 = run('a', sid, 'import os\nprint(x, sorted(os.listdir("/app")))')
+    check('fork and checkpoint in one cache, used and restored from the other (%s / %s)'
+          % (r1.get('stdout', r1), r2.get('stdout', r2)),
+          rc == rc2 == rc3 == 0 and r1['stdout'] == "42 ['big.bin', 'd', 'link']\n" and
+          r2['stdout'] == "42 ['big.bin', 'd', 'link']\n")
+    rc, _, err = wb('a', 'session', 'restore', sid, 'cnothing')
+    check('restore of a checkpoint the store does not have: usage error', rc == 2 and 'no checkpoint' in err)
+    rc, out, _ = wb('a', 'session', 'list')
+    check('list shows both sessions from either cache', rc == 0 and sid in out and fid in out)
+
+    # damaged rows are refused, not loaded
+    psql("UPDATE wasmbox_sessions SET head = '\\x00'::bytea WHERE id = '%s'" % fid)
+    r = run('b', fid, 'print(1)')
+    check('a damaged HEAD in the store: a clear error (%s)' % json.dumps(r)[:100],
+          r.get('status') != 'ok' and 'damaged HEAD' in json.dumps(r))
+
+    # rm in one cache ends the session in the other
+    rc, _, _ = wb('b', 'session', 'rm', sid)
+    r = run('a', sid, 'print(x)')
+    check('rm through one cache: the other says there is no such session, and drops its copy',
+          rc == 0 and 'no session' in json.dumps(r) and not os.path.exists(os.path.join(DIR, 'a', 'sessions', sid)))
+    left = psql("SELECT (SELECT count(*) FROM wasmbox_logs WHERE owner LIKE '%s%%') + "
+                "(SELECT count(*) FROM wasmbox_files WHERE owner LIKE '%s%%') + "
+                "(SELECT count(*) FROM wasmbox_checkpoints WHERE session = '%s')" % (sid, sid, sid))
+    check('... and nothing of it, checkpoints included, is left in the store', left == '0')
+
+    # prune: past their TTL, sessions leave the store
+    rc, tid, _ = wb('a', 'session', 'new', '--ttl', '1')
+    tid = tid.strip()
+    psql("UPDATE wasmbox_sessions SET last_used = last_used - 10 WHERE id = '%s'" % tid)
+    rc, out, _ = wb('b', 'session', 'prune')
+    rc2, out2, _ = wb('a', 'session', 'list')
+    check('prune removes a session idle past its TTL from the store', rc == 0 and tid not in out2)
+
+
+try:
+    main()
+finally:
+    subprocess.run(['bash', PG, 'stop', DIR], capture_output=True, timeout=60)
+    shutil.rmtree(DIR, ignore_errors=True)
+print('%d passed, %d failed' % (N - BAD, BAD))
+sys.exit(1 if BAD else 0)
