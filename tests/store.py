@@ -54,7 +54,10 @@ def psql(sql):
            '-d', 'wasmbox', '-qAtc', sql]
     if os.getuid() == 0:
         cmd = ['runuser', '-u', 'postgres', '--'] + cmd
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if p.returncode or p.stderr:
+        print("    psql: %s" % p.stderr.strip()[:300])
+    return p.stdout.strip()
 
 
 def main():
@@ -162,6 +165,23 @@ def main():
     r = run('b', fid, 'print(1)')
     check('a damaged HEAD in the store: a clear error (%s)' % json.dumps(r)[:100],
           r.get('status') != 'ok' and 'damaged HEAD' in json.dumps(r))
+
+    # rows that would lead a write out of the workspace are refused
+    outside = tempfile.mkdtemp(prefix='wasmbox-store-outside-')
+    for rows, what in (("('%s', convert_to('../escaped', 'UTF8'), 'f', '\\x78', sha256('\\x78'))", '".." in a path'),
+                       ("('%s', convert_to('ln', 'UTF8'), 'l', convert_to('%s', 'UTF8'), sha256('\\x00')), "
+                        "('%s', convert_to('ln/escaped', 'UTF8'), 'f', '\\x78', sha256('\\x78'))",
+                        'a symlink out, then a file below it')):
+        fid2 = wb('a', 'session', 'new')[1].strip()
+        run('a', fid2, 'x = 1')
+        ins = rows % ((fid2, outside, fid2) if 'ln' in rows else (fid2,))
+        psql("INSERT INTO wasmbox_files VALUES %s; UPDATE wasmbox_sessions SET version = version + 1 WHERE id = '%s'"
+             % (ins, fid2))
+        r = run('b', fid2, 'print(x)')
+        check('a store row with %s: the call fails clearly, nothing written outside (%s)'
+              % (what, json.dumps(r)[:90]), r.get('status') != 'ok' and os.listdir(outside) == [] and
+              not os.path.exists(os.path.join(DIR, 'b', 'sessions', 'escaped')))
+    shutil.rmtree(outside, ignore_errors=True)
 
     # rm in one cache ends the session in the other
     rc, _, _ = wb('b', 'session', 'rm', sid)

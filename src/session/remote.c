@@ -20,6 +20,9 @@
 #define CHUNK_MAX (8u << 20) /* bytes of log per row */
 #define DEPTH_MAX 64         /* of the workspace tree walked */
 
+/* wb_fail for the functions here that answer true or false */
+#define refuse(err, n, ...) (wb_fail(err, n, 0, __VA_ARGS__), false)
+
 static const char schema[] =
     "SELECT pg_advisory_lock(7301001);"
     "CREATE TABLE IF NOT EXISTS wasmbox_sessions (id text PRIMARY KEY, version bigint NOT NULL,"
@@ -406,7 +409,7 @@ static bool pull_log(wb_lease *l, int dir, const char *log_id, uint64_t log_no, 
     at += dlen;
   }
   wb_pg_clear(res);
-  if (ok && at < len) ok = !wb_fail(err, n, 0, "the store's log of session %s is shorter than its HEAD says", l->id);
+  if (ok && at < len) ok = refuse(err, n, "the store's log of session %s is shorter than its HEAD says", l->id);
   ok = ok && ftruncate(fd, (off_t)len) == 0 && fdatasync(fd) == 0;
   if (!ok && !err[0]) wb_fail(err, n, 0, "cannot write the session's log: %s", strerror(errno));
   close(fd);
@@ -414,31 +417,47 @@ static bool pull_log(wb_lease *l, int dir, const char *log_id, uint64_t log_no, 
   return ok;
 }
 
+/* A relative path of plain components: no empty ones, no "." or "..". */
+static bool path_ok(const char *p) {
+  for (const char *c = p;;) {
+    size_t len = strcspn(c, "/");
+    if (!len || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.')) return false;
+    if (!c[len]) return true;
+    c += len + 1;
+  }
+}
+
 /* Write one file, directory or symlink of the store's workspace at e->path
  * (what is there is replaced: a file by rename, so hard-linked copies keep
- * their content). */
+ * their content). Its directory is opened beneath the workspace, so no
+ * symlink leads the write out. */
 static bool pull_entry(wb_lease *l, int ws, entry *e, char *err, size_t n) {
+  char rel[8200], tmp[64];
+  snprintf(rel, sizeof rel, "%s", e->path);
+  const char *name;
+  int dir = wb_open_parent(ws, rel, &name);
+  if (dir < 0) return refuse(err, n, "cannot reach %s in the session's workspace: %s", e->path, strerror(-dir));
   struct stat sb;
-  bool there = fstatat(ws, e->path, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+  bool there = fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0, ok = true;
   if (e->kind == 'd') {
-    if (there && S_ISDIR(sb.st_mode)) return true;
-    if (there) unlinkat(ws, e->path, 0);
-    return mkdirat(ws, e->path, 0755) == 0 || !wb_fail(err, n, 0, "cannot make %s: %s", e->path, strerror(errno));
+    if (there && !S_ISDIR(sb.st_mode)) unlinkat(dir, name, 0);
+    if (!there || !S_ISDIR(sb.st_mode)) ok = mkdirat(dir, name, 0755) == 0;
+    if (!ok) wb_fail(err, n, 0, "cannot make %s: %s", e->path, strerror(errno));
+    close(dir);
+    return ok;
   }
   wb_pg_arg a[] = {TEXT(l->id), BYTES(e->path, strlen(e->path))};
   wb_pg_res *res = wb_pg_exec(l->c, "SELECT data FROM wasmbox_files WHERE owner = $1 AND path = $2", 2, a, err, n);
-  if (!res) return false;
-  bool ok = wb_pg_rows(res) == 1;
+  ok = res && wb_pg_rows(res) == 1;
   size_t len = 0;
   const uint8_t *data = ok ? wb_pg_bytes(res, 0, 0, &len) : NULL;
-  char tmp[8300];
-  snprintf(tmp, sizeof tmp, "%s.wbpull.tmp", e->path);
+  wb_random_name(tmp, sizeof tmp, ".wbpull-");
   if (e->kind == 'l') {
     char target[4097] = "";
     if (data) memcpy(target, data, len < 4096 ? len : 4096), target[len < 4096 ? len : 4096] = 0;
-    ok = ok && symlinkat(target, ws, tmp) == 0;
+    ok = ok && symlinkat(target, dir, tmp) == 0;
   } else {
-    int fd = ok ? openat(ws, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+    int fd = ok ? openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
     size_t done = 0;
     while (fd >= 0 && done < len) {
       ssize_t w = write(fd, data + done, len - done);
@@ -450,12 +469,27 @@ static bool pull_entry(wb_lease *l, int ws, entry *e, char *err, size_t n) {
     if (fd >= 0) close(fd);
   }
   wb_pg_clear(res);
-  if (ok && there && S_ISDIR(sb.st_mode)) ok = wb_tree_remove(ws, e->path); /* a directory in the way */
-  ok = ok && renameat(ws, tmp, ws, e->path) == 0;
+  if (ok && there && S_ISDIR(sb.st_mode)) ok = wb_tree_remove(dir, name); /* a directory in the way */
+  ok = ok && renameat(dir, tmp, dir, name) == 0;
   if (!ok) {
-    unlinkat(ws, tmp, 0);
+    unlinkat(dir, tmp, 0);
     if (!err[0]) wb_fail(err, n, 0, "cannot write %s in the session's workspace: %s", e->path, strerror(errno));
   }
+  close(dir);
+  return ok;
+}
+
+/* Remove path (and all under it) from the workspace, beneath it. */
+static bool remove_entry(int ws, const char *path) {
+  char rel[8200];
+  snprintf(rel, sizeof rel, "%s", path);
+  const char *name;
+  int dir = wb_open_parent(ws, rel, &name);
+  if (dir < 0) return dir == -ENOENT;
+  struct stat sb;
+  bool ok = fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+            (S_ISDIR(sb.st_mode) ? wb_tree_remove(dir, name) : unlinkat(dir, name, 0) == 0);
+  close(dir);
   return ok;
 }
 
@@ -464,7 +498,7 @@ static bool pull_entry(wb_lease *l, int ws, entry *e, char *err, size_t n) {
 static bool pull_workspace(wb_lease *l, int ws, const marker *mk, wb_pg_res *res, manifest *out, char *err, size_t n) {
   manifest local = {0};
   bool ok = walk(ws, "", &local, 0);
-  if (!ok) return manifest_clear(&local), !wb_fail(err, n, 0, "cannot read the cached workspace");
+  if (!ok) return manifest_clear(&local), refuse(err, n, "cannot read the cached workspace");
   qsort(local.v, local.n, sizeof *local.v, by_path);
   for (int i = 0; ok && i < wb_pg_rows(res); i++) {
     size_t plen, hlen, klen;
@@ -472,14 +506,14 @@ static bool pull_workspace(wb_lease *l, int ws, const marker *mk, wb_pg_res *res
                   *h = wb_pg_bytes(res, i, 2, &hlen);
     char path[8200];
     if (!plen || plen >= sizeof path || memchr(p, 0, plen) || hlen != 32 || klen != 1) {
-      ok = !wb_fail(err, n, 0, "the store holds a damaged workspace entry for session %s", l->id);
+      ok = refuse(err, n, "the store holds a damaged workspace entry for session %s", l->id);
       break;
     }
     memcpy(path, p, plen);
     path[plen] = 0;
     /* paths come from our own walk; still, nothing may climb out */
-    if (path[0] == '/' || strstr(path, "..")) {
-      ok = !wb_fail(err, n, 0, "the store holds a path outside the workspace for session %s", l->id);
+    if (!path_ok(path)) {
+      ok = refuse(err, n, "the store holds a path outside the workspace for session %s", l->id);
       break;
     }
     entry *e = manifest_add(out, path);
@@ -497,11 +531,7 @@ static bool pull_workspace(wb_lease *l, int ws, const marker *mk, wb_pg_res *res
   }
   /* what the store does not have goes, deepest first */
   for (size_t i = local.n; ok && i-- > 0;)
-    if (!manifest_find(out, local.v[i].path)) {
-      struct stat sb;
-      if (fstatat(ws, local.v[i].path, &sb, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      ok = S_ISDIR(sb.st_mode) ? wb_tree_remove(ws, local.v[i].path) : unlinkat(ws, local.v[i].path, 0) == 0;
-    }
+    if (!manifest_find(out, local.v[i].path)) ok = remove_entry(ws, local.v[i].path);
   manifest_clear(&local);
   if (!ok) return false;
   /* the new manifest's stat fields, as written */
@@ -513,7 +543,7 @@ static bool pull_workspace(wb_lease *l, int ws, const marker *mk, wb_pg_res *res
     if (w) out->v[i].ino = w->ino, out->v[i].size = w->size, out->v[i].mtime = w->mtime;
   }
   manifest_clear(&now);
-  return ok || !wb_fail(err, n, 0, "cannot read the cached workspace");
+  return ok || refuse(err, n, "cannot read the cached workspace");
 }
 
 /* Whether the cached workspace is what the marker recorded: the same
@@ -596,7 +626,7 @@ static int pull(wb_lease *l, bool *reloaded, char *err, size_t n) {
       renameat(dir, old_ws, dir, ws_name);
     }
     if (ok && mkdirat(dir, ws_name, 0755) != 0 && errno != EEXIST)
-      ok = !wb_fail(err, n, 0, "cannot make the session's workspace: %s", strerror(errno));
+      ok = refuse(err, n, "cannot make the session's workspace: %s", strerror(errno));
     int ws = ok ? openat(dir, ws_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
     wb_pg_res *files =
         ws >= 0 ? wb_pg_exec(l->c, "SELECT path, kind, hash FROM wasmbox_files WHERE owner = $1", 1, a, err, n) : NULL;
@@ -648,7 +678,7 @@ static bool push_log(wb_lease *l, int dir, const wb_head *h, const marker *mk, c
   char name[64];
   wb_state_name(name, sizeof name, "log", h->log_no);
   int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return !wb_fail(err, n, 0, "cannot read the session's log: %s", strerror(errno));
+  if (fd < 0) return refuse(err, n, "cannot read the session's log: %s", strerror(errno));
   bool ok = true;
   uint8_t *buf = malloc(CHUNK_MAX);
   for (uint64_t at = from; ok && at < h->log_len;) {
@@ -666,7 +696,7 @@ static bool push_log(wb_lease *l, int dir, const wb_head *h, const marker *mk, c
     wb_pg_arg a[] = {TEXT(l->id), TEXT(log_id)};
     ok = wb_pg_ok(l->c, "DELETE FROM wasmbox_logs WHERE owner = $1 AND log_id <> $2", 2, a, err, n);
   }
-  return ok || (err[0] ? false : !wb_fail(err, n, 0, "cannot read the session's log"));
+  return ok || (err[0] ? false : refuse(err, n, "cannot read the session's log"));
 }
 
 /* Upsert the entries that changed since the marker, delete those gone;
@@ -684,7 +714,7 @@ static bool push_files(wb_lease *l, int ws, const marker *mk, manifest *now, boo
     *changed = true;
     size_t len = 0;
     uint8_t *data = e->kind == 'd' ? (uint8_t *)strdup("") : read_entry(ws, e, &len);
-    if (!data) return !wb_fail(err, n, 0, "cannot read %s in the session's workspace", e->path);
+    if (!data) return refuse(err, n, "cannot read %s in the session's workspace", e->path);
     char kind[2] = {e->kind, 0};
     wb_pg_arg a[] = {TEXT(l->id), BYTES(e->path, strlen(e->path)), TEXT(kind), BYTES(data, len)};
     wb_pg_res *res =
