@@ -273,10 +273,10 @@ int main(int argc, char **argv) {
   wasmbox_options o = {.home = home};
   wb = wasmbox_open(&o, err, sizeof err);
   if (!wb) die("open", err);
-  int rc = strcmp(argv[1], "calls") == 0    ? mode_calls(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 3)
+  int rc = strcmp(argv[1], "calls") == 0     ? mode_calls(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 3)
            : strcmp(argv[1], "session") == 0 ? mode_session(atoi(argv[2]))
            : strcmp(argv[1], "memory") == 0  ? mode_memory(atoi(argv[2]))
-                                            : (die("usage", argv[1]), 2);
+                                             : (die("usage", argv[1]), 2);
   wasmbox_free(wb);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", home);
