@@ -125,6 +125,13 @@ def main():
     check('a cache that lost its record of the store\'s version reloads whole', r['status'] == 'ok' and
           r['stdout'] == '42\n')
 
+    # a call that fails is rolled back here and leaves the store alone
+    rc, out, err = wb('a', 'run', '--session', sid, '--timeout', '1', '--json', '-c',
+                      'x = -5\nopen("/app/half.txt", "w").write("half")\nwhile True: pass')
+    r = run('b', sid, 'import os\nprint(x, os.path.exists("/app/half.txt"))')
+    check('a call that times out after writing a file: nothing of it reaches the store (%s)'
+          % r.get('stdout', r).strip(), '"timeout"' in out and r['status'] == 'ok' and r['stdout'] == '42 False\n')
+
     # file tools through the store
     rc, out, err = wb('b', 'session', 'info', sid)
     check('info comes from the store', rc == 0 and sid in out)

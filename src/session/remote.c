@@ -750,7 +750,9 @@ static int publish(wb_lease *l, char *err, size_t n) {
   marker mk;
   manifest now = {0};
   bool have_mk = marker_read(dir, &mk);
-  bool ok = have_mk && wb_head_read(dir, &h, &globals);
+  /* a call that never finished (its worker killed) leaves its workspace
+   * changes beside a copy from before: put that back before reading */
+  bool ok = have_mk && wb_head_read(dir, &h, &globals) && wb_session_repair(dir, &h);
   if (!ok) {
     code = wb_fail(err, n, WASMBOX_EINTERNAL, "the cache of session %s lost track of the store's version", l->id);
     goto out;
