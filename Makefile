@@ -137,7 +137,7 @@ $(BUILD)/gen/javascript_packages.h: runtimes/javascript/packages/package.json
 
 # The built-in npm packages (runtimes/javascript/packages), cached outside
 # the clone like a runtime; the guest finds them at /usr/lib/node_modules.
-JS_PACKAGES_SRC := runtimes/lib.sh runtimes/javascript/packages.sh runtimes/javascript/packages/package.json \
+JS_PACKAGES_SRC := runtimes/lib.sh runtimes/javascript/packages.sh runtimes/javascript/intl.js runtimes/javascript/packages/package.json \
   runtimes/javascript/packages/package-lock.json
 $(BUILD)/javascript-packages.dir: $(JS_PACKAGES_SRC) | deps
 	@mkdir -p $(BUILD)

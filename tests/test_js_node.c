@@ -373,6 +373,54 @@ static const char packages_out[] =
     "{\"a\":1,\"b\":[\"x\",\"y\"]} \"k:\\n  - 1\\n  - 2\\n\"\n"
     "2 One One|Two\n";
 
+/* ---- Intl (en-US; the sandbox's clock and zone are UTC, node ran with TZ=UTC) */
+static const char intl_js[] =
+    "const d = new Date(Date.UTC(2024, 0, 15, 13, 5, 9));\n"
+    "const s = new Date(Date.UTC(2024, 6, 4, 16, 30));\n"
+    "const out = [];\n"
+    "const p = (...a) => out.push(a.map(String).join(' | '));\n"
+    "p((1234567.891).toLocaleString(), (1234567.891).toLocaleString('en-US'), (0.5).toLocaleString('en-US', { style: 'percent' }), (-1234.5).toLocaleString('en-US'));\n"
+    "p(new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(1234.5), new Intl.NumberFormat('en-US', { style: 'currency', currency: 'EUR' }).format(-9.999), new Intl.NumberFormat('en-US', { style: 'currency', currency: 'JPY' }).format(1234.5));\n"
+    "p(new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(3.14159), new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 }).format(123456), new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1 }).format(0.12345));\n"
+    "p(new Intl.NumberFormat('en-US', { notation: 'compact' }).format(1234567), new Intl.NumberFormat('en-US', { notation: 'compact', compactDisplay: 'long' }).format(2500), new Intl.NumberFormat('en-US', { notation: 'scientific' }).format(123456), new Intl.NumberFormat('en-US', { notation: 'engineering' }).format(123456));\n"
+    "p(new Intl.NumberFormat('en-US', { style: 'unit', unit: 'kilometer-per-hour' }).format(50), new Intl.NumberFormat('en-US', { style: 'unit', unit: 'megabyte', unitDisplay: 'long' }).format(1.5), new Intl.NumberFormat('en-US', { signDisplay: 'always' }).format(5), new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', currencyDisplay: 'name' }).format(2));\n"
+    "p((123456789n).toLocaleString('en-US'), new Intl.NumberFormat('en-US').formatToParts(-1234.5).map(x => x.type + ':' + x.value).join(','), new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).resolvedOptions().maximumFractionDigits);\n"
+    "p(d.toLocaleDateString('en-US'), d.toLocaleTimeString('en-US'), d.toLocaleString('en-US'), d.toLocaleString());\n"
+    "p(d.toLocaleDateString('en-US', { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' }), d.toLocaleDateString('en-US', { month: 'short', day: 'numeric' }), d.toLocaleDateString('en-US', { year: '2-digit', month: '2-digit', day: '2-digit' }));\n"
+    "p(new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' }).format(d), new Intl.DateTimeFormat('en-US', { dateStyle: 'short', timeStyle: 'short' }).format(d), new Intl.DateTimeFormat('en-US', { timeStyle: 'medium', hour12: false }).format(d));\n"
+    "p(new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', dateStyle: 'medium', timeStyle: 'short' }).format(s), new Intl.DateTimeFormat('en-US', { timeZone: 'Asia/Kolkata', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(s), new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/London', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(s));\n"
+    "p(new Intl.DateTimeFormat('en-US', { month: 'long' }).format(s), new Intl.DateTimeFormat('en-US', { weekday: 'short' }).format(s), new Intl.DateTimeFormat('en-US', { hour: 'numeric' }).format(s), new Intl.DateTimeFormat().resolvedOptions().timeZone, new Intl.DateTimeFormat().resolvedOptions().locale);\n"
+    "p(new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(d).map(x => x.type + ':' + x.value).join(','));\n"
+    "p(new Intl.PluralRules('en-US').select(0), new Intl.PluralRules('en-US').select(1), new Intl.PluralRules('en-US').select(2), [1, 2, 3, 4, 11, 21, 22, 23].map(n => new Intl.PluralRules('en-US', { type: 'ordinal' }).select(n)).join(','));\n"
+    "const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });\n"
+    "p(rtf.format(-1, 'day'), rtf.format(1, 'day'), rtf.format(0, 'day'), rtf.format(-3, 'month'), new Intl.RelativeTimeFormat('en').format(2, 'hours'), new Intl.RelativeTimeFormat('en', { style: 'short' }).format(-5, 'minute'));\n"
+    "p(new Intl.ListFormat('en', { style: 'long', type: 'conjunction' }).format(['a', 'b', 'c']), new Intl.ListFormat('en', { type: 'disjunction' }).format(['x', 'y']), new Intl.ListFormat('en', { style: 'narrow', type: 'unit' }).format(['1', '2']));\n"
+    "p(['b', 'a', 'B', 'A', 'é', 'e', 'z', 'Z', '10', '9', '_x', ' y'].sort(new Intl.Collator('en').compare).join(','));\n"
+    "p(['item10', 'item9', 'Item1', 'item2'].sort(new Intl.Collator('en', { numeric: true }).compare).join(','), ['a', 'A', 'á'].map(x => new Intl.Collator('en', { sensitivity: 'base' }).compare('a', x)).join(','), 'a'.localeCompare('B'), 'résumé'.localeCompare('resume', 'en', { sensitivity: 'base' }));\n"
+    "p(['Zoë', 'zebra', 'Apple', 'apple', 'Äpfel', 'banana'].sort((a, b) => a.localeCompare(b)).join(','), new Intl.Collator('en').resolvedOptions().locale, new Intl.Collator('en', { numeric: true }).resolvedOptions().numeric);\n"
+    "p(Intl.NumberFormat.supportedLocalesOf(['en-US', 'en']).join(','), typeof Intl.getCanonicalLocales, new Intl.Locale('en-US').language, [1234.5, 6].toLocaleString('en-US'));\n"
+    "console.log(out.join('\\n'));\n";
+static const char intl_out[] =
+    "1,234,567.891 | 1,234,567.891 | 50% | -1,234.5\n"
+    "$1,234.50 | -€10.00 | ¥1,235\n"
+    "3.14 | 123,000 | 12.3%\n"
+    "1.2M | 2.5 thousand | 1.235E5 | 123.456E3\n"
+    "50 km/h | 1.5 megabytes | +5 | 2.00 US dollars\n"
+    "123,456,789 | minusSign:-,integer:1,group:,,integer:234,decimal:.,fraction:5 | 2\n"
+    "1/15/2024 | 1:05:09 PM | 1/15/2024, 1:05:09 PM | 1/15/2024, 1:05:09 PM\n"
+    "Monday, January 15, 2024 | Jan 15 | 01/15/24\n"
+    "Jan 15, 2024 | 1/15/24, 1:05 PM | 13:05:09\n"
+    "Jul 4, 2024, 12:30 PM | 10:00 PM GMT+5:30 | 17:30\n"
+    "July | Thu | 4 PM | UTC | en-US\n"
+    "month:1,literal:/,day:15,literal:/,year:2024\n"
+    "other | one | other | one,two,few,other,other,one,two,few\n"
+    "yesterday | tomorrow | today | 3 months ago | in 2 hours | 5 min. ago\n"
+    "a, b, and c | x or y | 1 2\n"
+    " y,_x,10,9,a,A,b,B,e,é,z,Z\n"
+    "Item1,item2,item9,item10 | 0,0,0 | -1 | 0\n"
+    "Äpfel,apple,Apple,banana,zebra,Zoë | en | true\n"
+    "en-US,en | function | en | 1,234.5,6\n";
+
 /* as node prints them (the programs above, run by node 20) */
 static void test_buffer(void **s) {
   (void)s;
@@ -411,6 +459,29 @@ static void test_core_modules(void **s) {
 static void test_crypto_module(void **s) {
   (void)s;
   expect_js_output(cryptomod_js, NULL, cryptomod_out);
+}
+/* node's Intl for en-US; where the sandbox differs (README, JavaScript): a
+ * date with a long weekday and month plus a time joins them with a comma
+ * where node says "at" */
+static void test_intl(void **s) {
+  (void)s;
+  expect_js_output(intl_js, NULL, intl_out);
+  expect_js_output(
+      "const d = new Date(Date.UTC(2024, 0, 15, 13, 5, 9));\n"
+      "console.log([new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', dateStyle: 'full', timeStyle: 'long' }).format(d),\n"
+      "  new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeStyle: 'short' }).format(d),\n"
+      "  d.toLocaleString('en-US', { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' }),\n"
+      "  d.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium' })].join(' | '));\n"
+      "try { new Intl.DateTimeFormat('en-US', { timeZone: 'Mars/Base' }) } catch (e) { console.log(e.name, e.message) }\n"
+      "try { d.toLocaleDateString('en-US', { timeStyle: 'short' }) } catch (e) { console.log(e.name) }\n"
+      "console.log(new Date(NaN).toLocaleString(), new Intl.DateTimeFormat() instanceof Intl.DateTimeFormat, "
+      "Object.prototype.toString.call(new Intl.Collator()));\n",
+      NULL,
+      "Monday, January 15, 2024 at 1:05:09 PM UTC | January 15, 2024 at 1:05 PM | Jan 15, 1:05 PM | Jan 15, 2024, "
+      "1:05:09 PM\n"
+      "RangeError Invalid time zone specified: Mars/Base\n"
+      "TypeError\n"
+      "Invalid Date true [object Intl.Collator]\n");
 }
 static void test_assert_qs_url(void **s) {
   (void)s;
@@ -651,6 +722,7 @@ int main(void) {
       cmocka_unit_test(test_core_modules),
       cmocka_unit_test(test_crypto_module),
       cmocka_unit_test(test_assert_qs_url),
+      cmocka_unit_test(test_intl),
       cmocka_unit_test(test_fs),
       cmocka_unit_test(test_streams),
       cmocka_unit_test(test_npm_packages),

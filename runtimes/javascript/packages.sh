@@ -11,6 +11,7 @@
 #                                         /usr/lib/node_modules
 #   node_modules/wasmbox-packages.json    the manifest: each listed package's
 #                                         name, version and licence
+#   node_modules/.wasmbox/intl.js         Intl for the runtime (intl.js)
 # cached under $WASMBOX_CACHE keyed by a hash of this recipe and the lock.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -18,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 wb_apt_install nodejs python3
 command -v npm >/dev/null || wb_apt_install npm # (a nodejs that bundles npm conflicts with Debian's npm)
 
-key=$(wb_recipe_hash "$here/packages.sh" "$here/packages/package.json" "$here/packages/package-lock.json")
+key=$(wb_recipe_hash "$here/packages.sh" "$here/packages/package.json" "$here/packages/package-lock.json" "$here/intl.js")
 out="$WB_CACHE/runtimes/javascript-packages-$key"
 if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 wb_lock "javascript-packages-$key"
@@ -39,10 +40,21 @@ for p in mathjs/lib/esm mathjs/lib/browser mathjs/types date-fns/esm date-fns/do
          marked/lib/marked.esm.js marked/lib/marked.umd.js marked/bin marked/man zod/lib/index.mjs zod/lib/index.umd.js \
          csv-parse/dist/esm csv-parse/dist/umd csv-parse/dist/iife \
          csv-stringify/dist/esm csv-stringify/dist/umd csv-stringify/dist/iife \
-         uuid/dist/esm-browser uuid/dist/esm-node uuid/dist/commonjs-browser js-yaml/dist; do
+         uuid/dist/esm-browser uuid/dist/esm-node uuid/dist/commonjs-browser js-yaml/dist \
+         @formatjs/intl-datetimeformat/test262-main.js @formatjs/intl-datetimeformat/add-golden-tz.js; do
   [ -e "$nm/$p" ] || die "trim: $p is not in the tree (a new version? update this list)"
   rm -rf "${nm:?}/$p"
 done
+
+# Intl (intl.js, which the runtime's preload loads into the snapshot):
+# FormatJS's polyfills with English data only
+rm -rf "$nm"/@formatjs/*/lib # ES-module duplicates
+for d in "$nm"/@formatjs/*/locale-data; do
+  [ -f "$d/en.js" ] || die "trim: $d has no en.js"
+  find "$d" -type f ! -name en.js -delete
+done
+mkdir -p "$nm/.wasmbox"
+cp "$here/intl.js" "$nm/.wasmbox/intl.js"
 
 python3 - "$work/package.json" "$nm" <<'PY'
 import json, os, sys

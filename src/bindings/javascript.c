@@ -58,11 +58,13 @@ const wb_runtime wb_runtime_javascript = {
     .oom_error_type = "InternalError",
     .is_oom = is_oom,
     /* what first calls touch: the console's formatter, JSON, a regexp, dates;
-     * warmed once so every call starts with their shapes and atoms made; and
-     * lodash, the package most programs load, already required */
+     * warmed once so every call starts with their shapes and atoms made;
+     * lodash, the package most programs load, already required; and Intl
+     * (runtimes/javascript/intl.js: 3 s to evaluate, so here, once) */
     .preload =
         "void [JSON.stringify(JSON.parse('{\"a\":[1]}')), /a(?<b>c)/u.test('ac'), new Date(0).toISOString(),\n"
-        "      String(Symbol.iterator), [3, 1, 2].sort().join(), Object.keys(globalThis).length, require('lodash')];\n",
+        "      String(Symbol.iterator), [3, 1, 2].sort().join(), Object.keys(globalThis).length, require('lodash'),\n"
+        "      require('/usr/lib/node_modules/.wasmbox/intl.js'), (1234.5).toLocaleString()];\n",
     .prepare = prepare,
     .mounts = mounts,
     WB_MODULE_FIELDS(javascript),
