@@ -37,8 +37,10 @@ check "libwasmbox-dev: the header, the link and pkg-config" bash -c "
   has libwasmbox-dev usr/lib/$arch/pkgconfig/wasmbox.pc"
 check "libwasmbox-dev depends on exactly this libwasmbox0" \
   [ "$(dpkg-deb -f "$deb/libwasmbox-dev_${version}_amd64.deb" Depends)" = "libwasmbox0 (= $version)" ]
-check "wasmbox depends on what it opens at run time (libmicrohttpd, libcurl, libssl)" bash -c \
-  "dpkg-deb -f '$deb/wasmbox_${version}_amd64.deb' Depends | grep -q 'libcurl4, libmicrohttpd12, libssl3'"
+check "wasmbox depends on what it opens at run time (libmicrohttpd, libcurl, libpq, libssl)" bash -c \
+  "dpkg-deb -f '$deb/wasmbox_${version}_amd64.deb' Depends | grep -q 'libcurl4, libmicrohttpd12, libpq5, libssl3'"
+check "libwasmbox0 recommends libpq5 (the shared session store opens it)" \
+  [ "$(dpkg-deb -f "$deb/libwasmbox0_${version}_amd64.deb" Recommends)" = "libpq5" ]
 for p in wasmbox libwasmbox0 libwasmbox-dev; do dpkg -x "$deb/${p}_${version}_amd64.deb" "$root"; done
 check "the service is not enabled by the package (postinst)" bash -c \
   "dpkg-deb -e '$deb/wasmbox_${version}_amd64.deb' '$root/ctl' && ! grep -q 'systemctl.*start' '$root/ctl/postinst'"
