@@ -76,7 +76,7 @@ PGO_SRC := tools/pgo_train.c
 # Files beside a recipe that are not part of it (they have rules of their
 # own below): changing them must not send make through the recipe again.
 NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/stdlib.sh runtimes/python/packages.sh \
-  runtimes/python/packages.txt runtimes/javascript/packages.sh runtimes/javascript/packages
+  runtimes/python/packages.txt runtimes/javascript/packages.sh runtimes/javascript/packages runtimes/javascript/intl.js
 define runtime
 $(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/*) | deps
 	@mkdir -p $(BUILD)

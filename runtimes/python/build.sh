@@ -15,7 +15,7 @@ wb_apt_install clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 wabt 
   python3.11 dpkg-dev tcl make xz-utils
 
 key=$(wb_recipe_hash "$here/../lib.sh" "$here/build.sh" "$here/wasmbox_main.c" "$here/wasi_shims.c" "$here/wasi_shims.h" \
-  "$here/fastmem.c" "$here/../common/guest_libc.c" "$here/../common/guest_libc.h")
+  "$here/fastmem.c" "$here/alarm.c" "$here/alarm.h" "$here/../common/guest_libc.c" "$here/../common/guest_libc.h")
 out="$WB_CACHE/runtimes/python-$key"
 if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 wb_lock "python-$key"
@@ -84,6 +84,10 @@ sdir=$(wb_unpack_orig "$work/src" sqlite3 "$work/sqlite")
 "$AR" rcs "$sysroot/lib/wasm32-wasi/libsqlite3.a" "$work/sqlite3.o" "$work/wasi_shims.o"
 cp "$sdir/sqlite3.h" "$sdir/sqlite3ext.h" "$sysroot/include/" 2>/dev/null || cp "$sdir"/sqlite3.h "$sysroot/include/"
 
+# --- alarm and interval timers on the host's (alarm.h) ------------------------
+"$CC" $GCFLAGS -c "$here/alarm.c" -o "$work/alarm.o"
+"$AR" rcs "$sysroot/lib/wasm32-wasi/libwbalarm.a" "$work/alarm.o"
+
 # --- CPython ---------------------------------------------------------------
 log "cpython configure"
 pdir=$(wb_unpack_orig "$work/src" python3.11 "$work/cpython")
@@ -102,9 +106,11 @@ export WASI_SDK_PATH="$sdk"
 # bitcode), so calls between files inline as in Debian's own build (-flto).
 # The compute suite gains ~2.5 % (make bench, same run); the module grows
 # from 7.3 to 8.4 MB.
+# alarm.h: signal.alarm/setitimer/getitimer exist, on libwbalarm.
 CONFIG_SITE=../Tools/wasm/config.site-wasm32-wasi \
-CFLAGS="-Wno-error=int-conversion -mbulk-memory" \
+CFLAGS="-Wno-error=int-conversion -mbulk-memory -include $here/alarm.h" LIBS="-lwbalarm" \
 ac_cv_func_clock_nanosleep=no ac_cv_lib_rt_clock_nanosleep=no \
+ac_cv_func_alarm=yes ac_cv_func_setitimer=yes ac_cv_func_getitimer=yes \
 ZLIB_CFLAGS=" " ZLIB_LIBS="-lz" BZIP2_CFLAGS=" " BZIP2_LIBS="-lbz2" \
 LIBLZMA_CFLAGS=" " LIBLZMA_LIBS="-llzma" LIBSQLITE3_CFLAGS=" " LIBSQLITE3_LIBS="-lsqlite3" \
   ../Tools/wasm/wasi-env ../configure --host=wasm32-unknown-wasi \
@@ -117,19 +123,24 @@ log "cpython make (a few minutes)"
 for m in zlib _bz2 _lzma _sqlite3 _json _decimal _csv _datetime; do
   grep -q "PyInit_$m\b" Modules/config.c || die "module $m was not built in (see $work/cpython-configure.log)"
 done
+for f in ALARM SETITIMER GETITIMER; do
+  grep -q "^#define HAVE_$f 1" pyconfig.h || die "configure did not take HAVE_$f (alarm.h)"
+done
 
 # Link our reactor module: the same objects as python.wasm, our glue instead
 # of Programs/python.o.
 log "linking python.wasm (reactor)"
 printf 'print-link:\n\t@echo $(PY_CORE_LDFLAGS) $(LINKFORSHARED) $(LINK_PYTHON_OBJS) $(LIBS) $(MODLIBS) $(SYSLIBS)\n' > "$work/print.mk"
 linkargs=$(make -s -f Makefile -f "$work/print.mk" print-link)
-"$CC" $GCFLAGS -I. -I../Include -I../Include/internal -I"$here/../common" -c "$here/wasmbox_main.c" -o "$work/wasmbox_main.o"
+"$CC" $GCFLAGS -D_WASI_EMULATED_SIGNAL -I. -I../Include -I../Include/internal -I"$here/../common" \
+  -c "$here/wasmbox_main.c" -o "$work/wasmbox_main.o"
 "$CC" $GCFLAGS -c "$here/../common/guest_libc.c" -o "$work/guest_libc.o"
 "$CC" $GCFLAGS -c "$here/fastmem.c" -o "$work/fastmem.o"
 # shellcheck disable=SC2086
 "$CC" -mexec-model=reactor "$work/fastmem.o" $linkargs "$work/wasmbox_main.o" "$work/guest_libc.o" \
   -o "$work/python.wasm" \
   -Wl,--export=wasmbox_init -Wl,--export=wasmbox_run -Wl,--export=wasmbox_alloc -Wl,--export=wasmbox_fresh \
+  -Wl,--export=wasmbox_raise \
   -Wl,--strip-debug
 # binaryen's -O3 on the linked module: a few percent on the compute bench
 # (make bench), and the features it may use are wasm2c's.

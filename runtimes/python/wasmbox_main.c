@@ -21,6 +21,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <wasi/libc-environ.h>
@@ -161,6 +162,25 @@ WB_EXPORT(wasmbox_init) int wasmbox_init(void) {
 }
 
 WB_EXPORT(wasmbox_alloc) void *wasmbox_alloc(uint32_t size) { return malloc(size ? size : 1); }
+
+/* A signal from the host (the timer of signal.alarm/setitimer, alarm.h), at
+ * whatever point the guest's code is: as a POSIX signal handler runs.
+ * CPython's handler only marks the signal (it is async-signal-safe, and uses
+ * no memory but its flags); the Python-level handler runs at the
+ * interpreter's next check. Without a handler the program ends, as SIGALRM
+ * ends a process: exit status 128 + the signal. */
+WB_EXPORT(wasmbox_raise) void wasmbox_raise(int sig) {
+  void (*handler)(int) = signal(sig, SIG_IGN);
+  signal(sig, handler);
+  if (handler == SIG_IGN) return;
+  if (handler == SIG_DFL) {
+    static const char type[] = "Alarm", msg[] = "Alarm clock: signal.alarm or signal.setitimer expired and SIGALRM "
+                                                "has no handler (its default action ends the program)";
+    wb_report_error(type, sizeof type - 1, msg, sizeof msg - 1, "", 0);
+    _Exit(128 + sig);
+  }
+  handler(sig);
+}
 
 WB_EXPORT(wasmbox_fresh) int wasmbox_fresh(void) {
   if (wb_guest_refresh_libc() != 0) return -1;

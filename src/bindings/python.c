@@ -55,6 +55,9 @@ static const wb_runtime_mount *mounts(size_t *n) {
   return images;
 }
 
+/* signal.alarm's delivery (runtimes/python/alarm.h) */
+static void raise_signal(void *inst, int sig) { Z_python_unbudgetedZ_wasmbox_raise(inst, (uint32_t)sig); }
+
 const wb_runtime wb_runtime_python = {
     .language = "python",
     .version = "3.11.2",
@@ -82,5 +85,6 @@ const wb_runtime wb_runtime_python = {
         "del gc\n",
     .prepare = prepare,
     .mounts = mounts,
+    .raise = raise_signal,
     WB_MODULE_FIELDS(python),
 };

@@ -190,6 +190,12 @@ static bool start(task *t, wb_guest_frame *frame) {
   return ok;
 }
 
+/* The guest's alarm, raised in it (wasm_rt/guest.h) */
+static void deliver_signal(void *ctx, int sig) {
+  wb_instance *in = ctx;
+  in->rt->raise(in->inst, sig);
+}
+
 static void run_task(task *t, wb_guest_frame *frame) {
   wb_instance *in = t->in;
   const wb_runtime *rt = in->rt;
@@ -207,6 +213,10 @@ static void run_task(task *t, wb_guest_frame *frame) {
   if (c->timeout_ns) wb_wasi_set_deadline(c->wasi, start_ns + c->timeout_ns);
 
   wb_guest_begin(frame);
+  if (rt->raise) {
+    frame->deliver = deliver_signal;
+    frame->deliver_ctx = in;
+  }
   frame->mem_reserved = WB_MEMORY_RESERVATION;
   frame->code_lo = (uintptr_t)rt->code_start;
   frame->code_hi = (uintptr_t)rt->code_end;
@@ -254,6 +264,7 @@ static void run_task(task *t, wb_guest_frame *frame) {
     }
   }
   frame->in_guest = 0;
+  wb_host_end_alarm(&in->host); /* the guest's timer ends with its call */
   if (timer_on) timer_delete(timer);
   wb_host_drop_reply(&in->host);
   in->host.tools = NULL;
@@ -326,6 +337,7 @@ static bool start_thread(wb_instance *in, char *err, size_t errlen) {
   sigdelset(&all, SIGSEGV);
   sigdelset(&all, SIGBUS);
   sigdelset(&all, wb_guest_timer_signal());
+  sigdelset(&all, wb_guest_alarm_signal());
   pthread_sigmask(SIG_SETMASK, &all, &old);
   int r = pthread_create(&in->thread, &attr, guest_thread, in);
   pthread_sigmask(SIG_SETMASK, &old, NULL);

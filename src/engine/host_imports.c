@@ -1,8 +1,11 @@
 /* The "wasmbox" import module (see host_imports.h). */
 #include "engine/host_imports.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <wasm-rt.h>
 
 #include "wasm_rt/guest.h"
@@ -86,4 +89,50 @@ void Z_wasmboxZ_tool_reply(struct Z_wasmbox_instance_t *h, uint32_t buf, uint32_
   size_t n = len < h->reply_len ? len : h->reply_len;
   if (n) memcpy(h->mem->data + buf, h->reply, n);
   wb_host_drop_reply(h);
+}
+
+/* ---- the guest's timer ----------------------------------------------------------- */
+
+#define ALARM_NS_MAX (365ull * 86400 * 1000000000) /* longer than any call */
+
+static struct timespec to_timespec(uint64_t ns) {
+  if (ns > ALARM_NS_MAX) ns = ALARM_NS_MAX;
+  return (struct timespec){.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+}
+
+static uint64_t to_ns(const struct timespec *t) { return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec; }
+
+static void put_u64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+uint32_t Z_wasmboxZ_set_alarm(struct Z_wasmbox_instance_t *h, uint64_t value_ns, uint64_t interval_ns, uint32_t old) {
+  wb_host_enter();
+  if ((uint64_t)old + 16 > h->mem->size) wb_guest_trap(WASM_RT_TRAP_OOB);
+  bool ok = true;
+  struct itimerspec was = {0};
+  if (h->alarm_made) timer_gettime(h->alarm, &was);
+  put_u64(h->mem->data + old, to_ns(&was.it_value));
+  put_u64(h->mem->data + old + 8, to_ns(&was.it_interval));
+  if (value_ns != UINT64_MAX && (h->alarm_made || value_ns)) {
+    if (!h->alarm_made) {
+      /* to this thread, the guest's (the one running it) */
+      struct sigevent ev;
+      memset(&ev, 0, sizeof ev);
+      ev.sigev_notify = SIGEV_THREAD_ID;
+      ev.sigev_signo = wb_guest_alarm_signal();
+      ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+      h->alarm_made = timer_create(CLOCK_MONOTONIC, &ev, &h->alarm) == 0;
+    }
+    struct itimerspec its = {.it_value = to_timespec(value_ns), .it_interval = to_timespec(interval_ns)};
+    ok = h->alarm_made && timer_settime(h->alarm, 0, &its, NULL) == 0;
+  }
+  wb_host_leave();
+  return ok ? 0 : 1;
+}
+
+void wb_host_end_alarm(struct Z_wasmbox_instance_t *h) {
+  if (!h->alarm_made) return;
+  timer_delete(h->alarm);
+  h->alarm_made = false;
 }

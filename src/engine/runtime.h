@@ -71,6 +71,10 @@ typedef struct wb_runtime {
    * initialize, init, fresh and alloc, run with that counter too, are the
    * twin's as well. */
   uint32_t (*run_unbudgeted)(void *inst, uint32_t code, uint32_t code_len, uint32_t name, uint32_t name_len);
+  /* Optional: raise signal `sig` in the guest, at any point of its code, as
+   * a POSIX handler would run (the export wasmbox_raise; the guest's timers
+   * of import wasmbox.set_alarm call it). NULL: the runtime has no signals. */
+  void (*raise)(void *inst, int sig);
   /* The fuel counter tools/wasm_fuel adds to every module (the exported
    * global wasmbox_fuel): guest code subtracts what it runs from it and
    * traps with `unreachable` when it goes negative. */

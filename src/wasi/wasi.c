@@ -480,19 +480,22 @@ uint32_t wb_stdin_read(wb_wasi *w, uint32_t iovs, uint32_t n, uint64_t *nread) {
 /* ---- poll_oneoff ------------------------------------------------------------ */
 
 /* Sleep until `until` (monotonic ns) or the deadline, whichever is first;
- * reaching the deadline is a timeout trap. */
-static void sleep_until(wb_wasi *w, uint64_t until) {
+ * reaching the deadline is a timeout trap. False: the guest's alarm came
+ * first (the sleep is interrupted, EINTR, as a signal interrupts one). */
+static bool sleep_until(wb_wasi *w, uint64_t until) {
   bool hits_deadline = w->deadline_ns && until >= w->deadline_ns;
   if (hits_deadline) until = w->deadline_ns;
   struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ull), .tv_nsec = (long)(until % 1000000000ull)};
   while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
     wb_guest_frame *f = wb_guest_current();
     if (f && f->deadline_hit) break;
+    if (f && f->alarm_due) return false;
   }
   if (hits_deadline) {
     wb_guest_frame *f = wb_guest_current();
     if (f) f->deadline_hit = 1; /* wb_host_leave() turns this into the trap */
   }
+  return true;
 }
 
 #define POLL_MAX_SUBSCRIPTIONS 4096
@@ -548,7 +551,8 @@ uint32_t wasi_poll_oneoff(wb_wasi *w, uint32_t in, uint32_t out, uint32_t nsubs,
   }
   if (!ready && earliest_idx >= 0) {
     /* a replay does not wait: the clock readings after it are recorded */
-    if (earliest > now && !(w->journal && wb_journal_replaying(w->journal))) sleep_until(w, earliest);
+    if (earliest > now && !(w->journal && wb_journal_replaying(w->journal)) && !sleep_until(w, earliest))
+      return WASI_EINTR; /* wb_host_leave() delivers the alarm */
     uint8_t *s = subs + (size_t)earliest_idx * SUB_SIZE;
     uint8_t *e = evs;
     memset(e, 0, EVENT_SIZE);

@@ -12,6 +12,7 @@ static _Thread_local wb_guest_frame *current;
 wb_guest_frame *wb_guest_current(void) { return current; }
 
 int wb_guest_timer_signal(void) { return SIGRTMIN + 3; }
+int wb_guest_alarm_signal(void) { return SIGRTMIN + 4; }
 
 _Noreturn void wb_guest_trap(int code) {
   wb_guest_frame *f = current;
@@ -26,6 +27,9 @@ void wb_guest_begin(wb_guest_frame *f) {
   f->memory_grow_failed = 0;
   f->fault_offset = 0;
   f->exit_code = 0;
+  f->deliver = NULL;
+  f->deliver_ctx = NULL;
+  f->alarm_due = 0;
   current = f;
 }
 
@@ -43,6 +47,10 @@ void wb_host_leave(void) {
    * then unwinds by itself, and one arriving before is seen by the test. */
   f->in_guest = 1;
   if (f->deadline_hit) wb_guest_trap(WB_TRAP_TIMEOUT);
+  if (f->alarm_due && f->deliver) {
+    f->alarm_due = 0;
+    f->deliver(f->deliver_ctx, WB_GUEST_SIGALRM);
+  }
 }
 
 /* Handlers that were installed before ours: faults that are not the guest's
@@ -109,6 +117,21 @@ static void on_timer(int sig, siginfo_t *si, void *ctx) {
   }
 }
 
+/* The guest's alarm: into the guest now if its code runs (the current fuel
+ * first, for the code the delivery runs), else at the next leave(). */
+static void on_alarm(int sig, siginfo_t *si, void *ctx) {
+  (void)sig;
+  (void)si;
+  wb_guest_frame *f = current;
+  if (!f || !f->deliver) return;
+  if (!f->in_guest) {
+    f->alarm_due = 1;
+    return;
+  }
+  save_fuel(f, ctx);
+  f->deliver(f->deliver_ctx, WB_GUEST_SIGALRM);
+}
+
 /* (Re)claim SIGSEGV/SIGBUS: a host program may have installed its own
  * handler since the last guest call (test frameworks do, per test). */
 static void claim(int sig, struct sigaction *prev) {
@@ -133,6 +156,12 @@ static void install_timer_handler(void) {
   sigaddset(&sa.sa_mask, SIGBUS);
   sa.sa_sigaction = on_timer;
   sigaction(wb_guest_timer_signal(), &sa, NULL);
+  /* no SA_RESTART: a sleep it interrupts returns, so that the guest's
+   * handler runs now (the timer's own signal stays blocked meanwhile) */
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigaddset(&sa.sa_mask, wb_guest_timer_signal());
+  sa.sa_sigaction = on_alarm;
+  sigaction(wb_guest_alarm_signal(), &sa, NULL);
 }
 
 void wb_guest_install_handlers(void) {

@@ -6,7 +6,9 @@
  * buffer with a wb_trap code. Host code called by the guest (WASI imports)
  * runs between wb_host_enter() and wb_host_leave() so the timeout signal
  * never unwinds host code: it only marks the deadline, and leave() traps.
- * One frame per thread; frames do not nest. */
+ * A guest's own timer (signal.alarm) is delivered the same way: while guest
+ * code runs, at once, through the frame's deliver(); in host code, marked,
+ * and delivered by leave(). One frame per thread; frames do not nest. */
 #ifndef WASMBOX_WASM_RT_GUEST_H
 #define WASMBOX_WASM_RT_GUEST_H
 
@@ -39,15 +41,23 @@ typedef struct wb_guest_frame {
    * counter is always in memory. */
   int64_t *fuel;
   uintptr_t code_lo, code_hi;
+  /* The guest's alarm (wb_guest_alarm_signal): raise WB_GUEST_SIGALRM in the
+   * guest, as a POSIX handler would run (NULL: the runtime has no signals). */
+  void (*deliver)(void *ctx, int sig);
+  void *deliver_ctx;
+  volatile sig_atomic_t alarm_due; /* arrived in host code: leave() delivers */
 } wb_guest_frame;
+
+#define WB_GUEST_SIGALRM 14 /* the guest's (WASI's) number */
 
 /* Install the timer handler (once) and claim SIGSEGV/SIGBUS (again, if a
  * host program replaced our handler); call before every guest call. Faults
  * that are not the guest's go to the handler we replaced. */
 void wb_guest_install_handlers(void);
 
-/* Signal used for the wall-clock timer. */
+/* Signals used for the wall-clock timer, and for the guest's own alarm. */
 int wb_guest_timer_signal(void);
+int wb_guest_alarm_signal(void);
 
 /* Make `f` this thread's current frame / clear it. Call sigsetjmp(f->jmp, 1)
  * right after begin; its non-zero return is the trap code. */
@@ -56,7 +66,7 @@ void wb_guest_end(void);
 wb_guest_frame *wb_guest_current(void);
 
 /* Host code inside a guest call. leave() traps with WB_TRAP_TIMEOUT if the
- * deadline passed meanwhile. */
+ * deadline passed meanwhile, and delivers an alarm that came. */
 void wb_host_enter(void);
 void wb_host_leave(void);
 
