@@ -409,6 +409,8 @@ static void test_env_allowlist(void **s) {
   expect_status(r, WASMBOX_STATUS_OK);
   assert_string_equal(r->stdout_data, "hi 2\n");
   wasmbox_result_free(r);
+  /* the next fresh copy has none of it */
+  expect_js_output("console.log(Object.keys(process.env), process.env.GREETING)", NULL, "[] undefined\n");
 }
 
 static void test_stateless(void **s) {

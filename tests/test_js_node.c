@@ -567,10 +567,15 @@ static void test_import_core(void **s) {
       "console.log(await sleep(1, 'slept'));\n"
       "const os = await import('node:os');\n"
       "console.log(os.hostname(), os.default.platform(), os.tmpdir(), os.cpus().length);\n"
-      "try { await import('node:bogus') } catch (e) { console.log(e.code, e.message) }\n",
+      "try { await import('node:bogus') } catch (e) { console.log(e.code, e.message) }\n"
+      "try { await import('no-such-package') } catch (e) { console.log(e.message) }\n"
+      "const [l1, l2] = await Promise.all([import('lodash'), import('lodash')]);\n"
+      "const { chunk } = await import('lodash');\n"
+      "console.log(l1 === l2, chunk === l1.default.chunk, Object.keys(require.cache).length);\n",
       NULL,
       "true function a/b function function function true\nslept\nsandbox linux /app 1\n"
-      "ERR_UNKNOWN_BUILTIN_MODULE No such built-in module: node:bogus\n");
+      "ERR_UNKNOWN_BUILTIN_MODULE No such built-in module: node:bogus\n"
+      "could not load module 'no-such-package': no such file or directory\ntrue true 1\n");
 }
 
 /* require() of CommonJS files and JSON in /app, packages in /app/node_modules */

@@ -106,6 +106,7 @@ static void test_javascript_session(void **s) {
   (void)s;
   char id[WASMBOX_ID_MAX], err[256];
   wasmbox_session_options o = {.language = "javascript"};
+  wasmbox_result *r0;
   assert_int_equal(wasmbox_session_create(wb, &o, id, err, sizeof err), WASMBOX_OK);
   sess_ok(id,
           "globalThis.total = 40; class A { v() { return 2; } }; globalThis.a = new A();\n"
@@ -114,6 +115,16 @@ static void test_javascript_session(void **s) {
   sess_ok(id, "console.log(total + a.v(), readText('j.txt'));", "42 js\n");
   rolled_back(id, "total = 0; writeText('j.txt', 'no'); for (;;) {}", 0.3, WASMBOX_STATUS_TIMEOUT);
   sess_ok(id, "console.log(total, readText('j.txt'));", "40 js\n");
+  /* the event loop's state crosses calls: an unref'd timer a later call refs
+   * fires in that call; ticks a throw left run at the next call's turn */
+  sess_ok(id, "globalThis.t = setTimeout(() => console.log('fired'), 5); t.unref(); console.log('set');", "set\n");
+  sess_ok(id, "t.ref(); console.log('ref');", "ref\nfired\n");
+  r0 = in_session(
+      wb, id, "process.nextTick(() => { throw new Error('tick'); }); process.nextTick(() => console.log('left'));", 0);
+  expect_status(r0, WASMBOX_STATUS_ERROR);
+  wasmbox_result_free(r0);
+  sess_ok(id, "console.log('next');", "next\nleft\n");
+  sess_ok(id, "process.exitCode = { valueOf() { return 0; } }; console.log('code');", "code\n");
   /* a session runs its own language */
   wasmbox_request req = {.code = "print(1)", .session_id = id, .language = "python"};
   wasmbox_result *r = NULL;

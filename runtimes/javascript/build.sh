@@ -18,8 +18,8 @@ wb_apt_install clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 wabt 
 # the prelude's files, evaluated in this order (each may use what the ones
 # before it put in `shared`)
 PRELUDE=(prelude.js node_globals.js node_url.js node_fs.js node_modules.js node_stream.js tools.js)
-GLUE=(wasmbox_main.c node_bytes.c node_fs.c)
-recipe=("$here/../lib.sh" "$here/build.sh" "${PRELUDE[@]/#/$here/}" "${GLUE[@]/#/$here/}" "$here/glue.h"
+GLUE=(wasmbox_main.c js_alloc.c node_bytes.c node_fs.c)
+recipe=("$here/../lib.sh" "$here/build.sh" "${PRELUDE[@]/#/$here/}" "${GLUE[@]/#/$here/}" "$here/glue.h" "$here/js_alloc.h"
         "$here/native_main.c"
         "$here/bigint_asuintn.h" "$here/../common/guest_libc.c" "$here/../common/guest_libc.h")
 key=$(wb_recipe_hash "${recipe[@]}")

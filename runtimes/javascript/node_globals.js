@@ -610,7 +610,8 @@
   }
 
   // ---- process.nextTick: its queue runs before the Promise jobs, as node's does (the C
-  // loop calls hooks.runTicks, then the jobs, until both are empty) ----------------------
+  // loop calls hooks.runTicks, once told the queue has something, then the jobs, until
+  // both are empty) ------------------------------------------------------------------------
   const ticks = [];
   shared.hooks.runTicks = () => {
     let n = 0;
@@ -659,6 +660,7 @@
     uptime: () => (native.now() - start) / 1000,
     nextTick: (fn, ...args) => {
       if (typeof fn !== 'function') throw argType('callback', 'of type function', fn);
+      if (ticks.length === 0) native.ticksQueued();
       ticks.push(fn, args);
     },
     memoryUsage() {

@@ -467,7 +467,11 @@
       str += f.slice(last);
     }
     for (let sep = i > 0 ? ' ' : ''; i < args.length; i++, sep = ' ') {
-      str += sep + (typeof args[i] === 'string' ? args[i] : inspect(args[i]));
+      const a = args[i], t = typeof a;
+      // strings, numbers, booleans, undefined and null without inspect(): what it would
+      // print, touching none of its objects (each object a call touches is a page written)
+      str += sep + (t === 'string' ? a : t === 'number' ? (a === 0 && 1 / a < 0 ? '-0' : '' + a)
+        : t === 'boolean' || a == null ? '' + a : inspect(a));
     }
     return str;
   }
@@ -524,7 +528,7 @@
   const handles = new WeakMap();
   const timerOf = (h) => timers.get(handles.get(h));
   class Timeout {
-    ref() { const t = timerOf(this); if (t) t.ref = true; return this; }
+    ref() { const t = timerOf(this); if (t) { t.ref = true; native.timersArmed(); } return this; }
     unref() { const t = timerOf(this); if (t) t.ref = false; return this; }
     hasRef() { const t = timerOf(this); return t ? t.ref : false; }
     refresh() { const t = timerOf(this); if (t) t.at = native.now() + t.ms; return this; }
@@ -537,6 +541,7 @@
     if (!(ms >= 1 && ms <= 2147483647)) ms = 1; // node's rule: out of range means 1 ms
     const id = nextId++;
     timers.set(id, { fn, args, ms, at: native.now() + ms, seq: seq++, repeat, ref: true });
+    native.timersArmed(); // the C loop asks timerDelay only after this
     const h = new Timeout();
     handles.set(h, id);
     return h;
@@ -617,13 +622,17 @@
   define(g, 'performance', { now: () => native.now(), get timeOrigin() { return Date.now() - native.now(); } });
   define(g, 'process', process);
 
-  // a new copy of a snapshot: this call's environment
-  function fresh() {
+  // the snapshot is taken next: the environment of the process that made it is not a call's
+  function seal() {
     for (const k of Object.keys(env)) delete env[k];
+  }
+  // a new copy of the snapshot: this call's environment (the C side calls this only for a
+  // call that has one, so that a call without touches none of these objects)
+  function fresh() {
     Object.assign(env, native.env());
   }
 
-  shared.hooks = { describe, timerDelay, runTimer, exitCode: () => process.exitCode | 0, fresh };
+  shared.hooks = { describe, timerDelay, runTimer, seal, fresh };
   Object.assign(shared, { define, own, inspect, format, checkPath, process, isMap, isSet, isDate, isArrayBuffer,
     isTypedArray, addTimer, clear });
 })
