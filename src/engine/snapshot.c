@@ -111,7 +111,7 @@ bool wb_snapshot_open_embedded(const wb_runtime *rt, const char *build_id, const
     return false;
   }
   out->runtime = rt;
-  out->memory = (wb_memory_image){.fd = fd, .offset = offset, .pages = h->pages};
+  out->memory = (wb_memory_image){.fd = fd, .offset = offset, .pages = h->pages, .view = mem};
   out->owns_fd = true;
   return true;
 }

@@ -139,8 +139,10 @@ static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool 
     wb_span *spans;
     ssize_t n = wb_track_written(m->data, keep, &spans);
     bool ok = n >= 0;
-    for (ssize_t i = 0; ok && i < n; i++)
-      ok = wb_pread_all(img->fd, m->data + spans[i].start, spans[i].len, img->offset + spans[i].start);
+    for (ssize_t i = 0; ok && i < n; i++) {
+      if (img->view) memcpy(m->data + spans[i].start, img->view + spans[i].start, spans[i].len);
+      else ok = wb_pread_all(img->fd, m->data + spans[i].start, spans[i].len, img->offset + spans[i].start);
+    }
     free(spans);
     if (!ok) return false;
   }

@@ -17,11 +17,15 @@
 #include <wasm-rt.h>
 
 /* A linear memory image that can be mapped copy-on-write: `pages` wasm pages
- * at `offset` (page aligned) in file `fd` (a memfd, or our own executable). */
+ * at `offset` (page aligned) in file `fd` (a memfd, or our own executable).
+ * `view`, when not NULL, is the same bytes readable in this process (the
+ * built-in snapshots, in the executable's own data): a reset copies from it
+ * instead of making a read() per span of written pages. */
 typedef struct {
   int fd;
   uint64_t offset;
   uint32_t pages;
+  const uint8_t *view;
 } wb_memory_image;
 
 /* The next wasm_rt_allocate_memory() on this thread maps `img` instead of
