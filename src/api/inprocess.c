@@ -19,10 +19,13 @@
 /* An idle instance, started from its runtime's base snapshot and reset to
  * it after its last call. Each keeps an empty scratch directory, made at
  * its first call without a workspace (making and removing one per call
- * cost more than the call). */
+ * cost more than the call). A `dirty` one is not reset yet: a worker
+ * resets after it has answered (wb_inprocess_tidy), else the next taker
+ * does, so that neither the answer nor a one-shot process waits for it. */
 typedef struct {
   wb_instance *instance;
   char *scratch;
+  bool dirty;
 } pooled;
 
 typedef struct {
@@ -70,14 +73,56 @@ static pool *pool_of(wb_inprocess *ip, const wb_runtime *rt) {
   return NULL;
 }
 
+/* Back to the base snapshot with an empty scratch; false: unusable. */
+static bool pooled_clean(const wb_runtime *rt, pooled *p) {
+  const wb_snapshot *base = rt->base_snapshot();
+  char err[256];
+  if (!wb_instance_reset(p->instance, base, err, sizeof err)) return false;
+  if (p->scratch && !wb_dir_is_empty(p->scratch)) {
+    wb_empty_dir(p->scratch); /* emptied, not removed: a worker's scratch is a mount point */
+    if (!wb_dir_is_empty(p->scratch)) return false;
+  }
+  p->dirty = false;
+  return true;
+}
+
+void wb_inprocess_tidy(wb_inprocess *ip) {
+  for (size_t i = 0; wb_runtimes[i] && i < WB_RUNTIMES_MAX; i++) {
+    pool *pl = &ip->pools[i];
+    for (;;) {
+      pooled p = {0};
+      pthread_mutex_lock(&ip->lock);
+      for (size_t j = 0; j < pl->n && !p.instance; j++) {
+        if (pl->idle[j].dirty) {
+          p = pl->idle[j];
+          pl->idle[j] = pl->idle[--pl->n];
+        }
+      }
+      pthread_mutex_unlock(&ip->lock);
+      if (!p.instance) break;
+      bool kept = false;
+      if (pooled_clean(wb_runtimes[i], &p)) {
+        pthread_mutex_lock(&ip->lock);
+        kept = pl->n < POOL_MAX;
+        if (kept) pl->idle[pl->n++] = p;
+        pthread_mutex_unlock(&ip->lock);
+      }
+      if (!kept) pooled_free(ip, &p);
+    }
+  }
+}
+
 /* An idle instance, or a new one. */
 static bool pool_take(wb_inprocess *ip, const wb_runtime *rt, pooled *out, char *err, size_t errlen) {
+  /* a scratch all instances share must be empty whichever is taken */
+  if (ip->scratch) wb_inprocess_tidy(ip);
   pool *p = pool_of(ip, rt);
   memset(out, 0, sizeof *out);
   pthread_mutex_lock(&ip->lock);
   if (p && p->n) *out = p->idle[--p->n];
   pthread_mutex_unlock(&ip->lock);
-  if (out->instance) return true;
+  if (out->instance && (!out->dirty || pooled_clean(rt, out))) return true;
+  if (out->instance) pooled_free(ip, out);
   out->instance = wb_instance_new(rt, err, errlen);
   return out->instance != NULL;
 }
@@ -91,18 +136,12 @@ static bool pool_scratch(wb_inprocess *ip, pooled *p, char *err, size_t errlen) 
   return p->scratch != NULL;
 }
 
-/* Put `p` back: instance reset to the base snapshot, scratch emptied.
- * Freed when that fails or the pool is full. */
+/* Put `p` back, to be reset before its next call; freed when it cannot
+ * be (it never started) or the pool is full. */
 static void pool_give(wb_inprocess *ip, const wb_runtime *rt, pooled *p) {
-  const wb_snapshot *base = rt->base_snapshot();
-  char err[256];
   pool *pl = pool_of(ip, rt);
-  bool ok = base && pl && wb_instance_started(p->instance) && wb_instance_reset(p->instance, base, err, sizeof err);
-  if (ok && p->scratch && !wb_dir_is_empty(p->scratch)) {
-    wb_empty_dir(p->scratch); /* emptied, not removed: a worker's scratch is a mount point */
-    ok = wb_dir_is_empty(p->scratch);
-  }
-  if (ok) {
+  p->dirty = true;
+  if (rt->base_snapshot() && pl && wb_instance_started(p->instance)) {
     pthread_mutex_lock(&ip->lock);
     bool kept = pl->n < POOL_MAX;
     if (kept) pl->idle[pl->n++] = *p;

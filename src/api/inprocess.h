@@ -24,4 +24,8 @@ void wb_inprocess_free(wb_inprocess *ip);
 int wb_inprocess_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, const wb_tool_route *tools,
                      const wb_journal_wire *jw, wasmbox_result **out, char *err, size_t errlen);
 
+/* Reset the instances calls have left since: a worker calls it once it has
+ * answered, so that the next call finds them ready. */
+void wb_inprocess_tidy(wb_inprocess *ip);
+
 #endif

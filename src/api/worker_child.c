@@ -104,6 +104,10 @@ static void *runner_main(void *arg) {
     r->req = NULL;
     uint64_t one = 1;
     if (write(r->done, &one, sizeof one) != sizeof one) abort();
+    /* while the answer goes out: the next call waits for this, not this one */
+    pthread_mutex_unlock(&r->mu);
+    wb_inprocess_tidy(r->wb->here);
+    pthread_mutex_lock(&r->mu);
   }
   return NULL;
 }
