@@ -36,7 +36,7 @@ LDLIBS  := -lcjson -lzstd -lseccomp -lpthread -lm
 # libstdc++ (the schema checker's) linked in: loading the shared one costs
 # every `wasmbox run` 0.4 ms; libmicrohttpd, libcurl and libcrypto are
 # opened when needed (src/mcp/libs.h)
-MCP_LIBS := -lcjson -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic
+MCP_LIBS := -lcjson -static-libgcc -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Guest runtimes: each is runtimes/NAME/build.sh (-> NAME.wasm) plus the glue

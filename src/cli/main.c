@@ -293,9 +293,13 @@ static int cmd_run(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--json")) m.json = true;
 
-  run_options *o = calloc(1, sizeof *o);
-  const char **env = calloc(LIST_MAX, sizeof *env);
-  char **env_owned = calloc(LIST_MAX, sizeof *env_owned);
+  /* static: zeroed pages the kernel hands out as they are touched (calloc
+   * wrote all 64 KB at every start-up) */
+  static run_options options;
+  run_options *o = &options;
+  /* an --env value per argument at most */
+  const char **env = calloc((size_t)argc, sizeof *env);
+  char **env_owned = calloc((size_t)argc, sizeof *env_owned);
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
   char *mount_specs[WASMBOX_MAX_MOUNTS];
   size_t nmounts = 0, nowned = 0;
@@ -304,7 +308,7 @@ static int cmd_run(int argc, char **argv) {
   wasmbox_request req = {0};
   char msg[512];
   int rc = EXIT_OK;
-  if (!o || !env || !env_owned) {
+  if (!env || !env_owned) {
     rc = fail_internal(&m, "out of memory");
     goto out;
   }
@@ -435,7 +439,6 @@ out:
   name_list_free(&allow), name_list_free(&deny), name_list_free(&deny_builtins);
   free(env_owned);
   free(env);
-  free(o);
   return rc;
 }
 
