@@ -4,6 +4,8 @@
  *     stateless_p50_ms/p99_ms   print(1), a fresh copy of the base snapshot
  *     packages_p50_ms/p99_ms    the same with `import openpyxl, jinja2, yaml,
  *                               dateutil` (built-in packages)
+ *     js_p50_ms/p99_ms          console.log(1), JavaScript's base snapshot
+ *     js_lodash_p50_ms/p99_ms   the same with require('lodash') (preloaded)
  *     session_p50_ms/p99_ms     a small change in a session with a 50 MB heap,
  *                               including the save to disk
  *     idle_session_bytes        disk used by a session holding a few variables
@@ -63,6 +65,18 @@ int main(int argc, char **argv) {
     t[i] = now_ms() - s;
   }
   double st50 = pct(t, calls, 0.50), st99 = pct(t, calls, 0.99);
+  double js[2][2];
+  const char *js_code[2] = {"console.log(1)", "const _ = require('lodash'); console.log(_.VERSION)"};
+  for (int k = 0; k < 2; k++) {
+    wasmbox_request jr = {.code = js_code[k], .language = "javascript"};
+    for (int i = 0; i < 20; i++) run_or_die(wb, &jr);
+    for (int i = 0; i < calls; i++) {
+      double s = now_ms();
+      run_or_die(wb, &jr);
+      t[i] = now_ms() - s;
+    }
+    js[k][0] = pct(t, calls, 0.50), js[k][1] = pct(t, calls, 0.99);
+  }
 
   wasmbox_request pk = {.code = "import openpyxl, jinja2, yaml, dateutil\nprint(1)"};
   for (int i = 0; i < 20; i++) run_or_die(wb, &pk);
@@ -95,8 +109,10 @@ int main(int argc, char **argv) {
   printf(
       "{\"calls\": %d, \"stateless_p50_ms\": %.3f, \"stateless_p99_ms\": %.3f, \"packages_p50_ms\": %.3f, "
       "\"packages_p99_ms\": %.3f, \"session_calls\": %d, \"session_p50_ms\": %.3f, \"session_p99_ms\": %.3f, "
-      "\"idle_session_bytes\": %llu}\n",
-      calls, st50, st99, pk50, pk99, scalls, se50, se99, (unsigned long long)info.disk_bytes);
+      "\"idle_session_bytes\": %llu, \"js_p50_ms\": %.3f, \"js_p99_ms\": %.3f, \"js_lodash_p50_ms\": %.3f, "
+      "\"js_lodash_p99_ms\": %.3f}\n",
+      calls, st50, st99, pk50, pk99, scalls, se50, se99, (unsigned long long)info.disk_bytes, js[0][0], js[0][1],
+      js[1][0], js[1][1]);
   wasmbox_free(wb);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", home);
