@@ -399,6 +399,7 @@ static const char intl_js[] =
     "p(['item10', 'item9', 'Item1', 'item2'].sort(new Intl.Collator('en', { numeric: true }).compare).join(','), ['a', 'A', 'á'].map(x => new Intl.Collator('en', { sensitivity: 'base' }).compare('a', x)).join(','), 'a'.localeCompare('B'), 'résumé'.localeCompare('resume', 'en', { sensitivity: 'base' }));\n"
     "p(['Zoë', 'zebra', 'Apple', 'apple', 'Äpfel', 'banana'].sort((a, b) => a.localeCompare(b)).join(','), new Intl.Collator('en').resolvedOptions().locale, new Intl.Collator('en', { numeric: true }).resolvedOptions().numeric);\n"
     "p(Intl.NumberFormat.supportedLocalesOf(['en-US', 'en']).join(','), typeof Intl.getCanonicalLocales, new Intl.Locale('en-US').language, [1234.5, 6].toLocaleString('en-US'));\n"
+    "p(d.toLocaleString('en-US', { weekday: 'long', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit' }), d.toLocaleString('en-US', { month: 'long', year: 'numeric', hour: 'numeric' }), d.toLocaleString('en-US', { weekday: 'short', hour: 'numeric', minute: '2-digit' }), d.toLocaleString('en-US', { weekday: 'long', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }), d.toLocaleString('en-US', { month: 'short', day: 'numeric', hour: 'numeric' }), new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', hour: 'numeric' }).formatToParts(d).map(x => x.value).join('/'));\n"
     "console.log(out.join('\\n'));\n";
 static const char intl_out[] =
     "1,234,567.891 | 1,234,567.891 | 50% | -1,234.5\n"
@@ -419,7 +420,9 @@ static const char intl_out[] =
     " y,_x,10,9,a,A,b,B,e,é,z,Z\n"
     "Item1,item2,item9,item10 | 0,0,0 | -1 | 0\n"
     "Äpfel,apple,Apple,banana,zebra,Zoë | en | true\n"
-    "en-US,en | function | en | 1,234.5,6\n";
+    "en-US,en | function | en | 1,234.5,6\n"
+    "Monday, January 15 at 1:05 PM | January 2024 at 1 PM | Mon 1:05 PM | Monday, 1:05 PM UTC | Jan 15, 1 PM | "
+    "January/ /15/ at /1/ /PM\n";
 
 /* as node prints them (the programs above, run by node 20) */
 static void test_buffer(void **s) {

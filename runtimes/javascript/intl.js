@@ -104,6 +104,55 @@ DateTimeFormat.prototype = Polyfilled.prototype;
 Object.defineProperty(Polyfilled.prototype, 'constructor', { value: DateTimeFormat, writable: true, configurable: true });
 Object.defineProperty(Intl, 'DateTimeFormat', { value: DateTimeFormat, writable: true, configurable: true });
 
+// ICU joins a date and its time by the date's width, where FormatJS's
+// combined patterns all have a comma: " at " after a long month (CLDR's long
+// and full dateTimeFormat: "January 15 at 1:05 PM"), a plain space after a
+// weekday alone when the time has no zone (CLDR's "Ehm": "Monday 1:05 PM")
+const DATE_PARTS = new Set(['weekday', 'era', 'year', 'relatedYear', 'month', 'day']);
+const TIME_PARTS = new Set(['hour', 'minute', 'second', 'fractionalSecond', 'dayPeriod']);
+const rawResolved = Polyfilled.prototype.resolvedOptions;
+const rawFormatToParts = Polyfilled.prototype.formatToParts;
+const glues = new WeakMap();
+function glueOf(dtf) {
+  let glue = glues.get(dtf);
+  if (glue === undefined) {
+    const o = rawResolved.call(dtf);
+    const weekdayAlone = o.weekday !== undefined && o.timeZoneName === undefined &&
+      [o.era, o.year, o.month, o.day].every((v) => v === undefined);
+    glue = o.dateStyle !== undefined || o.timeStyle !== undefined ? null
+      : o.month === 'long' ? ' at ' : weekdayAlone ? ' ' : null;
+    glues.set(dtf, glue);
+  }
+  return glue;
+}
+function mended(dtf, date) {
+  const parts = rawFormatToParts.call(dtf, date);
+  const glue = glueOf(dtf);
+  if (glue === null) return parts;
+  return parts.map((p, i) => p.type === 'literal' && p.value === ', ' && i > 0 && DATE_PARTS.has(parts[i - 1].type) &&
+    i + 1 < parts.length && TIME_PARTS.has(parts[i + 1].type) ? { type: 'literal', value: glue } : p);
+}
+const rawFormat = Object.getOwnPropertyDescriptor(Polyfilled.prototype, 'format').get;
+const formats = new WeakMap();
+Object.defineProperty(Polyfilled.prototype, 'formatToParts', {
+  value: function formatToParts(date) { return mended(this, date); },
+  writable: true,
+  configurable: true,
+});
+Object.defineProperty(Polyfilled.prototype, 'format', {
+  get() {
+    const plain = rawFormat.call(this); // a TypeError for what is not a DateTimeFormat
+    if (glueOf(this) === null) return plain;
+    let f = formats.get(this);
+    if (!f) {
+      f = (date) => mended(this, date).map((p) => p.value).join('');
+      formats.set(this, f);
+    }
+    return f;
+  },
+  configurable: true,
+});
+
 // the toLocale*String of Date, with the defaults the standard gives them
 // (ToDateTimeOptions), which FormatJS's toLocaleDateString misses; and of BigInt
 const DATE = ['weekday', 'year', 'month', 'day'];
