@@ -11,7 +11,10 @@
  *                        bytes come from regions of their own, carved in
  *                        order and reused by size class, instead of from the
  *                        free lists malloc left scattered over the snapshot.
- * Blocks keep working across phases: each is freed by whoever made it. */
+ * Blocks keep working across phases: each is freed by whoever made it.
+ * The price: the calls' regions are never given back, and a freed block is
+ * reused only for its own size, so a session that frees many small blocks
+ * of one size and then makes as many of another holds both. */
 #ifndef WASMBOX_JS_ALLOC_H
 #define WASMBOX_JS_ALLOC_H
 
