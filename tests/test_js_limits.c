@@ -45,6 +45,22 @@ static void test_memory_bomb_list(void **s) {
   expect_js_output("console.log(new Uint8Array(100 << 20).length)", NULL, "104857600\n");
 }
 
+/* Memory a program freed serves its next blocks whatever their size:
+ * objects, then strings, then arrays, each generation dropped, fit in 64 MB
+ * (about 50 MB at the most; blocks kept by size would need 80). */
+static void test_memory_freed_is_reused(void **s) {
+  (void)s;
+  wasmbox_result *r = run_js_req(
+      "let a = []; for (let i = 0; i < 300000; i++) a.push({ x: i, y: i }); a = null;\n"
+      "let b = []; for (let i = 0; i < 300000; i++) b.push('s' + i + 'abcdefghijklmnopq'); b = null;\n"
+      "let c = []; for (let i = 0; i < 300000; i++) c.push([i, i, i, i, i, i]);\n"
+      "console.log(c.length);",
+      0, 64ull << 20);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, "300000\n");
+  wasmbox_result_free(r);
+}
+
 static void test_memory_caught_by_program(void **s) {
   (void)s;
   wasmbox_result *r =
@@ -242,12 +258,19 @@ static void test_concurrent_calls(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_memory_bomb_buffer),        cmocka_unit_test(test_memory_bomb_list),
-      cmocka_unit_test(test_memory_caught_by_program),  cmocka_unit_test(test_memory_out_while_parsing),
-      cmocka_unit_test(test_timeout_tight_loop),        cmocka_unit_test(test_timeout_loop_without_calls),
-      cmocka_unit_test(test_timeout_in_sleep),          cmocka_unit_test(test_deep_recursion),
-      cmocka_unit_test(test_deep_nesting_is_catchable), cmocka_unit_test(test_output_flood),
-      cmocka_unit_test(test_output_limit_configurable), cmocka_unit_test(test_bad_requests),
+      cmocka_unit_test(test_memory_bomb_buffer),
+      cmocka_unit_test(test_memory_bomb_list),
+      cmocka_unit_test(test_memory_caught_by_program),
+      cmocka_unit_test(test_memory_out_while_parsing),
+      cmocka_unit_test(test_memory_freed_is_reused),
+      cmocka_unit_test(test_timeout_tight_loop),
+      cmocka_unit_test(test_timeout_loop_without_calls),
+      cmocka_unit_test(test_timeout_in_sleep),
+      cmocka_unit_test(test_deep_recursion),
+      cmocka_unit_test(test_deep_nesting_is_catchable),
+      cmocka_unit_test(test_output_flood),
+      cmocka_unit_test(test_output_limit_configurable),
+      cmocka_unit_test(test_bad_requests),
       cmocka_unit_test(test_concurrent_calls),
   };
   return RUN("js_limits", tests);

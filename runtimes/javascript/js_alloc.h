@@ -7,18 +7,17 @@
  *                        are kept, not given back to malloc;
  *   WB_JS_ALLOC_PLAIN    malloc and free (the preload, and a runtime that is
  *                        never snapshotted);
- *   WB_JS_ALLOC_CALLS    once the snapshot is sealed: blocks of up to 256
- *                        bytes come from regions of their own, carved in
- *                        order and reused by size class, instead of from the
- *                        free lists malloc left scattered over the snapshot.
- * Blocks keep working across phases: each is freed by whoever made it.
- * The price: the calls' regions are never given back, and a freed block is
- * reused only for its own size, so a session that frees many small blocks
- * of one size and then makes as many of another holds both. */
+ *   WB_JS_ALLOC_CALLS    once the snapshot is sealed: malloc and free, but
+ *                        first every small free chunk malloc holds is taken
+ *                        for good, so that a call's small blocks come in
+ *                        order from larger free chunks and the heap's end,
+ *                        not one from each of the scattered chunks the
+ *                        preload left (each a page written). What it takes
+ *                        is free memory of the snapshot no call can use. */
 #ifndef WASMBOX_JS_ALLOC_H
 #define WASMBOX_JS_ALLOC_H
 
-#include <stdbool.h>
+#include <stddef.h>
 
 #include "quickjs.h"
 
@@ -26,8 +25,6 @@ typedef enum { WB_JS_ALLOC_PRELUDE, WB_JS_ALLOC_PLAIN, WB_JS_ALLOC_CALLS } wb_js
 
 extern const JSMallocFunctions wb_js_malloc_functions;
 
-/* Enter a phase; false if the calls' first region cannot be had (the phase
- * is then PLAIN). */
-bool wb_js_alloc_enter(wb_js_alloc_phase phase);
+void wb_js_alloc_enter(wb_js_alloc_phase phase);
 
 #endif

@@ -828,7 +828,7 @@ WB_EXPORT(wasmbox_run) int wasmbox_run(char *code, uint32_t code_len, char *name
     JSMemoryUsage mem;
     JS_ComputeMemoryUsage(rt, &mem);
     JS_SetGCThreshold(rt, (size_t)mem.malloc_size + (size_t)mem.malloc_size / 2);
-    wb_js_alloc_enter(WB_JS_ALLOC_CALLS); /* else calls allocate as the preload did */
+    wb_js_alloc_enter(WB_JS_ALLOC_CALLS);
   }
   return status;
 }
