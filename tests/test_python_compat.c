@@ -255,9 +255,9 @@ static void test_posix_pieces(void **s) {
       "mmap can't modify a readonly memory map.\n");
   expect_output(
       "import locale\n"
-      "print(locale.setlocale(locale.LC_ALL, '').startswith('C.UTF-8'), locale.getpreferredencoding(),\n"
-      "      locale.localeconv()['decimal_point'])\n",
-      NULL, "True utf-8 .\n");
+      "print(locale.getlocale(), locale.setlocale(locale.LC_ALL, '').startswith('C.UTF-8'), locale.getpreferredencoding(),\n"
+      "      locale.localeconv()['decimal_point'], locale.getlocale())\n",
+      NULL, "('en_US', 'UTF-8') True utf-8 . ('en_US', 'UTF-8')\n");
 }
 
 /* signal.alarm and setitimer: the host's timer, delivered into the guest

@@ -69,7 +69,9 @@ const wb_runtime wb_runtime_python = {
      * every call). Left to import on demand: sympy (220 ms, 22 MB), networkx
      * (65 ms, 6 MB), pypdf/PyPDF2 (35 ms, 3 MB each), html5lib, mpmath...
      * The heap is then frozen: the collector never walks it, so a call
-     * dirties no page of it. (README, "Python packages") */
+     * dirties no page of it. (README, "Python packages") LC_CTYPE is
+     * C.UTF-8, as CPython's coercion of the C locale leaves a native
+     * process whose environment names none (PEP 538). */
     .preload =
         "for m in ('json', 're', 'math', 'datetime', 'collections', 'itertools', 'functools',\n"
         "          'random', 'statistics', 'csv', 'decimal', 'traceback', 'linecache', 'typing',\n"
@@ -79,6 +81,9 @@ const wb_runtime wb_runtime_python = {
         "          'pydantic', 'attrs', 'six', 'asyncio', 'concurrent.futures'):\n"
         "    __import__(m)\n"
         "del m\n"
+        "import locale\n"
+        "locale.setlocale(locale.LC_CTYPE, 'C.UTF-8')\n"
+        "del locale\n"
         "import gc\n"
         "gc.collect()\n"
         "gc.freeze()\n"
