@@ -8,6 +8,7 @@
  * budget that cannot run out, metering changes no result). Leak checking
  * is off (fuzz_wasm_fuel.options): a refusal leaves the pass's memory
  * behind, as its exit would. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,16 +52,22 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 /* Run a shell command; its output (stdout and stderr, at most cap - 1
- * bytes) into buf. Returns its exit status, -1 when it could not run. */
+ * bytes) into buf. Returns its exit status, -1 when it could not run.
+ * (libFuzzer's -timeout alarm, SIGALRM, interrupts the reads: they go on
+ * after EINTR, else a cut output would read as a different result.) */
 static int run(const char *cmd, char *buf, size_t cap) {
   FILE *p = popen(cmd, "r");
   if (!p) return -1;
   size_t n = 0, k;
   char tmp[4096];
-  while ((k = fread(tmp, 1, sizeof tmp, p)) > 0) {
+  for (;;) {
+    k = fread(tmp, 1, sizeof tmp, p);
     size_t room = cap - 1 - n < k ? cap - 1 - n : k;
     memcpy(buf + n, tmp, room);
     n += room;
+    if (k > 0) continue;
+    if (!ferror(p) || errno != EINTR) break;
+    clearerr(p);
   }
   buf[n] = 0;
   int st = pclose(p);
