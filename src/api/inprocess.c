@@ -20,8 +20,8 @@
  * it after its last call. Each keeps an empty scratch directory, made at
  * its first call without a workspace (making and removing one per call
  * cost more than the call). A `dirty` one is not reset yet: a worker
- * resets after it has answered (wb_inprocess_tidy), else the next taker
- * does, so that neither the answer nor a one-shot process waits for it. */
+ * resets after it has answered (wb_inprocess_tidy), so that neither the
+ * answer nor a one-shot process waits for it; its next taker would. */
 typedef struct {
   wb_instance *instance;
   char *scratch;
@@ -136,12 +136,15 @@ static bool pool_scratch(wb_inprocess *ip, pooled *p, char *err, size_t errlen) 
   return p->scratch != NULL;
 }
 
-/* Put `p` back, to be reset before its next call; freed when it cannot
- * be (it never started) or the pool is full. */
+/* Put `p` back: reset now in the library, once the answer is out in a
+ * worker (the one with a shared scratch); freed when it cannot be reset
+ * (it never started, or the reset failed) or the pool is full. */
 static void pool_give(wb_inprocess *ip, const wb_runtime *rt, pooled *p) {
   pool *pl = pool_of(ip, rt);
   p->dirty = true;
-  if (rt->base_snapshot() && pl && wb_instance_started(p->instance)) {
+  bool ok = rt->base_snapshot() && pl && wb_instance_started(p->instance);
+  if (ok && !ip->scratch) ok = pooled_clean(rt, p);
+  if (ok) {
     pthread_mutex_lock(&ip->lock);
     bool kept = pl->n < POOL_MAX;
     if (kept) pl->idle[pl->n++] = *p;
