@@ -49,6 +49,17 @@ static void run_or_die(wasmbox *wb, wasmbox_request *req) {
   wasmbox_result_free(r);
 }
 
+/* Times `calls` runs of req after `warm` untimed ones: p50 and p99 in ms. */
+static void time_calls(wasmbox *wb, wasmbox_request *req, int warm, int calls, double *t, double *p50, double *p99) {
+  for (int i = 0; i < warm; i++) run_or_die(wb, req);
+  for (int i = 0; i < calls; i++) {
+    double s = now_ms();
+    run_or_die(wb, req);
+    t[i] = now_ms() - s;
+  }
+  *p50 = pct(t, calls, 0.50), *p99 = pct(t, calls, 0.99);
+}
+
 int main(int argc, char **argv) {
   int calls = argc > 1 ? atoi(argv[1]) : 1000;
   char home[] = "/tmp/wasmbox-bench-XXXXXX", err[512];
@@ -57,35 +68,16 @@ int main(int argc, char **argv) {
   wasmbox *wb = wasmbox_open(&o, err, sizeof err);
   double *t = malloc(sizeof *t * (size_t)calls);
 
+  double st50, st99, pk50, pk99, js[2][2];
   wasmbox_request req = {.code = "print(1)"};
-  for (int i = 0; i < 20; i++) run_or_die(wb, &req); /* warm the pool */
-  for (int i = 0; i < calls; i++) {
-    double s = now_ms();
-    run_or_die(wb, &req);
-    t[i] = now_ms() - s;
-  }
-  double st50 = pct(t, calls, 0.50), st99 = pct(t, calls, 0.99);
-  double js[2][2];
+  time_calls(wb, &req, 20, calls, t, &st50, &st99); /* the 20 warm the pool */
   const char *js_code[2] = {"console.log(1)", "const _ = require('lodash'); console.log(_.VERSION)"};
   for (int k = 0; k < 2; k++) {
     wasmbox_request jr = {.code = js_code[k], .language = "javascript"};
-    for (int i = 0; i < 20; i++) run_or_die(wb, &jr);
-    for (int i = 0; i < calls; i++) {
-      double s = now_ms();
-      run_or_die(wb, &jr);
-      t[i] = now_ms() - s;
-    }
-    js[k][0] = pct(t, calls, 0.50), js[k][1] = pct(t, calls, 0.99);
+    time_calls(wb, &jr, 20, calls, t, &js[k][0], &js[k][1]);
   }
-
   wasmbox_request pk = {.code = "import openpyxl, jinja2, yaml, dateutil\nprint(1)"};
-  for (int i = 0; i < 20; i++) run_or_die(wb, &pk);
-  for (int i = 0; i < calls; i++) {
-    double s = now_ms();
-    run_or_die(wb, &pk);
-    t[i] = now_ms() - s;
-  }
-  double pk50 = pct(t, calls, 0.50), pk99 = pct(t, calls, 0.99);
+  time_calls(wb, &pk, 20, calls, t, &pk50, &pk99);
 
   char id[WASMBOX_ID_MAX];
   if (wasmbox_session_create(wb, NULL, id, err, sizeof err)) return 1;
@@ -93,12 +85,8 @@ int main(int argc, char **argv) {
   run_or_die(wb, &big);
   wasmbox_request step = {.session_id = id, .code = "n += 1\nheap[n % 50000] = b'x' * 1000\n"};
   int scalls = calls / 4 > 50 ? calls / 4 : 50;
-  for (int i = 0; i < scalls; i++) {
-    double s = now_ms();
-    run_or_die(wb, &step);
-    t[i] = now_ms() - s;
-  }
-  double se50 = pct(t, scalls, 0.50), se99 = pct(t, scalls, 0.99);
+  double se50, se99;
+  time_calls(wb, &step, 0, scalls, t, &se50, &se99);
 
   if (wasmbox_session_create(wb, NULL, id, err, sizeof err)) return 1;
   wasmbox_request small = {.session_id = id, .code = "a = 1\nb = 'text'\nc = [1, 2, 3]\nd = {'k': 'v'}\n"};
