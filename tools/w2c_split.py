@@ -150,6 +150,19 @@ register u8* wb_mb_reg __asm__("r14");
   (inst)->w2c_wasmbox_fuel = wb_fuel;                            \
   wb_fuel = wb_saved_fuel;                                       \
   wb_mb_reg = wb_saved_mb
+/* Out of fuel: the value (a loop's copy, maybe) into r15, then SIGILL at
+ * the ud2, which src/wasm_rt/guest.c turns into the trap. The compiler sees
+ * no branch, and no write of r15: none returns from there. The trap is out
+ * of line (a section of its own, inside the module's code range), so the
+ * check is a test and a branch never taken. */
+#define WB_FUEL_CHECK(x)                                                   \
+  __asm__ volatile("test %0, %0\n\tjs 1f\n"                                \
+                   ".pushsection .text.wb_fuel_trap,\"ax\",@progbits\n"     \
+                   "1:\tmov %0, %%r15\n\tud2\n"                             \
+                   ".popsection"                                           \
+                   :                                                       \
+                   : "r"(x)                                                \
+                   : "cc")
 #else
 #define WB_FUEL_IN_REGISTER 0
 #define wb_fuel (instance->w2c_wasmbox_fuel)
@@ -157,6 +170,13 @@ register u8* wb_mb_reg __asm__("r14");
 #define WB_MEMORY_BASE_LOCAL u8* const wb_mb = wb_mb_reg;
 #define WB_EXPORT_ENTER(inst)
 #define WB_EXPORT_LEAVE(inst)
+#define WB_FUEL_CHECK(x)        \
+  do {                          \
+    if ((s64)(x) < 0) {         \
+      wb_fuel = (x);            \
+      UNREACHABLE;              \
+    }                           \
+  } while (0)
 #endif
 '''
 # After the prelude's helpers (which keep the plain TRAP): traps raised in a
@@ -315,6 +335,35 @@ def fuel_in_register(text):
     return '\n'.join(out)
 
 
+# The fuel pass's check after a charge (`counter < 0: unreachable`), as
+# wasm2c writes it once fuel_in_register has run: on the counter itself, or
+# on a loop's local copy (stored back to the counter before the trap).
+CHECK_GLOBAL = re.compile(r'^( *)wb_fuel = (w2c_j\d+);\n\1\2 = wb_fuel;\n\1(w2c_j\d+) = 0ull;\n'
+                          r'\1(w2c_i\d+) = \(u64\)\(\(s64\)\2 < \(s64\)\3\);\n\1if \(\4\) \{\n'
+                          r'\1  UNREACHABLE;\n\1\}$', re.M)
+CHECK_COPY = re.compile(r'^( *)(w2c_l\d+) = (w2c_j\d+);\n\1(w2c_j\d+) = 0ull;\n'
+                        r'\1(w2c_i\d+) = \(u64\)\(\(s64\)\3 < \(s64\)\4\);\n\1if \(\5\) \{\n'
+                        r'\1  \3 = \2;\n\1  wb_fuel = \3;\n\1  UNREACHABLE;\n\1\}$', re.M)
+# what is left of either if the two above missed one (a wasm2c of another shape)
+CHECK_LEFT = re.compile(r'^ *w2c_j\d+ = wb_fuel;\n *w2c_j\d+ = 0ull;$|'
+                        r'^ *(w2c_l\d+) = (w2c_j\d+);\n *w2c_j\d+ = 0ull;\n *w2c_i\d+ = \(u64\)\(\(s64\)\2 < .*\n'
+                        r' *if \(w2c_i\d+\) \{\n *\2 = \1;\n', re.M)
+
+
+def fuel_checks(text):
+    """Each check after a charge becomes WB_FUEL_CHECK(value): in register
+    builds a test and a ud2 the branch predictor never takes, not a branch
+    to a trap that the compiler must keep every value alive for. (That
+    branch was why the host ran a second copy of the module, without checks,
+    for calls without a budget.)"""
+    text = CHECK_GLOBAL.sub(r'\1wb_fuel = \2;\n\1WB_FUEL_CHECK(\2);', text)
+    text = CHECK_COPY.sub(r'\1\2 = \3;\n\1WB_FUEL_CHECK(\3);', text)
+    left = CHECK_LEFT.search(text)
+    if left:
+        sys.exit('w2c_split: a fuel check of a shape this script does not know:\n' + left.group(0))
+    return text
+
+
 def enter_exports(text):
     """Exports load the counter and the memory base into their registers,
     store the counter back and restore the host's registers."""
@@ -394,7 +443,7 @@ def main():
     files, current, size, bodies = [], [], 0, 0
     for a, b in zip(starts, starts[1:]):
         text = '\n'.join(lines[a:b]) + '\n'
-        text = fuel_in_register(hoist_memory_base(constant_indirect_calls(text, tables, canon)))
+        text = fuel_checks(fuel_in_register(hoist_memory_base(constant_indirect_calls(text, tables, canon))))
         current.append(text[len('static '):])
         size += len(text)
         bodies += 1

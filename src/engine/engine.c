@@ -336,6 +336,7 @@ static bool start_thread(wb_instance *in, char *err, size_t errlen) {
   sigfillset(&all);
   sigdelset(&all, SIGSEGV);
   sigdelset(&all, SIGBUS);
+  sigdelset(&all, SIGILL); /* out of fuel (wasm_rt/guest.c) */
   sigdelset(&all, wb_guest_timer_signal());
   sigdelset(&all, wb_guest_alarm_signal());
   pthread_sigmask(SIG_SETMASK, &all, &old);

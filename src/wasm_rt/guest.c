@@ -55,11 +55,11 @@ void wb_host_leave(void) {
 
 /* Handlers that were installed before ours: faults that are not the guest's
  * go to them, so a host program's own crash handling keeps working. */
-static struct sigaction prev_segv, prev_bus;
+static struct sigaction prev_segv, prev_bus, prev_ill;
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void pass_on(int sig, siginfo_t *si, void *ctx) {
-  struct sigaction *prev = sig == SIGSEGV ? &prev_segv : &prev_bus;
+  struct sigaction *prev = sig == SIGSEGV ? &prev_segv : sig == SIGBUS ? &prev_bus : &prev_ill;
   if ((prev->sa_flags & SA_SIGINFO) && prev->sa_sigaction) {
     prev->sa_sigaction(sig, si, ctx);
   } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN && prev->sa_handler) {
@@ -84,12 +84,34 @@ static void save_fuel(wb_guest_frame *f, void *ctx) {
 #endif
 }
 
+/* Out of fuel: the check after a charge in the module's code (register
+ * builds, tools/w2c_split.py) puts the counter, below zero, in r15 and
+ * stops at a ud2. */
+static bool fuel_ran_out(wb_guest_frame *f, void *ctx) {
+#if defined(__x86_64__) && defined(__linux__)
+  const ucontext_t *uc = ctx;
+  uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+  if (!f->fuel || pc < f->code_lo || pc + 2 > f->code_hi) return false;
+  const uint8_t *op = (const uint8_t *)pc;
+  if (op[0] != 0x0f || op[1] != 0x0b) return false;
+  save_fuel(f, ctx);
+  return true;
+#else
+  (void)f;
+  (void)ctx;
+  return false;
+#endif
+}
+
 /* A fault is a guest trap only while guest code runs and only at an address
  * the guest can reach: its linear memory reservation (out of bounds) or the
- * guard below its stack (exhaustion). Anything else is not ours. */
+ * guard below its stack (exhaustion); or a charge that ran out of fuel.
+ * Anything else is not ours. */
 static void on_fault(int sig, siginfo_t *si, void *ctx) {
   wb_guest_frame *f = current;
-  if (f && f->in_guest) {
+  if (f && f->in_guest && sig == SIGILL) {
+    if (fuel_ran_out(f, ctx)) siglongjmp(f->jmp, WASM_RT_TRAP_UNREACHABLE);
+  } else if (f && f->in_guest) {
     uintptr_t a = (uintptr_t)si->si_addr;
     uintptr_t m = (uintptr_t)f->mem_base;
     if (m && a >= m && a - m < f->mem_reserved) {
@@ -132,7 +154,7 @@ static void on_alarm(int sig, siginfo_t *si, void *ctx) {
   f->deliver(f->deliver_ctx, WB_GUEST_SIGALRM);
 }
 
-/* (Re)claim SIGSEGV/SIGBUS: a host program may have installed its own
+/* (Re)claim SIGSEGV/SIGBUS/SIGILL: a host program may have installed its own
  * handler since the last guest call (test frameworks do, per test). */
 static void claim(int sig, struct sigaction *prev) {
   struct sigaction cur;
@@ -154,6 +176,7 @@ static void install_timer_handler(void) {
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, SIGSEGV);
   sigaddset(&sa.sa_mask, SIGBUS);
+  sigaddset(&sa.sa_mask, SIGILL);
   sa.sa_sigaction = on_timer;
   sigaction(wb_guest_timer_signal(), &sa, NULL);
   /* no SA_RESTART: a sleep it interrupts returns, so that the guest's
@@ -170,5 +193,6 @@ void wb_guest_install_handlers(void) {
   pthread_mutex_lock(&install_lock);
   claim(SIGSEGV, &prev_segv);
   claim(SIGBUS, &prev_bus);
+  claim(SIGILL, &prev_ill);
   pthread_mutex_unlock(&install_lock);
 }

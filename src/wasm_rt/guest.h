@@ -50,7 +50,7 @@ typedef struct wb_guest_frame {
 
 #define WB_GUEST_SIGALRM 14 /* the guest's (WASI's) number */
 
-/* Install the timer handler (once) and claim SIGSEGV/SIGBUS (again, if a
+/* Install the timer handler (once) and claim SIGSEGV/SIGBUS/SIGILL (again, if a
  * host program replaced our handler); call before every guest call. Faults
  * that are not the guest's go to the handler we replaced. */
 void wb_guest_install_handlers(void);
