@@ -6,17 +6,15 @@
 # 1.0.32) -> tools/w2c_split.py -> cc in parallel -> one relocatable object
 # whose only global symbols are the module's API (Z_NAME_*), so several
 # modules link into one binary without clashes. Prints the cache directory
-# holding NAME.o, NAME.h and NAME_unbudgeted.h; keyed by the metered modules
-# (so a change to the metering pass rebuilds exactly the modules whose
-# metering it changes), this recipe, the splitter and the compiler flags. The
-# pass itself takes a fraction of a second, so it runs every time.
+# holding NAME.o and NAME.h; keyed by the metered module (so a change to
+# the metering pass rebuilds exactly the modules whose metering it changes),
+# this recipe, the splitter and the compiler flags. The pass itself takes a
+# fraction of a second, so it runs every time.
 #
-# The object holds the module twice: NAME, metered, and NAME_unbudgeted, the
-# same charges without the trap (wasm_fuel --never-trap). A call without a
-# budget runs the twin on NAME's instance: its counter starts at INT64_MAX
-# and cannot run out, so the check would only cost time (make bench: 4-8 %
-# of the Python compute suite). The two instance structs must be the same,
-# field for field; this script checks that.
+# One copy of the module serves every call: one without a budget starts its
+# counter at INT64_MAX. (Until the fuel checks became a test and a ud2 that
+# the compiler does not see, tools/w2c_split.py, a second copy without them
+# served those calls, and doubled the build.)
 #
 # --train COMMAND: a profile-guided build. The module is compiled with
 # -fprofile-generate and linked into $WB_PGO_DIR; COMMAND (the Makefile's
@@ -27,8 +25,7 @@
 # what the code does.
 #
 # WB_FUEL=counter-only builds the unmetered baseline `make bench` compares
-# against: the same counter and export (so the glue is the same), no charges,
-# in both copies.
+# against: the same counter and export (so the glue is the same), no charges.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
@@ -57,11 +54,10 @@ case "$WB_FUEL" in
   # fuel_used a tighter bound but cost ~4 points more of compute time over
   # the unmetered build (make bench, measured before the counter moved to a
   # register).
-  on) fuel_flags=(--split 0) twin_flags=(--split 0 --never-trap) ;;
-  counter-only) fuel_flags=(--counter-only) twin_flags=(--counter-only) ;;
+  on) fuel_flags=(--split 0) ;;
+  counter-only) fuel_flags=(--counter-only) ;;
   *) die "WB_FUEL must be on or counter-only, not '$WB_FUEL'" ;;
 esac
-twin=${name}_unbudgeted
 tools="$here/../tools"
 mkdir -p "$WB_CACHE/build"
 metered=$(mktemp -d "$WB_CACHE/build/fuel-$name-XXXXXX")
@@ -70,10 +66,9 @@ cc -std=c11 -O2 -Wall -Wextra -Werror "$tools"/wasm_fuel*.c -o "$metered/wasm_fu
   die "cannot build tools/wasm_fuel"
 # WB_FUEL_FLAGS: more options for the pass (to compare cost models)
 # shellcheck disable=SC2086
-"$metered/wasm_fuel" -v "${fuel_flags[@]}" ${WB_FUEL_FLAGS:-} "$wasm" "$metered/$name.wasm" 2>"$metered/log" &&
-  "$metered/wasm_fuel" -v "${twin_flags[@]}" ${WB_FUEL_FLAGS:-} "$wasm" "$metered/$twin.wasm" 2>>"$metered/log" ||
+"$metered/wasm_fuel" -v "${fuel_flags[@]}" ${WB_FUEL_FLAGS:-} "$wasm" "$metered/$name.wasm" 2>"$metered/log" ||
   { cat "$metered/log" >&2; die "metering $wasm failed"; }
-key=$( (sha256sum < "$metered/$name.wasm"; sha256sum < "$metered/$twin.wasm"
+key=$( (sha256sum < "$metered/$name.wasm"
         cat "$here/lib.sh" "$0" "$tools/w2c_split.py";
         echo "$W2C_CC $W2C_CFLAGS"; "$W2C_CC" --version | head -1
         if [ -n "$train" ]; then cat "$here/$name"/train.* "$tools/pgo_train.c"; fi) |
@@ -86,30 +81,27 @@ if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 work="$WB_CACHE/build/native-$name-$key"
 rm -rf "$work"; mkdir -p "$work"
 log "$(cat "$metered/log")"
-# each copy in a directory of its own: $work/$name/, $work/$twin/
-for m in "$name" "$twin"; do
-  wasm-validate "$metered/$m.wasm" || die "the metered $m module does not validate"
-  mv "$metered/$m.wasm" "$work/$m.wasm"
-  log "wasm2c $m"
-  wasm2c --no-debug-names -n "$m" "$work/$m.wasm" -o "$work/$m.c" || die "wasm2c failed on $wasm"
-  python3 "$here/../tools/w2c_split.py" "$work/$m.c" "$work/$m" 3000000 >&2
-  rm -f "$work/$m.c"
-done
-# The twin runs on the module's instance: the structs must match.
-instance_struct() { sed -n "/^typedef struct Z_$1_instance_t {/,/^} Z_$1_instance_t;/p" "$work/$1.h" | sed "s/Z_$1_/Z_M_/g"; }
-[ -n "$(instance_struct "$name")" ] && [ "$(instance_struct "$name")" = "$(instance_struct "$twin")" ] ||
-  die "the instance structs of $name and $twin differ"
+# the split sources in $work/$name/
+wasm-validate "$metered/$name.wasm" || die "the metered $name module does not validate"
+mv "$metered/$name.wasm" "$work/$name.wasm"
+log "wasm2c $name"
+wasm2c --no-debug-names -n "$name" "$work/$name.wasm" -o "$work/$name.c" || die "wasm2c failed on $wasm"
+python3 "$here/../tools/w2c_split.py" "$work/$name.c" "$work/$name" 3000000 >&2
+rm -f "$work/$name.c"
 
-# init.c (data, tables, instantiation) runs once per instance: not profiled.
-{ echo "SRCS := \$(wildcard $name/*.c $twin/*.c)"
+# init.c (data, tables, instantiation, the exports' entries) runs once per
+# instance or call: not profiled, and compiled at -O0 (Python's: 19 s, where
+# -O2 took 86 s and 2.2 GB for 22 595 data segments' loads).
+# largest first (ls -S), so that the one that holds the interpreter's loop
+# does not start last and leave a core idle
+{ echo "SRCS := \$(shell ls -S $name/*.c)"
   echo 'OBJS := $(SRCS:.c=.o)'
   echo 'all: $(OBJS)'
-  for m in "$name" "$twin"; do
-    printf '%s/init.o: %s/init.c %s/common.h\n\t%s -c $< -o $@\n' "$m" "$m" "$m" "$W2C_CC $W2C_CFLAGS"
-    printf '%s/%%.o: %s/%%.c %s/common.h\n\t%s $(PROFILE) -c $< -o $@\n' "$m" "$m" "$m" "$W2C_CC $W2C_CFLAGS"
-  done; } > "$work/Makefile"
+  printf '%s/init.o: %s/init.c %s/common.h\n\t%s -O0 -c $< -o $@\n' "$name" "$name" "$name" "$W2C_CC $W2C_CFLAGS"
+  printf '%s/%%.o: %s/%%.c %s/common.h\n\t%s $(PROFILE) -c $< -o $@\n' "$name" "$name" "$name" "$W2C_CC $W2C_CFLAGS"
+} > "$work/Makefile"
 compile() {  # compile PROFILE_FLAGS
-  log "compiling $name and $twin ($(ls "$work/$name"/*.c "$work/$twin"/*.c | wc -l) files, $WB_JOBS jobs, $W2C_CC $W2C_CFLAGS $1)"
+  log "compiling $name ($(ls "$work/$name"/*.c | wc -l) files, $WB_JOBS jobs, $W2C_CC $W2C_CFLAGS $1)"
   # its own -j, not the calling make's jobserver (which --train passes on)
   MAKEFLAGS= make -s -C "$work" -j"$WB_JOBS" PROFILE="$1" >&2 || die "compiling $name failed"
 }
@@ -129,21 +121,16 @@ SECTIONS {
 EOF
 link_module() {
   mkdir -p "$1"
-  # each copy on its own first: both define the same internal names
-  for m in "$name" "$twin"; do
-    ld -r -o "$work/$m-part.o" "$work/$m"/*.o
-    objcopy --wildcard --keep-global-symbol="Z_${m}_*" --keep-global-symbol="Z_${m}Z_*" "$work/$m-part.o"
-  done
-  ld -r -T "$work/code.ld" -o "$work/$name-all.o" "$work/$name-part.o" "$work/$twin-part.o"
+  ld -r -T "$work/code.ld" -o "$work/$name-all.o" "$work/$name"/*.o
   objcopy --wildcard --keep-global-symbol="Z_${name}_*" --keep-global-symbol="Z_${name}Z_*" \
     "$work/$name-all.o" "$1/$name.o"
-  rm -f "$work/$name-all.o" "$work/$name-part.o" "$work/$twin-part.o"
+  rm -f "$work/$name-all.o"
   # Everything else the object needs must come from the host (imports,
   # wasm-rt; libgcov when instrumented).
   if nm "$1/$name.o" | awk '$1 ~ /^[0-9a-f]+$/ && $2 ~ /[A-Z]/ {print $3}' | grep -v "^Z_${name}"; then
     die "unexpected global symbols in $name.o"
   fi
-  cp "$work/$name.h" "$work/$twin.h" "$1/"
+  cp "$work/$name.h" "$1/"
 }
 
 if [ -n "$train" ]; then
@@ -152,10 +139,10 @@ if [ -n "$train" ]; then
   log "training $name"
   WB_PGO_DIR="$work/instrumented" bash -c "$train" >&2 || die "training $name failed"
   # every file with code must have run, or the training did not train
-  sources=$(ls "$work/$name"/funcs_*.c "$work/$twin"/funcs_*.c | wc -l)
-  profiles=$(ls "$work/$name"/funcs_*.gcda "$work/$twin"/funcs_*.gcda 2>/dev/null | wc -l)
+  sources=$(ls "$work/$name"/funcs_*.c | wc -l)
+  profiles=$(ls "$work/$name"/funcs_*.gcda 2>/dev/null | wc -l)
   [ "$profiles" -eq "$sources" ] || die "training $name left $profiles profiles for $sources files"
-  rm -f "$work/$name"/funcs_*.o "$work/$twin"/funcs_*.o
+  rm -f "$work/$name"/funcs_*.o
   compile "$PGO_USE"
 else
   compile ""
@@ -163,7 +150,7 @@ fi
 link_module "$work/final"
 
 mkdir -p "$out"
-cp "$work/final/$name.o" "$work/final/$name.h" "$work/final/$twin.h" "$out/"
+cp "$work/final/$name.o" "$work/final/$name.h" "$out/"
 touch "$out/.done"
 rm -rf "$work"
 log "native $name ready: $out"

@@ -1,8 +1,9 @@
 /* The engine's reset, byte for byte: after a call that wrote all over its
  * memory (and grew it), an instance put back to a snapshot holds exactly
  * the snapshot's bytes, whether the kernel tracked the written pages (only
- * those are copied back) or the memory was mapped again. And which copy of
- * the module a call runs: the metered one only with a budget. */
+ * those are copied back) or the memory was mapped again. And fuel: a budget
+ * stops a call exactly, and the SIGILL that signals it is only the guest's
+ * in the module's own code. */
 #include "harness.h"
 #include "api/sandbox.h"
 #include "engine/engine.h"
@@ -127,64 +128,78 @@ static void test_remapped_reset_is_exact(void **s) {
   reset_is_exact(false);
 }
 
-/* The runtime's two entries, counted. */
-static int metered_runs, twin_runs;
-
-static uint32_t counted_run(void *inst, uint32_t code, uint32_t len, uint32_t name, uint32_t name_len) {
-  metered_runs++;
-  return py->run(inst, code, len, name, name_len);
-}
-
-static uint32_t counted_twin(void *inst, uint32_t code, uint32_t len, uint32_t name, uint32_t name_len) {
-  twin_runs++;
-  return py->run_unbudgeted(inst, code, len, name, name_len);
-}
-
 /* Without a budget (or with the largest, which cannot run out either) a
- * call runs the twin without the fuel trap; with one, the metered module,
- * which stops at the budget. Both charge the same. */
-static void test_budget_picks_the_copy(void **s) {
+ * call charges what it runs and is never stopped; with one, it stops at the
+ * budget, whether the counter runs out in a charge on the counter itself or
+ * on a loop's copy of it (the check's ud2: wasm_rt/guest.c). */
+static void test_budget_stops_exactly(void **s) {
   (void)s;
-  wb_runtime counted = *py;
-  counted.run = counted_run;
-  counted.run_unbudgeted = counted_twin;
   char err[256];
-  wb_instance *in = wb_instance_new(&counted, err, sizeof err);
+  wb_instance *in = wb_instance_new(py, err, sizeof err);
   assert_non_null(in);
   const char *work = "x = sorted(str(i) for i in range(3000))";
   const wb_snapshot *base = py->base_snapshot();
   wb_outcome o;
   call_fuel(in, base, true, work, 0, &o);
   assert_int_equal(o.trap, 0);
-  assert_int_equal(twin_runs, 1);
-  assert_int_equal(metered_runs, 0);
   uint64_t used = o.fuel_used;
   assert_true(used > 10000);
   wb_outcome_clear(&o);
   /* each from the same state: the base snapshot */
   assert_true(wb_instance_reset(in, base, err, sizeof err));
   call_fuel(in, NULL, true, work, WASMBOX_MAX_FUEL, &o);
-  assert_int_equal(twin_runs, 2);
-  assert_int_equal(o.fuel_used, used);
-  wb_outcome_clear(&o);
-  assert_true(wb_instance_reset(in, base, err, sizeof err));
-  call_fuel(in, NULL, true, work, used, &o); /* exactly enough */
-  assert_int_equal(metered_runs, 1);
   assert_int_equal(o.trap, 0);
   assert_int_equal(o.fuel_used, used);
   wb_outcome_clear(&o);
   assert_true(wb_instance_reset(in, base, err, sizeof err));
-  call_fuel(in, NULL, true, work, used - 1, &o);
-  assert_int_equal(metered_runs, 2);
-  assert_int_equal(twin_runs, 2);
+  call_fuel(in, NULL, true, work, used, &o); /* exactly enough */
+  assert_int_equal(o.trap, 0);
+  assert_int_equal(o.fuel_used, used);
+  wb_outcome_clear(&o);
+  for (uint64_t budget = used - 1; budget > used / 2; budget -= used / 7) {
+    assert_true(wb_instance_reset(in, base, err, sizeof err));
+    call_fuel(in, NULL, true, work, budget, &o);
+    assert_int_equal(o.trap, WB_TRAP_FUEL);
+    assert_int_equal(o.fuel_used, budget);
+    wb_outcome_clear(&o);
+  }
+  wb_instance_free(in);
+}
+
+static sigjmp_buf host_jump;
+static volatile sig_atomic_t host_saw;
+static void host_on_ill(int sig) {
+  host_saw = sig;
+  siglongjmp(host_jump, 1);
+}
+
+/* A ud2 anywhere else than the module's code is no fuel check: after guest
+ * calls have claimed SIGILL, the host program's own handler still gets it. */
+static void test_foreign_sigill_goes_to_the_host(void **s) {
+  (void)s;
+  struct sigaction sa = {.sa_handler = host_on_ill}, old;
+  sigemptyset(&sa.sa_mask);
+  assert_int_equal(sigaction(SIGILL, &sa, &old), 0);
+  char err[256];
+  wb_instance *in = wb_instance_new(py, err, sizeof err);
+  assert_non_null(in);
+  call(in, py->base_snapshot(), true, "x = 1");
+  wb_outcome o;
+  assert_true(wb_instance_reset(in, py->base_snapshot(), err, sizeof err));
+  call_fuel(in, NULL, true, "while True: pass", 100000, &o); /* the guest's SIGILL: its own */
   assert_int_equal(o.trap, WB_TRAP_FUEL);
   wb_outcome_clear(&o);
+  host_saw = 0;
+  if (!sigsetjmp(host_jump, 1)) __builtin_trap();
+  assert_int_equal(host_saw, SIGILL);
   wb_instance_free(in);
+  sigaction(SIGILL, &old, NULL);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_budget_picks_the_copy),
+      cmocka_unit_test(test_budget_stops_exactly),
+      cmocka_unit_test(test_foreign_sigill_goes_to_the_host),
       cmocka_unit_test(test_tracked_reset_is_exact),
       cmocka_unit_test(test_remapped_reset_is_exact),
   };

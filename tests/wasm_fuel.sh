@@ -276,15 +276,6 @@ run leaf --counter-only --initial 0
 check "--counter-only adds the counter but no charge" [ "$out" = "ten() => i32:10" ]
 check "  ... and exports it" bash -c "wasm-objdump -x '$tmp/leaf.fuel.wasm' | grep -q 'global\[0\] -> \"wasmbox_fuel\"'"
 
-# ---- --never-trap: the twin for calls without a budget ---------------------------
-run leaf --never-trap --initial 0
-check "--never-trap: a budget of 0 runs to the end" [ "$out" = "ten() => i32:10" ]
-run all --never-trap
-check "  ... computing what the original computes" [ "$out" = "$want" ]
-check "  ... with no trap left in the code" bash -c "! wasm2wat '$tmp/all.fuel.wasm' | grep -q unreachable"
-"$T" --never-trap --counter-only "$tmp/leaf.wasm" "$tmp/both.wasm" 2>/dev/null; r=$?
-check "--never-trap with --counter-only is bad usage" [ "$r" = 2 ] && [ ! -e "$tmp/both.wasm" ]
-
 # ---- refused -------------------------------------------------------------------------
 refused() { # refused NAME NEEDLE [WAT2WASM FLAGS]
   wat "$1" "${@:3}"

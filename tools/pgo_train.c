@@ -1,11 +1,9 @@
 /* pgo_train LANGUAGE HOST_DIR:GUEST_DIR PROGRAM ARG...
  *
  * The training run of a profile-guided build (runtimes/native.sh --train):
- * linked with a runtime compiled -fprofile-generate, it runs PROGRAM twice
+ * linked with a runtime compiled -fprofile-generate, it runs PROGRAM once
  * per ARG, each call a fresh guest with ARG in its environment as
- * WB_TRAIN_ARG and HOST_DIR mounted read-only at GUEST_DIR: once without a
- * fuel budget and once with one, so that both copies of the module (the
- * twin without the fuel trap and the metered one) are trained. Calls run in
+ * WB_TRAIN_ARG and HOST_DIR mounted read-only at GUEST_DIR. Calls run in
  * this process, so the profile counters are written when it exits. Any call
  * that does not end ok fails the run: a profile of a broken build must not
  * steer the real one. */
@@ -61,15 +59,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   int failures = 0;
-  /* 2^62: a budget (so the metered copy runs) that nothing here exhausts */
-  static const struct {
-    uint64_t fuel;
-    const char *what;
-  } budgets[] = {{0, "no budget"}, {(uint64_t)1 << 62, "a budget"}};
-  for (int k = 0; k < 2 * (argc - 4); k++) {
-    int i = 4 + k / 2;
-    uint64_t fuel = budgets[k % 2].fuel;
-    const char *what = budgets[k % 2].what;
+  for (int i = 4; i < argc; i++) {
     wb_buf env = {0};
     wb_buf_printf(&env, "WB_TRAIN_ARG=%s", argv[i]);
     if (env.failed) {
@@ -79,17 +69,17 @@ int main(int argc, char **argv) {
     const char *envp[] = {env.data};
     wasmbox_request request = {.language = argv[1], .code = code, .code_len = code_len,
                                .filename = argv[3], .timeout_seconds = 600,
-                               .memory_bytes = (uint64_t)1 << 30, .fuel = fuel, .env = envp, .env_len = 1,
+                               .memory_bytes = (uint64_t)1 << 30, .env = envp, .env_len = 1,
                                .mounts = &mount, .mounts_len = 1};
     wasmbox_result *result;
     int ran = wasmbox_run(box, &request, &result, err, sizeof err) == WASMBOX_OK;
     wb_buf_free(&env);
     if (!ran) {
-      fprintf(stderr, "pgo_train: %s (%s): %s\n", argv[i], what, err);
+      fprintf(stderr, "pgo_train: %s: %s\n", argv[i], err);
       failures++;
       continue;
     }
-    fprintf(stderr, "pgo_train: %s (%s): %s, %.0f ms\n", argv[i], what, wasmbox_status_name(result->status),
+    fprintf(stderr, "pgo_train: %s: %s, %.0f ms\n", argv[i], wasmbox_status_name(result->status),
             result->duration_ms);
     if (result->status != WASMBOX_STATUS_OK) {
       /* the guest's stderr holds its traceback; a limit's status has a message */

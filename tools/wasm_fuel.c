@@ -1,4 +1,4 @@
-/* wasm_fuel [-v] [--counter-only | --never-trap] [--initial N] [--split N] IN.wasm OUT.wasm
+/* wasm_fuel [-v] [--counter-only] [--initial N] [--split N] IN.wasm OUT.wasm
  *
  * Adds deterministic fuel metering to a WebAssembly module, before wasm2c.
  *
@@ -36,11 +36,8 @@
  *     pay 1 more per 16 units of their length operand, just before they run;
  *   - host functions (imports) cost only their call instruction.
  *
- * --never-trap charges exactly the same but leaves out the trap: the twin
- * the host runs when a call has no budget (a counter that starts at
- * INT64_MAX cannot run out), where the check only costs time. --counter-only
- * adds the counter and export but no charges: the unmetered baseline `make
- * bench` compares against. Every opcode is decoded (MVP,
+ * --counter-only adds the counter and export but no charges: the unmetered
+ * baseline `make bench` compares against. Every opcode is decoded (MVP,
  * sign extension, saturating truncation, bulk memory, reference types,
  * multi-value block types); anything else (SIMD, threads, exceptions, tail
  * calls, memory64, multi-memory) is refused with an error, never passed
@@ -359,12 +356,12 @@ static uint8_t *read_file(const char *path, size_t *len) {
 }
 
 static void usage(void) {
-  fputs("usage: wasm_fuel [-v] [--counter-only | --never-trap] [--initial N] [--split N] IN.wasm OUT.wasm\n", stderr);
+  fputs("usage: wasm_fuel [-v] [--counter-only] [--initial N] [--split N] IN.wasm OUT.wasm\n", stderr);
   exit(2);
 }
 
 int main(int argc, char **argv) {
-  bool verbose = false, counter_only = false, never_trap = false;
+  bool verbose = false, counter_only = false;
   int64_t initial = INT64_MAX, split = WF_SPLIT;
   int cache = WF_CACHE_CALLFREE;
   const char *paths[2];
@@ -380,8 +377,6 @@ int main(int argc, char **argv) {
       else usage();
     } else if (!strcmp(argv[i], "--counter-only")) {
       counter_only = true;
-    } else if (!strcmp(argv[i], "--never-trap")) {
-      never_trap = true;
     } else if ((!strcmp(argv[i], "--initial") || !strcmp(argv[i], "--split")) && i + 1 < argc) {
       char *end;
       errno = 0;
@@ -397,7 +392,7 @@ int main(int argc, char **argv) {
       paths[npaths++] = argv[i];
     }
   }
-  if (npaths != 2 || (counter_only && never_trap)) usage();
+  if (npaths != 2) usage();
   in_path = paths[0];
 
   size_t len;
@@ -409,7 +404,7 @@ int main(int argc, char **argv) {
   /* Split into sections and read what the rewrite needs. */
   section secs[MAX_SECTIONS];
   size_t nsecs = 0;
-  wf_module m = {.split = split, .cache = cache, .never_trap = never_trap};
+  wf_module m = {.split = split, .cache = cache};
   const section *globals = NULL, *exports = NULL, *code = NULL;
   uint32_t declared_funcs = 0;
   int last_rank = 0;
@@ -527,7 +522,7 @@ int main(int argc, char **argv) {
             "%u more charge points (split %lld), %u bulk operations, %u loops on a local copy, %zu -> %zu bytes%s\n",
             in_path, m.bodies, m.stats.entry_charges, m.stats.folded, m.stats.loop_charges, m.stats.split_charges,
             (long long)split, m.stats.bulk_charges, m.stats.cached_loops, len, out.len,
-            counter_only ? " (counter only)" : never_trap ? " (never traps)" : "");
+            counter_only ? " (counter only)" : "");
   wf_module_free(&m);
   free(new_code.data);
   free(out.data);

@@ -82,7 +82,6 @@ typedef struct {
   uint32_t bodies;             /* bodies found in the code section */
   int64_t split;               /* see WF_SPLIT */
   enum { WF_CACHE_NONE, WF_CACHE_CALLFREE, WF_CACHE_LOOPS } cache; /* which loops charge a local copy */
-  bool never_trap;             /* charge, but never trap (--never-trap) */
   wf_func *funcs;
   struct {
     uint32_t entry_charges, folded, loop_charges, split_charges, bulk_charges, cached_loops;

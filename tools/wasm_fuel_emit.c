@@ -17,7 +17,6 @@ typedef struct {
   uint32_t global;  /* the counter */
   uint32_t local;   /* its copy (i64) */
   bool cached;      /* charging the copy now */
-  bool never_trap;  /* keep the new value, skip the check */
 } meter;
 
 static void put_op_idx(wf_buf *b, uint8_t op, uint32_t idx) {
@@ -42,10 +41,6 @@ static void put_counter(const meter *mt) { /* push the counter, or its copy */
 /* The new value on the stack: keep it, and trap if it is below zero (the
  * copy stored first, for the host to see). */
 static void put_take(const meter *mt) {
-  if (mt->never_trap) {
-    put_op_idx(mt->out, mt->cached ? 0x21 : 0x24, mt->cached ? mt->local : mt->global); /* local.set, global.set */
-    return;
-  }
   const uint8_t check[] = {0x42, 0x00, 0x53, 0x04, 0x40}; /* i64.const 0 i64.lt_s if */
   if (mt->cached) {
     put_op_idx(mt->out, 0x22, mt->local); /* local.tee */
@@ -113,7 +108,7 @@ void wf_code_rewrite(wf_module *m, uint32_t fuel_global, bool counter_only, wf_b
     const uint8_t one_i32[] = {0x01, 0x7f}, one_i64[] = {0x01, 0x7e};
     if (b.bulk) wf_put(&text, one_i32, sizeof one_i32), next++;
     if (copies) wf_put(&text, one_i64, sizeof one_i64);
-    meter mt = {.out = &text, .global = fuel_global, .local = (uint32_t)next, .never_trap = m->never_trap};
+    meter mt = {.out = &text, .global = fuel_global, .local = (uint32_t)next};
 
     if (f->folded) {
       m->stats.folded++;

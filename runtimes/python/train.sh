@@ -7,8 +7,7 @@
 # test_sqlite3 (needs a shim), test_xml_etree* and test_time (slow, and
 # little of the interpreter), test_datetime, test_decimal, test_pickle,
 # test_statistics, test_bz2 and test_lzma (the slowest: together about as long
-# as all the rest). About a minute on 2 cores: pgo_train runs each module
-# twice, without and with a fuel budget, to train both copies of the module.
+# as all the rest). Under a minute on 2 cores.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 trainer=$1 runtime=$2

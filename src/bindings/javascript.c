@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "javascript.h"
-#include "javascript_unbudgeted.h"
 #include "bindings/module_glue.h"
 
 WB_MODULE_GLUE(javascript)

@@ -7,16 +7,14 @@
  * fields:
  *
  *   #include "javascript.h"            // generated, from runtimes/native.sh
- *   #include "javascript_unbudgeted.h" // its twin without the fuel trap
  *   WB_MODULE_GLUE(javascript)
  *   ... prepare() calls init_modules() and open_base_snapshot(err, errlen) once ...
  *   const wb_runtime wb_runtime_javascript = {..., WB_MODULE_FIELDS(javascript)};
  *
  * Everything the host runs while the counter cannot run out (constructors,
- * initialisation, refreshing, copying in, a call without a budget) runs the
- * twin, Z_<m>_unbudgeted, on the module's own instance: runtimes/native.sh
- * checks that the two instance structs are the same. Only a call with a
- * budget runs the metered code.
+ * initialisation, refreshing, copying in, a call without a budget) starts
+ * with the counter at INT64_MAX; the module's fuel checks cost too little
+ * to keep a second copy without them (tools/w2c_split.py).
  *
  * What differs between runtimes (names, images, preload) stays in the glue
  * file; this header is all that is the same. */
@@ -33,8 +31,6 @@
 #include "wasi/imports.h"
 
 #define WB_MODULE_GLUE(m)                                                                                              \
-  _Static_assert(sizeof(Z_##m##_instance_t) == sizeof(Z_##m##_unbudgeted_instance_t),                                  \
-                 "the twin runs on the module's instance");                                                            \
   extern const int Z_##m##_wb_tables_mutable;                                                                          \
   extern const int Z_##m##_wb_fuel_in_register;                                                                        \
   /* runtimes/native.sh: around all the module's code */                                                               \
@@ -65,21 +61,15 @@
     i->Z_wasi_snapshot_preview1_instance = wasi;                                                                       \
     i->Z_wasmbox_instance = host;                                                                                      \
   }                                                                                                                    \
-  static void init_modules(void) {                                                                                     \
-    Z_##m##_init_module();                                                                                             \
-    Z_##m##_unbudgeted_init_module();                                                                                  \
-  }                                                                                                                    \
+  static void init_modules(void) { Z_##m##_init_module(); }                                                            \
   static void free_instance(void *inst) { Z_##m##_free(inst); }                                                        \
   static wasm_rt_memory_t *memory(void *inst) { return Z_##m##Z_memory(inst); }                                        \
-  static void initialize(void *inst) { Z_##m##_unbudgetedZ__initialize(inst); }                                        \
-  static uint32_t init(void *inst) { return Z_##m##_unbudgetedZ_wasmbox_init(inst); }                                  \
-  static uint32_t fresh(void *inst) { return Z_##m##_unbudgetedZ_wasmbox_fresh(inst); }                                \
-  static uint32_t alloc(void *inst, uint32_t n) { return Z_##m##_unbudgetedZ_wasmbox_alloc(inst, n); }                 \
+  static void initialize(void *inst) { Z_##m##Z__initialize(inst); }                                                   \
+  static uint32_t init(void *inst) { return Z_##m##Z_wasmbox_init(inst); }                                             \
+  static uint32_t fresh(void *inst) { return Z_##m##Z_wasmbox_fresh(inst); }                                           \
+  static uint32_t alloc(void *inst, uint32_t n) { return Z_##m##Z_wasmbox_alloc(inst, n); }                            \
   static uint32_t run(void *inst, uint32_t code, uint32_t len, uint32_t name, uint32_t name_len) {                     \
     return Z_##m##Z_wasmbox_run(inst, code, len, name, name_len);                                                      \
-  }                                                                                                                    \
-  static uint32_t run_unbudgeted(void *inst, uint32_t code, uint32_t len, uint32_t name, uint32_t name_len) {          \
-    return Z_##m##_unbudgetedZ_wasmbox_run(inst, code, len, name, name_len);                                           \
   }                                                                                                                    \
   /* u64 in the generated code; the counter is signed (negative: used up) */                                           \
   static int64_t *fuel(void *inst) { return (int64_t *)Z_##m##Z_wasmbox_fuel(inst); }                                  \
@@ -90,9 +80,9 @@
 #define WB_MODULE_FIELDS(m)                                                                                    \
   .build_id = WB_BUILD_ID_##m, .instance_size = sizeof(Z_##m##_instance_t), .base_snapshot = base_snapshot,    \
   .instantiate = instantiate, .bind = bind, .free = free_instance, .memory = memory, .initialize = initialize, \
-  .init = init, .fresh = fresh, .alloc = alloc, .run = run, .run_unbudgeted = run_unbudgeted, .fuel = fuel,    \
-  .code_start = Z_##m##_wb_code_start, .code_end = Z_##m##_wb_code_end,                                        \
-  .fuel_in_register = &Z_##m##_wb_fuel_in_register, .globals_size = Z_##m##_wb_globals_size,                   \
-  .globals_save = globals_save, .globals_load = globals_load, .tables_mutable = tables_mutable
+  .init = init, .fresh = fresh, .alloc = alloc, .run = run, .fuel = fuel, .code_start = Z_##m##_wb_code_start, \
+  .code_end = Z_##m##_wb_code_end, .fuel_in_register = &Z_##m##_wb_fuel_in_register,                           \
+  .globals_size = Z_##m##_wb_globals_size, .globals_save = globals_save, .globals_load = globals_load,         \
+  .tables_mutable = tables_mutable
 
 #endif

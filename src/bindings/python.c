@@ -6,7 +6,6 @@
 #include <stdio.h>
 
 #include "python.h"
-#include "python_unbudgeted.h"
 #include "bindings/module_glue.h"
 
 WB_MODULE_GLUE(python)
@@ -56,7 +55,7 @@ static const wb_runtime_mount *mounts(size_t *n) {
 }
 
 /* signal.alarm's delivery (runtimes/python/alarm.h) */
-static void raise_signal(void *inst, int sig) { Z_python_unbudgetedZ_wasmbox_raise(inst, (uint32_t)sig); }
+static void raise_signal(void *inst, int sig) { Z_pythonZ_wasmbox_raise(inst, (uint32_t)sig); }
 
 const wb_runtime wb_runtime_python = {
     .language = "python",

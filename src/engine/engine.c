@@ -258,8 +258,7 @@ static void run_task(task *t, wb_guest_frame *frame) {
         *rt->fuel(in->inst) = budget;
         if (*rt->fuel_in_register) frame->fuel = rt->fuel(in->inst);
         metered = true;
-        out->exit_code = (budget == INT64_MAX ? rt->run_unbudgeted : rt->run)(in->inst, code, (uint32_t)job->code_len,
-                                                                              name, (uint32_t)strlen(job->name));
+        out->exit_code = rt->run(in->inst, code, (uint32_t)job->code_len, name, (uint32_t)strlen(job->name));
       }
     }
   }

@@ -65,12 +65,6 @@ typedef struct wb_runtime {
   uint32_t (*fresh)(void *inst);
   uint32_t (*alloc)(void *inst, uint32_t size);
   uint32_t (*run)(void *inst, uint32_t code, uint32_t code_len, uint32_t name, uint32_t name_len);
-  /* The same from the module's twin, which charges the same fuel but has no
-   * check that stops it: for a call without a budget, whose counter
-   * (INT64_MAX) cannot run out; the check would only cost time.
-   * initialize, init, fresh and alloc, run with that counter too, are the
-   * twin's as well. */
-  uint32_t (*run_unbudgeted)(void *inst, uint32_t code, uint32_t code_len, uint32_t name, uint32_t name_len);
   /* Optional: raise signal `sig` in the guest, at any point of its code, as
    * a POSIX handler would run (the export wasmbox_raise; the guest's timers
    * of import wasmbox.set_alarm call it). NULL: the runtime has no signals. */
