@@ -17,7 +17,8 @@
 #                   checks (SOAK_CALLS=N for fewer)
 #   make bench      benchmarks against native python3.11, native QuickJS and
 #                   the peers users would pick (Pyodide, node:wasi, bubblewrap),
-#                   MCP round trips (alone: make bench-mcp); QUICK=1 for fewer rounds
+#                   MCP round trips (alone: make bench-mcp); QUICK=1 for fewer rounds;
+#                   make test-peers runs each peer once (CI)
 #   make conformance  CPython's and QuickJS's own tests inside wasmbox
 
 BUILD   ?= build
@@ -55,7 +56,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-mcp soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package shared deb test-deb cluster test-cluster
+.PHONY: all deps run test test-asan test-mcp test-peers soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package shared deb test-deb cluster test-cluster
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -462,6 +463,12 @@ endif
 bench: $(BUILD)/wasmbox unmetered $(BUILD)/mcpload $(BUILD)/bench-warm $(BUILD)/bench-load
 	@WB_BENCH_T0=$(BENCH_T0) bash bench/run.sh $(BUILD)/wasmbox --unmetered $(BUILD)/unmetered/wasmbox --jsnative "$$(cat $(BUILD)/javascript.dir)/jsnative" \
 	  $(if $(QUICK),--quick)
+
+# The peers step of make bench, each contender once (CI: a peer that stops
+# working, node:wasi on a new import of ours, fails here, not at bench time)
+test-peers: deps $(BUILD)/wasmbox $(BUILD)/bench-load
+	@python3 bench/peers.py $(BUILD)/wasmbox --load $(BUILD)/bench-load --python-dir "$$(cat $(BUILD)/python.dir)" \
+	  --pyodide "$$(bash bench/peers/install.sh)" --jsnative "$$(cat $(BUILD)/javascript.dir)/jsnative" --smoke
 
 # MCP round trips (HTTP, stdio) next to the library's own figure
 $(BUILD)/mcpload: bench/mcpload.c

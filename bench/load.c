@@ -130,8 +130,9 @@ static int mode_calls(int calls, int rounds) {
   double *lat[NLEVELS], rate[NLEVELS][64];
   if (rounds > 64) rounds = 64;
   for (int l = 0; l < NLEVELS; l++) lat[l] = malloc(sizeof(double) * (size_t)(calls * rounds));
-  double *scratch = malloc(sizeof(double) * (size_t)calls);
-  /* start a worker per thread before timing anything */
+  /* start a worker per thread before timing anything: 4 calls a thread */
+  int warmup_max = 4 * levels[NLEVELS - 1];
+  double *scratch = malloc(sizeof(double) * (size_t)(calls > warmup_max ? calls : warmup_max));
   for (int l = 0; l < NLEVELS; l++) run_round(levels[l], 4 * levels[l], scratch);
   for (int r = 0; r < rounds; r++)
     for (int l = 0; l < NLEVELS; l++) rate[l][r] = run_round(levels[l], calls, lat[l] + r * calls);

@@ -11,8 +11,10 @@ not comparable):
   node:wasi our own python.wasm run by node's WASI (V8 compiles it)
   pyodide   Pyodide in node (bench/peers/pyodide.mjs)
 
-usage: peers.py WASMBOX --load BENCH_LOAD --python-dir DIR --pyodide DIR --jsnative PATH [--quick]
+usage: peers.py WASMBOX --load BENCH_LOAD --python-dir DIR --pyodide DIR --jsnative PATH [--quick | --smoke]
 Raw samples go to bench/results/peers-<time>.json; bench/report.py prints them.
+--smoke (make test-peers, in CI): every step once with every contender, so
+that a peer that stops working fails the run; no figures are kept.
 """
 import json
 import os
@@ -186,9 +188,11 @@ def main():
     def opt(name):
         return os.path.abspath(args[args.index(name) + 1])
     load, python_dir, pyodide_dir, jsnative = opt('--load'), opt('--python-dir'), opt('--pyodide'), opt('--jsnative')
-    quick = '--quick' in args
+    quick, smoke = '--quick' in args, '--smoke' in args
     # rounds are modest so that make bench stays well under 15 minutes on 2 cores
-    if quick:
+    if smoke:
+        hello_runs, slow_runs, warm_rounds, calls, c_rounds, repeat, imp_rounds, mem = 1, 1, 1, 20, 1, 1, 1, 1
+    elif quick:
         hello_runs, slow_runs, warm_rounds, calls, c_rounds, repeat, imp_rounds, mem = 10, 2, 2, 200, 2, 2, 2, 1
     else:
         hello_runs, slow_runs, warm_rounds, calls, c_rounds, repeat, imp_rounds, mem = 30, 5, 5, 400, 4, 3, 3, 3
@@ -208,6 +212,9 @@ def main():
         print('peers: %s ...' % key, flush=True)
         report[key] = step()
         print('peers: %s took %.0f s' % (key, time.perf_counter() - t), flush=True)
+    if smoke:
+        print('peers: every contender ran every step')
+        return
     out = os.path.join(HERE, 'results')
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, 'peers-%s.json' % time.strftime('%Y%m%d-%H%M%S'))

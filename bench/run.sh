@@ -24,22 +24,7 @@ done
 [ -n "$jsnative" ] || die "bench/run.sh needs --jsnative PATH (make bench passes it)"
 
 # ---- peers (none of this is needed by make test) ----------------------------
-# Debian: the native interpreter, bubblewrap; node from Debian when the
-# machine has none (node:wasi and Pyodide need node >= 18).
-wb_apt_install python3.11 python3 bubblewrap
-command -v node >/dev/null || wb_apt_install nodejs npm
-# Pyodide, the exact version of bench/peers/package-lock.json, in the cache
-# outside the clone, keyed by the lock file (never global, never in /etc).
-pyodide_home="$WB_CACHE/peers/pyodide-$(wb_recipe_hash "$here/peers/package-lock.json")"
-if [ ! -f "$pyodide_home/node_modules/pyodide/pyodide.mjs" ]; then
-  wb_lock peers-pyodide
-  if [ ! -f "$pyodide_home/node_modules/pyodide/pyodide.mjs" ]; then
-    log "npm ci: Pyodide into $pyodide_home"
-    mkdir -p "$pyodide_home"
-    cp "$here/peers/package.json" "$here/peers/package-lock.json" "$pyodide_home/"
-    (cd "$pyodide_home" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
-  fi
-fi
+pyodide=$(bash "$here/peers/install.sh")
 # code mode's upstream and client: the npm packages make test-mcp pins
 mcp_tests="$here/../tests/mcp"
 if [ ! -x "$mcp_tests/node_modules/.bin/mcp-server-everything" ] ||
@@ -61,7 +46,7 @@ echo
 python3 "$here/store.py" "$build/bench-load" $([ -n "$quick" ] && echo 100)
 echo
 python3 "$here/peers.py" "$wasmbox" --load "$build/bench-load" --python-dir "$(cat "$build/python.dir")" \
-  --pyodide "$pyodide_home/node_modules/pyodide" --jsnative "$jsnative" $quick
+  --pyodide "$pyodide" --jsnative "$jsnative" $quick
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
 python3 "$here/report.py" --since "$since" --wall "$wall"
 echo

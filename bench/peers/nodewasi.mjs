@@ -45,6 +45,9 @@ const imports = {
     report_error: (t, tl, m, ml) => errors.push(`${text(t, tl)}: ${text(m, ml)}`),
     tool_request: () => NO_TOOLS.length,
     tool_reply: (p, n) => new Uint8Array(instance.exports.memory.buffer, p, n).set(NO_TOOLS.subarray(0, n)),
+    // signal.alarm's timer (runtimes/python/alarm.c): node cannot interrupt
+    // a running guest, so the host "could not make a timer" (EAGAIN)
+    set_alarm: () => 1,
   },
 };
 const NO_TOOLS = Buffer.from('{"ok":false,"error":{"type":"ToolError","message":"no tools are available to this call"}}');
@@ -60,6 +63,13 @@ function call(code) {
 
 const t0 = performance.now();
 const module = await WebAssembly.compile(readFileSync(wasmPath));
+// an import the module gained that this file does not define would fail in
+// instantiate() with only its number: name it
+for (const { module: m, name } of WebAssembly.Module.imports(module)) {
+  if (m !== 'wasi_snapshot_preview1' && !(imports[m] && name in imports[m])) {
+    throw new Error(`nodewasi.mjs defines no import ${m}.${name} (add it beside report_error)`);
+  }
+}
 instance = await WebAssembly.instantiate(module, imports);
 wasi.initialize(instance); // _initialize: C constructors
 if (instance.exports.wasmbox_init() !== 0) throw new Error('wasmbox_init failed');
