@@ -81,7 +81,7 @@ NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/stdlib
 define runtime
 $(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/*) | deps
 	@mkdir -p $(BUILD)
-	bash runtimes/$(1)/build.sh > $$@.tmp && mv $$@.tmp $$@
+	bash scripts/recipe.sh $$@ bash runtimes/$(1)/build.sh
 
 ifeq ($(PGO_STAGE),$(1))
 # inside pgo-train: the module is the instrumented build native.sh made
@@ -90,9 +90,8 @@ $(BUILD)/$(1)-native.dir: FORCE
 	echo "$$$$WB_PGO_DIR" > $$@
 else
 $(BUILD)/$(1)-native.dir: $(BUILD)/$(1).dir runtimes/native.sh tools/w2c_split.py $(FUEL_TOOL_SRC) $(if $(filter $(1),$(PGO_RUNTIMES)),$(PGO_SRC) $(wildcard runtimes/$(1)/train.*))
-	WB_FUEL=$(FUEL) bash runtimes/native.sh $(1) "$$$$(cat $(BUILD)/$(1).dir)/$(1).wasm" \
-	  $(if $(filter $(1),$(PGO_RUNTIMES)),--train '$(MAKE) --no-print-directory BUILD=$(BUILD)/pgo-$(1) PGO_STAGE=$(1) FUEL=$(FUEL) pgo-train') \
-	  > $$@.tmp && mv $$@.tmp $$@
+	WB_FUEL=$(FUEL) bash scripts/recipe.sh $$@ bash runtimes/native.sh $(1) "$$$$(cat $(BUILD)/$(1).dir)/$(1).wasm" \
+	  $(if $(filter $(1),$(PGO_RUNTIMES)),--train '$(MAKE) --no-print-directory BUILD=$(BUILD)/pgo-$(1) PGO_STAGE=$(1) FUEL=$(FUEL) pgo-train')
 endif
 endef
 $(foreach r,$(RUNTIMES),$(eval $(call runtime,$(r))))
@@ -122,7 +121,7 @@ $(BUILD)/python-stdlib.img: $(BUILD)/python.dir $(BUILD)/mkimage $(PY_STDLIB_SRC
 # /usr/local/lib/python3.11/site-packages.
 $(BUILD)/python-packages.dir: runtimes/lib.sh runtimes/python/packages.sh runtimes/python/packages.txt | deps
 	@mkdir -p $(BUILD)
-	bash runtimes/python/packages.sh > $@.tmp && mv $@.tmp $@
+	bash scripts/recipe.sh $@ bash runtimes/python/packages.sh
 
 $(BUILD)/python-packages.img: $(BUILD)/python-packages.dir $(BUILD)/mkimage
 	$(BUILD)/mkimage "$$(cat $<)/site-packages" $@
@@ -142,7 +141,7 @@ JS_PACKAGES_SRC := runtimes/lib.sh runtimes/javascript/packages.sh runtimes/java
   runtimes/javascript/packages/package-lock.json
 $(BUILD)/javascript-packages.dir: $(JS_PACKAGES_SRC) | deps
 	@mkdir -p $(BUILD)
-	bash runtimes/javascript/packages.sh > $@.tmp && mv $@.tmp $@
+	bash scripts/recipe.sh $@ bash runtimes/javascript/packages.sh
 
 $(BUILD)/javascript-packages.img: $(BUILD)/javascript-packages.dir $(BUILD)/mkimage
 	$(BUILD)/mkimage "$$(cat $<)/node_modules" $@
@@ -251,7 +250,7 @@ PLAYGROUND := src/mcp/playground
 $(BUILD)/playground-editor.dir: runtimes/lib.sh $(PLAYGROUND)/editor.sh $(PLAYGROUND)/package.json \
   $(PLAYGROUND)/package-lock.json | deps
 	@mkdir -p $(BUILD)
-	bash $(PLAYGROUND)/editor.sh > $@.tmp && mv $@.tmp $@
+	bash scripts/recipe.sh $@ bash $(PLAYGROUND)/editor.sh
 $(BUILD)/playground.o: scripts/embed.sh $(BUILD)/playground-editor.dir $(PLAYGROUND)/index.html \
   $(PLAYGROUND)/app.js $(PLAYGROUND)/app.css
 	bash scripts/embed.sh "$(CC)" $@ 16 wb_playground_index=$(PLAYGROUND)/index.html \

@@ -4,10 +4,14 @@ its median and spread, the ratio to the baseline measured in the same run,
 the goal of the issue that set it and whether it is met; and one JSON file
 with the table and all raw samples, bench/results/bench-<time>.json.
 
-usage: report.py --since EPOCH [--wall SECONDS]
+usage: report.py --since EPOCH [--wall SECONDS] [--build-dir DIR --build-seconds SECONDS]
 Reads the newest results written since EPOCH (the start of make bench):
 python-*.json and javascript-*.json (bench.py), mcp-*.json (mcp.py),
 peers-*.json (peers.py). A part that did not run shows as such.
+The build: DIR's *.dir files (and DIR/unmetered's) name the cache entries
+the build used; each records the seconds its cold build took
+(scripts/recipe.sh): their sum is the cold build's cost, next to this make
+bench's own build (SECONDS, from its start until the measurements began).
 """
 import glob
 import json
@@ -286,6 +290,36 @@ def fuel_rows(t, py, js):
                       verdict=met(g <= 1.03))
 
 
+def build_rows(t, build_dir, build_s):
+    t.section('build: cold (each cache entry as it was first built), and this make bench\'s own')
+
+    def minutes(sec):
+        return {'median': sec / 60, 'p10': 0, 'p90': 0, 'n': 1}
+    seen = set()
+    for who, d in (('cold build', build_dir), ('cold build, unmetered', os.path.join(build_dir, 'unmetered'))):
+        total, complete = 0.0, True
+        for f in sorted(glob.glob(os.path.join(d, '*.dir'))):
+            entry = open(f).read().strip()
+            name = os.path.basename(entry)
+            if name in seen or not os.path.isdir(entry):
+                continue
+            seen.add(name)
+            rec = os.path.join(entry, '.build-seconds')
+            if not os.path.exists(rec):
+                complete = False
+                t.row(name, who, note='not recorded (made before scripts/recipe.sh recorded build times)')
+                continue
+            total += float(open(rec).read())
+            t.row(name, who, minutes(float(open(rec).read())), unit='min')
+        if d == build_dir and seen and complete:
+            t.row('the recipes, summed', who, minutes(total), unit='min', goal='<= 25 min in all (#36)',
+                  verdict=met(total <= 25 * 60),
+                  note='our own C and the snapshots come on top: rm -rf ~/.cache/wasmbox && time make')
+    if build_s is not None:
+        t.row('make bench, building', 'this run', minutes(build_s), unit='min', goal='<= 15 min in all, warm (#36)',
+              note='warm when every entry above was in the cache')
+
+
 def codemode_rows(t, cm):
     t.section('code mode: a tool call from sandboxed code (echo on server-everything, stdio)')
     if not cm:
@@ -307,6 +341,8 @@ def main():
     args = sys.argv[1:]
     since = float(args[args.index('--since') + 1]) if '--since' in args else 0
     wall = float(args[args.index('--wall') + 1]) if '--wall' in args else None
+    build_dir = args[args.index('--build-dir') + 1] if '--build-dir' in args else None
+    build_s = float(args[args.index('--build-seconds') + 1]) if '--build-seconds' in args else None
     py, js, mcp, peers, cm = (newest(k, since) for k in ('python', 'javascript', 'mcp', 'peers', 'codemode'))
     t = Table()
     if peers:
@@ -320,6 +356,8 @@ def main():
         t.section('peers: not run (bench/peers.py)')
     fuel_rows(t, py, js)
     codemode_rows(t, cm)
+    if build_dir:
+        build_rows(t, build_dir, build_s)
     v = peers['versions'] if peers else {}
     print('\n' + '=' * 100)
     print('wasmbox vs the alternatives, %s, %d CPUs, %s' % (os.uname().nodename, os.cpu_count(),

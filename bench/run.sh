@@ -11,6 +11,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../runtimes/lib.sh"
 t0=${WB_BENCH_T0:-$(date +%s.%N)}
+# make has built everything by now: this is the build's share of the wall time
+built=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
 wasmbox=$(realpath "$1")
 build=$(dirname "$wasmbox")
 quick=""; jsnative=""
@@ -48,7 +50,7 @@ echo
 python3 "$here/peers.py" "$wasmbox" --load "$build/bench-load" --python-dir "$(cat "$build/python.dir")" \
   --pyodide "$pyodide" --jsnative "$jsnative" $quick
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
-python3 "$here/report.py" --since "$since" --wall "$wall"
+python3 "$here/report.py" --since "$since" --wall "$wall" --build-dir "$build" --build-seconds "$built"
 echo
 printf 'total wall time of make bench: %d min %02d s (building, installing peers, measuring)\n' \
   $((wall / 60)) $((wall % 60))
