@@ -29,7 +29,9 @@ start) ;;
 *) echo "cluster.sh: unknown command '$cmd'" >&2; exit 2 ;;
 esac
 
-command -v haproxy >/dev/null || { . "$here/../runtimes/lib.sh" && wb_apt_install haproxy; } || exit 1
+# (in a subshell: lib.sh turns on set -e, which this script's own tests of
+# exit statuses must not run under)
+command -v haproxy >/dev/null || (. "$here/../runtimes/lib.sh" && wb_apt_install haproxy) || exit 1
 mkdir -p "$dir"
 stop
 bash "$here/pg.sh" start "$dir" $((port + 100)) > "$dir/store" || { stop; exit 1; }
