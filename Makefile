@@ -76,10 +76,12 @@ PGO_SRC := tools/pgo_train.c
 # its files); NAME-native.dir: the directory with NAME.o and NAME.h.
 # Files beside a recipe that are not part of it (they have rules of their
 # own below): changing them must not send make through the recipe again.
-NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/stdlib.sh runtimes/python/packages.sh \
+# (numpy/ is a directory: its files, numpy.sh's, are named one by one.)
+NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/numpy runtimes/python/stdlib.sh runtimes/python/packages.sh \
   runtimes/python/packages.txt runtimes/javascript/packages.sh runtimes/javascript/packages runtimes/javascript/intl.js
 define runtime
-$(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/*) | deps
+$(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/*) \
+  $(wildcard runtimes/$(1)/numpy/*.* runtimes/$(1)/numpy/patches/*) | deps
 	@mkdir -p $(BUILD)
 	bash scripts/recipe.sh $$@ bash runtimes/$(1)/build.sh
 
@@ -126,9 +128,11 @@ $(BUILD)/python-packages.dir: runtimes/lib.sh runtimes/python/packages.sh runtim
 $(BUILD)/python-packages.img: $(BUILD)/python-packages.dir $(BUILD)/mkimage
 	$(BUILD)/mkimage "$$(cat $<)/site-packages" $@
 
-$(BUILD)/gen/python_packages.h: $(BUILD)/python-packages.dir
+# The pure-Python packages' table, then the packages built into python.wasm
+# (numpy), named by their .dist-info in the runtime's tree.
+$(BUILD)/gen/python_packages.h: $(BUILD)/python-packages.dir $(BUILD)/python.dir
 	@mkdir -p $(dir $@)
-	cp "$$(cat $<)/packages.h" $@
+	python3 scripts/python_packages_h.py "$$(cat $<)/packages.h" "$$(cat $(BUILD)/python.dir)/stdlib" > $@
 
 # The built-in npm packages' names, for guidance (JS_NPM_PACKAGES)
 $(BUILD)/gen/javascript_packages.h: runtimes/javascript/packages/package.json
@@ -485,7 +489,7 @@ bench-mcp: $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm
 
 conformance: $(BUILD)/wasmbox
 	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)" \
-	  "$$(cat $(BUILD)/python-packages.dir)"
+	  "$$(cat $(BUILD)/python-packages.dir)" "$$(cat $(BUILD)/python.dir)/numpy-tests"
 
 clean:
 	rm -rf $(BUILD)

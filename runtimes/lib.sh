@@ -104,3 +104,16 @@ wb_lock() {
 wb_recipe_hash() {
   cat "$@" | sha256sum | cut -c1-16
 }
+
+# wb_recipe COMMAND...: run a recipe another recipe is built from (it prints
+# its cache entry); as scripts/recipe.sh does for make's, record in the entry
+# the seconds its build took when this run made it.
+wb_recipe() {
+  local start dir
+  start=$(date +%s)
+  dir=$("$@") || die "recipe failed: $*"
+  if [ -f "$dir/.done" ] && [ "$(stat -c %Y "$dir/.done")" -ge "$start" ] && [ ! -e "$dir/.build-seconds" ]; then
+    echo $(($(date +%s) - start)) > "$dir/.build-seconds"
+  fi
+  echo "$dir"
+}

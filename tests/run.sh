@@ -4,7 +4,8 @@
 # the Python client (bindings/python) installed with pip,
 # the MCP transport tests and the
 # metering pass's tests (on small modules and on the guests this build
-# holds), the tests of the translation's rewrites (tools/w2c_split.py) and of
+# holds), the tests of the translation's rewrites (tools/w2c_split.py), of
+# numpy's cast rewrites (runtimes/python/fpcast.py) and of
 # the PGO training driver (tools/pgo_train.c), then print one line:
 # "N passed, N failed".
 set -u
@@ -44,6 +45,7 @@ script wasm_fuel "$fuel_tool" "${guests[@]}"
 # libasan preloaded into python): its client is tested in the plain pass
 case $bin in *-asan) ;; *) script python_client "$(cd "$(dirname "$0")/.." && pwd)" "$(dirname "$bin")" ;; esac
 script w2c_split "$fuel_tool"
+script fpcast
 script pgo_train "$trainer"
 out=$(python3 "$(dirname "$0")/mcp/transport.py" "$bin" 2>&1)
 p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")

@@ -10,11 +10,11 @@
  * globals, which is what a session is. An instance may be a copy of a memory
  * snapshot taken after wasmbox_init; the host calls wasmbox_fresh() on each
  * fresh copy: it takes this call's environment and mounts (guest_libc.c),
- * shows the environment in os.environ, and reseeds `random` so that copies
- * do not share one sequence. An uncaught exception is printed to
- * stderr as CPython would and reported to the host through the import
- * wasmbox.report_error (type, message, traceback), so the host never parses
- * guest output. Tool requests (the module `wasmbox`, lib/wasmbox.py) go to
+ * shows the environment in os.environ, and reseeds `random` and numpy's
+ * global generator so that copies do not share one sequence. An uncaught
+ * exception is printed to stderr as CPython would and reported to the host
+ * through the import wasmbox.report_error (type, message, traceback), so
+ * the host never parses guest output. Tool requests (the module `wasmbox`, lib/wasmbox.py) go to
  * the host through wasmbox.tool_request / wasmbox.tool_reply, exposed here as
  * _wasmbox.tool_request(bytes) -> bytes. */
 #define PY_SSIZE_T_CLEAN
@@ -80,9 +80,10 @@ static const char helper_source[] =
     "    for item in env:\n"
     "        k, _, v = item.partition('=')\n"
     "        os.environ._data[os.environ.encodekey(k)] = os.environ.encodevalue(v)\n"
-    "    r = sys.modules.get('random')\n"
-    "    if r is not None:\n"
-    "        r.seed()\n"
+    "    for name in ('random', 'numpy.random'):\n"  /* numpy's global RandomState too */
+    "        r = sys.modules.get(name)\n"
+    "        if r is not None:\n"
+    "            r.seed()\n"
     "def exit_status(exc):\n"
     "    code = exc.code\n"
     "    if code is None:\n"
@@ -103,6 +104,9 @@ static const char helper_source[] =
     "    text = ''.join(traceback.format_exception(type(exc), exc, tb, limit=-1000))\n"
     "    sys.stderr.write(text)\n"
     "    t = type(exc)\n"
+    /* numpy's _ArrayMemoryError and the like: still out of memory */
+    "    if isinstance(exc, MemoryError):\n"
+    "        t = MemoryError\n"
     "    name = t.__qualname__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__qualname__\n"
     "    try:\n"
     "        msg = str(exc)\n"
@@ -124,7 +128,12 @@ static void flush_stdio(void) {
   }
 }
 
+/* The extension modules linked in (build.sh generates it from numpy.sh's
+ * list): registered as built-ins before the interpreter starts. */
+int wb_python_extensions_register(void);
+
 WB_EXPORT(wasmbox_init) int wasmbox_init(void) {
+  if (wb_python_extensions_register() != 0) return -1;
   PyPreConfig pre;
   PyPreConfig_InitIsolatedConfig(&pre);
   pre.utf8_mode = 1;

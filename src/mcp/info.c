@@ -24,6 +24,11 @@ static const char py_probe[] =
     "pk = [{'name': p['distribution'], 'version': p['version'], 'import': [m for m in p['modules'] if m[0] != '_'],\n"
     "       'from': 'built-in'}\n"
     "      for p in json.load(open('/usr/local/lib/python3.11/site-packages/wasmbox-packages.json'))]\n"
+    /* the packages built into the interpreter (numpy), beside the stdlib */
+    "import importlib.metadata as md\n"
+    "for d in md.distributions(path=['/usr/local/lib/python3.11']):\n"
+    "    pk.append({'name': d.metadata['Name'], 'version': d.version,\n"
+    "               'import': (d.read_text('top_level.txt') or '').split(), 'from': 'built-in'})\n"
     "for i in range(4):\n"
     "    d = '/packages/%d' % i\n"
     "    for e in sorted(os.listdir(d)) if os.path.isdir(d) else ():\n"

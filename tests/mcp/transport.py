@@ -825,6 +825,8 @@ def http_sessions_files(s):
     check('list_runtimes lists the built-in packages with versions and import names',
           pk['openpyxl']['version'] == '3.0.9' and pk['PyYAML']['import'] == ['yaml'] and
           pk['beautifulsoup4']['from'] == 'built-in' and len(pk) >= 30)
+    check('list_runtimes lists numpy, built into the interpreter',
+          pk['numpy']['version'] == '1.19.5' and pk['numpy']['import'] == ['numpy'] and pk['numpy']['from'] == 'built-in')
     box = s.tool(sid, 'create_session', {})['structuredContent']['session_id']
     ins = s.tool(sid, 'install_package', {'session_id': box, 'requirement': 'tabulate'})
     check('install_package without an index configured says so',

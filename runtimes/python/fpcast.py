@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""fpcast.py COMPILES: make a C extension's function pointer casts safe on
+WebAssembly, in place, before it is compiled (numpy.sh).
+
+C code written for x86 and ARM often casts a function to a function
+pointer type with other parameters: a getter `PyObject *f(PyObject *self)`
+stored as `getter` (which takes two), a METH_NOARGS method with one. There
+the extra argument is ignored; in WebAssembly `call_indirect` checks the
+callee's exact type and traps ("null function or function signature
+mismatch"). numpy 1.19 has some 250 such casts.
+
+For each source in COMPILES (one compiler command a line, as numpy.sh runs
+them), clang reports every cast between function types
+(-Wcast-function-type-strict). A cast is harmless when both types lower to
+the same WebAssembly signature (pointers, int and long are all i32); a
+cast of a function to a generic `void (*)(void)` is one the code casts
+back before calling; a cast to PyCFunction of a function taking two or
+more parameters is how CPython's METH_KEYWORDS/METH_FASTCALL methods are
+declared. Every other cast of a named function is rewritten to name a
+wrapper with exactly the target type, which calls the function with the
+arguments it takes:
+
+    (getter)array_ndim_get
+ -> (getter)wb_fpcast_3   where
+    static PyObject *wb_fpcast_3(PyObject *a0, void *a1)
+    { return (PyObject *)array_ndim_get((PyArrayObject *)a0); }
+
+The wrapper goes just before the top-level declaration holding the cast.
+A cast of a function pointer variable is left alone (the code calls it
+with the type it was made for) and listed. The check runs again
+afterwards: any other cast that would trap fails the build with its place.
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+WARNING = re.compile(r"^(.+?):(\d+):(\d+): warning: cast from '(.*?)'(?: \(aka '(.*?)'\))? to '(.*?)'"
+                     r"(?: \(aka '(.*?)'\))? converts to incompatible function type")
+
+
+def split_function_type(t):
+    """'R (*)(A, B)' -> ('R', ['A', 'B'])"""
+    m = re.match(r'^(.*?)\s*\(\*\)\((.*)\)$', t)
+    if not m:
+        return None
+    params, depth, cur = [], 0, ''
+    for ch in m.group(2):
+        depth += ch == '('
+        depth -= ch == ')'
+        if ch == ',' and depth == 0:
+            params.append(cur.strip())
+            cur = ''
+        else:
+            cur += ch
+    if cur.strip():
+        params.append(cur.strip())
+    if params == ['void']:
+        params = []
+    return m.group(1).strip(), params
+
+
+def wasm_type(t):
+    """What a C type becomes in a WebAssembly signature on wasm32."""
+    t = t.strip()
+    if t == 'void':
+        return ''
+    if '*' in t or '(' in t or '[' in t:
+        return 'i32'
+    if 'long double' in t:
+        return 'i64 i64'
+    if 'double' in t:
+        return 'f64'
+    if 'float' in t and not t.startswith('npy_c'):
+        return 'f32'
+    if 'long long' in t or re.search(r'int64|npy_datetime|npy_timedelta', t):
+        return 'i64'
+    return 'i32'  # int, long, short, char, enums; structs by value go by pointer
+
+
+def signature(fn):
+    ret, params = fn
+    return wasm_type(ret), tuple(wasm_type(p) for p in params)
+
+
+def check_command(cmd):
+    """The compile command as a syntax-only run reporting function casts."""
+    args = shlex.split(cmd)
+    i = args.index('-c')
+    src = args[i + 1]
+    out = [a for a in args[:i] if a != '-w'] + ['-fsyntax-only', '-Wno-everything',
+                                               '-Wcast-function-type-strict', src]
+    return src, out
+
+
+def casts(commands, jobs):
+    """Every cast clang reports, as (file, line, col, from, to); each place once."""
+    def run(cmd):
+        src, args = check_command(cmd)
+        p = subprocess.run(args, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit('fpcast: %s does not compile:\n%s' % (src, p.stderr[-3000:]))
+        return p.stderr
+    seen, found = set(), []
+    with ThreadPoolExecutor(jobs) as pool:
+        for err in pool.map(run, commands):
+            for line in err.splitlines():
+                m = WARNING.match(line)
+                if not m:
+                    continue
+                f, ln, col = os.path.realpath(m.group(1)), int(m.group(2)), int(m.group(3))
+                if (f, ln, col) in seen:
+                    continue
+                seen.add((f, ln, col))
+                found.append((f, ln, col, m.group(5) or m.group(4), m.group(7) or m.group(6)))
+    return found
+
+
+def traps(frm, to):
+    """Would a call through the cast type trap?"""
+    a, b = split_function_type(frm), split_function_type(to)
+    if a is None or b is None:
+        return True
+    if to == 'void (*)(void)':
+        return False  # stored generically, cast back to its type to be called
+    if signature(a) == signature(b):
+        return False
+    if re.search(r'struct _object \*\(\*\)\(struct _object \*, struct _object \*\)$', to) and len(a[1]) >= 2:
+        return False  # PyCFunction: METH_KEYWORDS / METH_FASTCALL functions take 3 or 4
+    return True
+
+
+def top_level_starts(text):
+    """Offsets where a top-level declaration may begin: after each top-level
+    ';' or '}' and after each preprocessor line (comments and literals skipped)."""
+    starts, depth, i, n, line_start = [0], 0, 0, len(text), True
+    while i < n:
+        c = text[i]
+        if line_start and c == '#':
+            while i < n and (text[i] != '\n' or text[i - 1] == '\\'):
+                i += 1
+            starts.append(i + 1)
+            continue
+        if c == '\n':
+            line_start = True
+            i += 1
+            continue
+        if not c.isspace():
+            line_start = False
+        if text.startswith('//', i):
+            i = text.find('\n', i)
+            i = n if i < 0 else i
+            continue
+        if text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            i = n if j < 0 else j + 2
+            continue
+        if c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == '\\' else 1
+            i = j + 1
+            continue
+        if c == '{':
+            depth += 1
+        elif c == '}':
+            depth -= 1
+            if depth == 0:
+                starts.append(i + 1)
+        elif c == ';' and depth == 0:
+            starts.append(i + 1)
+        i += 1
+    return starts
+
+
+def wrapper(name, target, frm, to):
+    (tret, tparams), (fret, fparams) = split_function_type(to), split_function_type(frm)
+    if len(fparams) > len(tparams):
+        return None  # the function needs arguments the caller does not pass
+    params = ', '.join('%s a%d' % (p, k) for k, p in enumerate(tparams)) or 'void'
+    call = '%s(%s)' % (target, ', '.join('(%s)a%d' % (p, k) for k, p in enumerate(fparams)))
+    if tret == 'void':
+        body = '%s;' % call
+    elif fret == 'void':
+        body = '%s; return 0;' % call
+    else:
+        body = 'return (%s)%s;' % (tret, call)
+    return 'static %s %s(%s) { %s }\n' % (tret, name, params, body)
+
+
+CAST = re.compile(r'\(([^()]|\([^()]*\))*\)\s*&?\s*([A-Za-z_]\w*)\b(?!\s*(\(|->|\.|\[))')
+
+
+def operand(text, pos):
+    """The cast at pos: its match (group 2 the name cast) and whether that
+    name is a local function pointer variable rather than a function."""
+    m = CAST.match(text, pos)
+    variable = bool(m) and bool(re.search(r'(?m)^\s+[\w\s\*]*\b%s\s*(=|;|\[)' % re.escape(m.group(2)), text[:pos]))
+    return m, variable
+
+
+def is_variable_cast(f, ln, col):
+    lines = open(f).read().split('\n')
+    text = '\n'.join(lines)
+    return operand(text, sum(len(x) + 1 for x in lines[:ln - 1]) + col - 1)[1]
+
+
+def rewrite(found):
+    """Rewrite each trapping cast of a named function; returns those left."""
+    by_file, variables = {}, []
+    for f, ln, col, frm, to in found:
+        if traps(frm, to):
+            by_file.setdefault(f, []).append((ln, col, frm, to))
+    count = 0
+    for f, items in sorted(by_file.items()):
+        text = open(f).read()
+        lines = text.split('\n')
+        offsets = [0]
+        for line in lines:
+            offsets.append(offsets[-1] + len(line) + 1)
+        starts = top_level_starts(text)
+        edits = []  # (offset, old_len, new_text) and insertions (offset, 0, text)
+        for ln, col, frm, to in items:
+            pos = offsets[ln - 1] + col - 1
+            m, variable = operand(text, pos)
+            name = m and m.group(2)
+            if variable:
+                variables.append('%s:%d:%d: %s' % (f, ln, col, name))
+                continue
+            w = name and wrapper('wb_fpcast_%d' % count, name, frm, to)
+            if not w:
+                continue  # the check below names it
+            start = max(s for s in starts if s <= pos)
+            edits.append((start, 0, w))
+            edits.append((m.start(2), len(name), 'wb_fpcast_%d' % count))
+            count += 1
+        for off, old, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+            text = text[:off] + new + text[off + old:]
+        with open(f, 'w') as fh:
+            fh.write(text)
+    return count, variables
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit('usage: fpcast.py COMPILES')
+    commands = [c for c in open(sys.argv[1]).read().splitlines() if c.strip()]
+    jobs = int(os.environ.get('WB_JOBS', os.cpu_count() or 1))
+    count, variables = rewrite(casts(commands, jobs))
+    again = [c for c in casts(commands, jobs) if traps(c[3], c[4]) and not is_variable_cast(*c[:3])]
+    if again:
+        sys.exit('fpcast: %d function casts would trap on WebAssembly and could not be rewritten:\n  %s'
+                 % (len(again), '\n  '.join('%s:%d:%d: %s -> %s' % c for c in again)))
+    print('fpcast: %d casts now call wrappers of their exact type; left as they are, casts of function '
+          'pointer variables (the code picks the type it calls with): %s' % (count, ', '.join(variables) or 'none'))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# fpcast.sh: tests of runtimes/python/fpcast.py (function pointer casts that
+# would trap on WebAssembly, rewritten to wrappers of the exact type) on a
+# small C file with the shapes numpy has: a one-parameter getter, a
+# METH_NOARGS method declared with one parameter, a fill function returning
+# void cast to one returning int; the casts that are harmless left as they
+# are (same WebAssembly signature, METH_KEYWORDS functions, a function
+# pointer variable); and a cast that cannot be wrapped (the function needs
+# an argument the caller does not pass) failing with its place.
+# Prints "ok N - what" / "not ok N - what".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tool="$here/../runtimes/python/fpcast.py"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0
+check() { # check "what" CONDITION...
+  local what=$1; shift
+  n=$((n + 1))
+  if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
+}
+
+cat > "$tmp/casts.c" <<'EOF'
+typedef struct _object { int refs; } PyObject;
+typedef PyObject *(*getter)(PyObject *, void *);
+typedef PyObject *(*PyCFunction)(PyObject *, PyObject *);
+typedef PyObject *(*unaryfunc)(PyObject *);
+typedef int (*fill_fn)(void *, long, void *);
+typedef struct { const char *name; getter get; } GetSet;
+typedef struct { PyObject base; int value; } Array;
+
+static PyObject *array_value_get(Array *a) { return &a->base; }
+static PyObject *array_base_get(Array *a, void *closure) { (void)closure; return &a->base; }
+static PyObject *method_noargs(PyObject *self) { return self; }
+static PyObject *method_keywords(PyObject *self, PyObject *args, PyObject *kw) { (void)args; (void)kw; return self; }
+static void int_fill(int *buf, long n, int *delta) { for (long i = 2; i < n; i++) buf[i] = buf[i - 1] + *delta; }
+
+static GetSet getset[] = {{"value", (getter)array_value_get}, {"base", (getter)array_base_get}};
+static PyCFunction methods[] = {(PyCFunction)method_noargs, (PyCFunction)method_keywords};
+
+int use(Array *a, int *buf) {
+  fill_fn fill = (fill_fn)int_fill;
+  getter g = getset[0].get;
+  unaryfunc variable = (unaryfunc)0;
+  getter again = (getter)variable;
+  int d = 1;
+  return (g(&a->base, 0) == &a->base) + (variable ? again(&a->base, 0) == &a->base : 0) + fill(buf, 4, &d);
+}
+EOF
+cp "$tmp/casts.c" "$tmp/orig.c"
+cc="clang-19 --target=wasm32-wasi -O2 -w"
+echo "$cc -c $tmp/casts.c -o $tmp/casts.o" > "$tmp/compiles"
+out=$(WB_JOBS=1 python3 "$tool" "$tmp/compiles" 2>&1); rc=$?
+check "fpcast succeeds on casts it can fix" test "$rc" -eq 0
+check "it says how many it rewrote" grep -q "fpcast: 3 casts now call wrappers" <<<"$out"
+check "the one-parameter getter goes through a wrapper" grep -q '(getter)wb_fpcast_[0-9]*}' "$tmp/casts.c"
+check "its wrapper has the getter's type and drops the closure" \
+  grep -q 'static struct _object \* wb_fpcast_[0-9]*(struct _object \* a0, void \* a1) { return (struct _object \*)array_value_get(' "$tmp/casts.c"
+check "the METH_NOARGS method declared with one parameter is wrapped" grep -q '(PyCFunction)wb_fpcast_' "$tmp/casts.c"
+check "the void fill function cast to one returning int returns 0" grep -q 'int_fill(.*); return 0; }' "$tmp/casts.c"
+check "a getter of the exact WebAssembly type is left alone" grep -q '(getter)array_base_get' "$tmp/casts.c"
+check "a METH_KEYWORDS method (three parameters) is left alone" grep -q '(PyCFunction)method_keywords' "$tmp/casts.c"
+check "a cast of a function pointer variable is left alone and listed" \
+  bash -c 'grep -q "(getter)variable" "$1" && grep -q "casts.c:[0-9]*:[0-9]*: variable" <<<"$2"' _ "$tmp/casts.c" "$out"
+check "the rewritten file compiles" $cc -c "$tmp/casts.c" -o "$tmp/casts.o"
+out2=$(WB_JOBS=1 python3 "$tool" "$tmp/compiles" 2>&1)
+check "a second run finds nothing left to rewrite" grep -q "fpcast: 0 casts" <<<"$out2"
+
+# a function that needs more arguments than its callers pass cannot be wrapped
+cat > "$tmp/bad.c" <<'EOF'
+typedef int (*unary)(int);
+static int add(int a, int b) { return a + b; }
+unary table[] = {(unary)add};
+EOF
+echo "$cc -c $tmp/bad.c -o $tmp/bad.o" > "$tmp/compiles"
+out=$(WB_JOBS=1 python3 "$tool" "$tmp/compiles" 2>&1); rc=$?
+check "a cast that cannot be wrapped fails the build" test "$rc" -ne 0
+check "and names its place" bash -c 'grep -q "would trap" <<<"$1" && grep -q "bad.c:3:" <<<"$1"' _ "$out"
