@@ -25,6 +25,10 @@ arguments it takes:
     static PyObject *wb_fpcast_3(PyObject *a0, void *a1)
     { return (PyObject *)array_ndim_get((PyArrayObject *)a0); }
 
+The same goes for a method table entry whose function has other
+parameters than its flags make CPython pass (a METH_KEYWORDS method
+declared with two): there is no cast for clang to see.
+
 The wrapper goes just before the top-level declaration holding the cast.
 A cast of a function pointer variable is left alone (the code calls it
 with the type it was made for) and listed. The check runs again
@@ -243,18 +247,76 @@ def rewrite(found):
     return count, variables
 
 
+METHOD = re.compile(r'\{\s*"[^"]*"\s*,\s*\(\s*PyCFunction\s*\)\s*&?\s*([A-Za-z_]\w*)\s*,\s*([^,{}]+?)\s*,')
+
+
+def parameters(text, name):
+    """How many parameters the definition of function `name` in text has."""
+    for m in re.finditer(r'\b%s\s*\(' % re.escape(name), text):
+        depth, i, commas = 1, m.end(), 0
+        while i < len(text) and depth:
+            depth += text[i] == '('
+            depth -= text[i] == ')'
+            commas += text[i] == ',' and depth == 1
+            i += 1
+        if re.match(r'\s*\{', text[i:]):
+            inner = text[m.end():i - 1].strip()
+            return 0 if inner in ('', 'void') else commas + 1
+    return None
+
+
+def method_tables(paths):
+    """A method table's entry is `(PyCFunction)f` whatever f's parameters:
+    clang sees no cast between function types when f is declared with the
+    two of PyCFunction, but CPython calls a METH_KEYWORDS method with three.
+    Point each entry whose function's parameters differ from what its flags
+    make CPython pass at a wrapper that takes those and passes f its own.
+    Returns how many."""
+    count = 0
+    for f in paths:
+        text = open(f).read()
+        edits, starts = [], None
+        for m in METHOD.finditer(text):
+            name, flags = m.group(1), m.group(2)
+            if 'METH_FASTCALL' in flags or name.startswith('wb_fpcast_'):
+                continue
+            want = 3 if 'METH_KEYWORDS' in flags else 2
+            have = parameters(text, name)
+            if have is None or have == want:
+                continue
+            starts = starts or top_level_starts(text)
+            wrapper_name = 'wb_fpcast_m%d' % count
+            args = ', '.join(['(void *)a%d' % k for k in range(min(have, want))] + ['NULL'] * max(0, have - want))
+            params = ', '.join('PyObject *a%d' % k for k in range(want))
+            edits.append((max(x for x in starts if x <= m.start()), 0,
+                          'static PyObject *%s(%s) { return %s(%s); }\n' % (wrapper_name, params, name, args)))
+            edits.append((m.start(1), len(name), wrapper_name))
+            count += 1
+        if edits:
+            for off, old, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+                text = text[:off] + new + text[off + old:]
+            with open(f, 'w') as fh:
+                fh.write(text)
+    return count
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit('usage: fpcast.py COMPILES')
     commands = [c for c in open(sys.argv[1]).read().splitlines() if c.strip()]
     jobs = int(os.environ.get('WB_JOBS', os.cpu_count() or 1))
+    sources = sorted({check_command(c)[0] for c in commands})
+    methods = method_tables(sources)
     count, variables = rewrite(casts(commands, jobs))
     again = [c for c in casts(commands, jobs) if traps(c[3], c[4]) and not is_variable_cast(*c[:3])]
     if again:
         sys.exit('fpcast: %d function casts would trap on WebAssembly and could not be rewritten:\n  %s'
                  % (len(again), '\n  '.join('%s:%d:%d: %s -> %s' % c for c in again)))
-    print('fpcast: %d casts now call wrappers of their exact type; left as they are, casts of function '
-          'pointer variables (the code picks the type it calls with): %s' % (count, ', '.join(variables) or 'none'))
+    if method_tables(sources):
+        sys.exit('fpcast: method table entries still call functions with other parameters than their flags say')
+    print('fpcast: %d casts and %d method table entries now call wrappers of their exact type; left as they are, '
+          'casts of function pointer variables (the code picks the type it calls with): %s'
+          % (count, methods, ', '.join(variables) or 'none'))
 
 
 if __name__ == '__main__':
