@@ -3,8 +3,9 @@
 # source) inside wasmbox next to native python3.11, then QuickJS's own tests
 # (tests/*.js of the same tarball) inside wasmbox next to the same QuickJS
 # built natively.
-#   run.sh WASMBOX PYTHON_TESTDIR JAVASCRIPT_RUNTIME_DIR PYTHON_PACKAGES_DIR
-# (between the two: the built-in Python packages' own suites, packages.sh)
+#   run.sh WASMBOX PYTHON_TESTDIR JAVASCRIPT_RUNTIME_DIR PYTHON_PACKAGES_DIR NUMPY_TESTS
+# (between the two: the built-in Python packages' own suites, packages.sh,
+# and numpy's, numpy_suite.py, against the same numpy built natively)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../runtimes/lib.sh"
 wb_apt_install python3.11 python3
@@ -13,5 +14,8 @@ python3 "$here/conformance.py" "$1" "$2"; py=$?
 echo
 bash "$here/packages.sh" "$1" "$4"; pk=$?
 echo
+native=$(bash "$here/numpy_native.sh") && pytest=$(bash "$here/../../runtimes/python/packages.sh" "$here/pytest-packages.txt") &&
+  python3 "$here/numpy_suite.py" "$1" "$5" "$native" "$pytest/site-packages" "$4/site-packages"; np=$?
+echo
 python3 "$here/js_conformance.py" "$1" "$3"; js=$?
-[ "$py" -eq 0 ] && [ "$pk" -eq 0 ] && [ "$js" -eq 0 ]
+[ "$py" -eq 0 ] && [ "$pk" -eq 0 ] && [ "$np" -eq 0 ] && [ "$js" -eq 0 ]
