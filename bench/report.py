@@ -7,7 +7,8 @@ with the table and all raw samples, bench/results/bench-<time>.json.
 usage: report.py --since EPOCH [--wall SECONDS] [--build-dir DIR --build-seconds SECONDS]
 Reads the newest results written since EPOCH (the start of make bench):
 python-*.json and javascript-*.json (bench.py), mcp-*.json (mcp.py),
-peers-*.json (peers.py). A part that did not run shows as such.
+peers-*.json (peers.py), numpy-*.json (numpy.py). A part that did not run
+shows as such.
 The build: DIR's *.dir files (and DIR/unmetered's) name the cache entries
 the build used; each records the seconds its cold build took
 (scripts/recipe.sh): their sum is the cold build's cost, next to this make
@@ -258,6 +259,60 @@ def memory_rows(t, peers):
     t.row('per call', 'wasmbox linear memory peak', pk, unit='MB', note='memory_peak_bytes of print(1)')
 
 
+def numpy_rows(t, nb, peers):
+    if not nb:
+        t.section('numpy: not run (bench/numpy.py)')
+        return
+    v = nb['versions']
+    ref, deb = 'numpy %s native' % v['native'], 'Debian numpy %s' % v['debian']
+    t.section('numpy %s (#32): whole process and a warm call of import numpy as np; print(np.arange(10).sum())'
+              % v['wasmbox'])
+    s = {k: st(x, 1e3) for k, x in nb['startup'].items()}
+    nat = s['native']['median']
+    t.row('numpy whole process', ref, s['native'],
+          note='baseline: python3.11 -I -c, the same numpy source and patches built natively')
+    t.row('numpy whole process', deb, s['debian'], ratio=s['debian']['median'] / nat, base=v['native'])
+    t.row('numpy whole process', 'wasmbox run', s['wasmbox'], ratio=s['wasmbox']['median'] / nat, base=v['native'],
+          goal='<= 15 ms (#32)', verdict=met(s['wasmbox']['median'] <= 15),
+          note='numpy is imported in the base snapshot')
+    w = nb['warm']
+    one, box = st(w['print1_ms']), st(w['numpy_ms'])
+    above = box['median'] - one['median']
+    t.row('numpy warm stateless', 'wasmbox stdio, print(1)', one,
+          note='baseline: wasmbox mcp on stdio (bench/numpy.py is the client), alternating with the numpy call')
+    note = 'an upper bound of the library: %+.3f ms next to print(1) on the same path; p99 %.3f ms' % (
+        above, quantile(w['numpy_ms'], 0.99))
+    if peers:
+        lib = statistics.median([x for r in peers['warm']['library'] for x in r['concurrency']['1']['latency_ms']])
+        note += '; library print(1) %.3f ms + that: %.3f ms' % (lib, lib + above)
+    t.row('numpy warm stateless', 'wasmbox stdio, numpy', box, ratio=box['median'] / one['median'], base='print(1)',
+          goal='p50 <= 1 ms, library (#32)', verdict=met(box['median'] <= 1), note=note)
+    t.row('numpy per call', 'wasmbox linear memory peak', st([x / 2**20 for x in w['numpy_memory_peak_bytes']]),
+          unit='MB', goal='no goal set', note='memory_peak_bytes of the numpy call (print(1)\'s: in the memory rows)')
+
+    r = nb['rounds']
+    t.section('numpy kernels: ms per run (timed inside the interpreter, %d rounds x %d runs), ratio to numpy %s native'
+              % (r['kernel_rounds'], r['kernel_repeat'], v['native']))
+    ratios, deb_ratios, deb_nat = [], [], []
+    for name, times in nb['kernels'].items():
+        n, d, b = (st(times[k], 1e3) for k in ('native', 'debian', 'wasmbox'))
+        ratios.append(b['median'] / n['median'])
+        deb_ratios.append(b['median'] / d['median'])
+        deb_nat.append(d['median'] / n['median'])
+        t.row(name, ref, n)
+        t.row(name, deb, d, ratio=deb_nat[-1], base=v['native'])
+        t.row(name, 'wasmbox', b, ratio=ratios[-1], base=v['native'],
+              note='%.2fx Debian numpy %s' % (deb_ratios[-1], v['debian']))
+    geo = statistics.geometric_mean(ratios)
+    t.row('geomean', 'wasmbox', ratio=geo, base=v['native'], goal='<= 1.8x native %s (#32)' % v['native'],
+          verdict=met(geo <= 1.8))
+    t.row('geomean', 'wasmbox', ratio=statistics.geometric_mean(deb_ratios), base=v['debian'], goal='information',
+          note='Debian\'s numpy uses the system BLAS and newer SIMD loops')
+    t.row('geomean', deb, ratio=statistics.geometric_mean(deb_nat), base=v['native'],
+          note='its results differ beyond 1e-9 in: %s' % ', '.join(nb['debian_results_differ'])
+          if nb['debian_results_differ'] else '')
+
+
 def rate_rows(t, peers, mcp):
     t.section('calls/s, stateless print(1), %d CPUs' % os.cpu_count())
     rounds = peers['warm']['library']
@@ -344,7 +399,8 @@ def main():
     wall = float(args[args.index('--wall') + 1]) if '--wall' in args else None
     build_dir = args[args.index('--build-dir') + 1] if '--build-dir' in args else None
     build_s = float(args[args.index('--build-seconds') + 1]) if '--build-seconds' in args else None
-    py, js, mcp, peers, cm = (newest(k, since) for k in ('python', 'javascript', 'mcp', 'peers', 'codemode'))
+    py, js, mcp, peers, cm, nb = (newest(k, since) for k in ('python', 'javascript', 'mcp', 'peers', 'codemode',
+                                                             'numpy'))
     t = Table()
     if peers:
         hello_rows(t, peers)
@@ -355,6 +411,7 @@ def main():
         rate_rows(t, peers, mcp)
     else:
         t.section('peers: not run (bench/peers.py)')
+    numpy_rows(t, nb, peers)
     fuel_rows(t, py, js)
     codemode_rows(t, cm)
     if build_dir:
@@ -377,7 +434,7 @@ def main():
         json.dump({'time': time.strftime('%Y-%m-%dT%H:%M:%S'), 'machine': os.uname().nodename,
                    'cpus': os.cpu_count(), 'loadavg': load, 'wall_s': wall, 'table': t.rows,
                    'raw': {'python': py, 'javascript': js, 'mcp': mcp, 'peers': peers,
-                           'codemode': cm}}, fh, indent=1)
+                           'codemode': cm, 'numpy': nb}}, fh, indent=1)
     print('\nwritten: %s' % os.path.relpath(path))
 
 

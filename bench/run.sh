@@ -27,6 +27,9 @@ done
 
 # ---- peers (none of this is needed by make test) ----------------------------
 pyodide=$(bash "$here/peers/install.sh")
+# numpy 1.19.5 built natively from the runtime's source, and Debian's 1.24.2: one directory a line
+numpy_peers=$(bash "$here/numpy_peers.sh")
+mapfile -t numpy_dirs <<<"$numpy_peers"
 # code mode's upstream and client: the npm packages make test-mcp pins
 mcp_tests="$here/../tests/mcp"
 if [ ! -x "$mcp_tests/node_modules/.bin/mcp-server-everything" ] ||
@@ -49,6 +52,8 @@ python3 "$here/store.py" "$build/bench-load" $([ -n "$quick" ] && echo 100)
 echo
 python3 "$here/peers.py" "$wasmbox" --load "$build/bench-load" --python-dir "$(cat "$build/python.dir")" \
   --pyodide "$pyodide" --jsnative "$jsnative" $quick
+echo
+python3 "$here/numpy.py" "$wasmbox" --numpy-ref "${numpy_dirs[0]}" --numpy-debian "${numpy_dirs[1]}" $quick
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
 python3 "$here/report.py" --since "$since" --wall "$wall" --build-dir "$build" --build-seconds "$built"
 echo
