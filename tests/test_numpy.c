@@ -66,17 +66,18 @@ static void test_numpy_prints_what_native_numpy_prints(void **s) {
  * names native numpy gives them; the package's metadata is there. */
 static void test_extensions_are_built_in(void **s) {
   (void)s;
-  expect_output("import numpy, sys, importlib.metadata\n"
-                "from numpy.core import _multiarray_umath as m\n"
-                "import numpy.random._generator as g, numpy.linalg.lapack_lite as l\n"
-                "print(numpy.__version__, m.__name__, m.add_docstring.__module__ if hasattr(m.add_docstring, "
-                "'__module__') else '', g.__name__, l.__name__)\n"
-                "print(importlib.metadata.version('numpy'), 'numpy.fft._pocketfft_internal' in "
-                "sys.builtin_module_names)\n",
-                NULL,
-                "1.19.5 numpy.core._multiarray_umath numpy.core._multiarray_umath numpy.random._generator "
-                "numpy.linalg.lapack_lite\n"
-                "1.19.5 True\n");
+  expect_output(
+      "import numpy, sys, importlib.metadata\n"
+      "from numpy.core import _multiarray_umath as m\n"
+      "import numpy.random._generator as g, numpy.linalg.lapack_lite as l\n"
+      "print(numpy.__version__, m.__name__, m.add_docstring.__module__ if hasattr(m.add_docstring, "
+      "'__module__') else '', g.__name__, l.__name__)\n"
+      "print(importlib.metadata.version('numpy'), 'numpy.fft._pocketfft_internal' in "
+      "sys.builtin_module_names)\n",
+      NULL,
+      "1.19.5 numpy.core._multiarray_umath numpy.core._multiarray_umath numpy.random._generator "
+      "numpy.linalg.lapack_lite\n"
+      "1.19.5 True\n");
 }
 
 /* Beyond the 32-bit address space or the call's memory limit, an array ends
@@ -105,8 +106,9 @@ static void test_huge_arrays_are_memory_errors(void **s) {
  * and by the fuel budget. */
 static void test_limits_stop_numpy_loops(void **s) {
   (void)s;
-  wasmbox_request req = {.code = "import numpy as np\na = np.random.default_rng(0).random((400, 400))\n"
-                                 "while True:\n    a = np.sort(a @ a, axis=None).reshape(400, 400)\n",
+  wasmbox_request req = {.code =
+                             "import numpy as np\na = np.random.default_rng(0).random((400, 400))\n"
+                             "while True:\n    a = np.sort(a @ a, axis=None).reshape(400, 400)\n",
                          .timeout_seconds = 0.5};
   wasmbox_result *r = run_req(&req);
   expect_status(r, WASMBOX_STATUS_TIMEOUT);
@@ -154,10 +156,11 @@ static void test_arrays_live_in_sessions(void **s) {
 static void test_a_package_imports_numpy(void **s) {
   (void)s;
   char *dir = make_dir();
-  write_file(dir, "trend.py", "import numpy as np\ndef slope(y):\n    return float(np.polyfit(np.arange(len(y)), y, 1)[0])\n");
+  write_file(dir, "trend.py",
+             "import numpy as np\ndef slope(y):\n    return float(np.polyfit(np.arange(len(y)), y, 1)[0])\n");
   const char *packages[] = {dir};
-  wasmbox_request req = {.code = "import trend\nprint(trend.slope([1, 3, 5, 7]))", .packages = packages,
-                         .packages_len = 1};
+  wasmbox_request req = {
+      .code = "import trend\nprint(trend.slope([1, 3, 5, 7]))", .packages = packages, .packages_len = 1};
   wasmbox_result *r = run_req(&req);
   expect_status(r, WASMBOX_STATUS_OK);
   assert_string_equal(r->stdout_data, "2.000000000000001\n"); /* as native numpy 1.19.5 */
