@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# numpy_peers.sh: the two native numpys bench/numpy.py compares wasmbox's
+# numpy_peers.sh: the two native numpys bench/numpy_kernels.py compares wasmbox's
 # against; prints the directory to put on python3.11's path for each, one a
 # line:
 #   1. numpy 1.19.5 from the same source and patches as the runtime's, built

@@ -7,7 +7,7 @@ with the table and all raw samples, bench/results/bench-<time>.json.
 usage: report.py --since EPOCH [--wall SECONDS] [--build-dir DIR --build-seconds SECONDS]
 Reads the newest results written since EPOCH (the start of make bench):
 python-*.json and javascript-*.json (bench.py), mcp-*.json (mcp.py),
-peers-*.json (peers.py), numpy-*.json (numpy.py). A part that did not run
+peers-*.json (peers.py), numpy-*.json (numpy_kernels.py). A part that did not run
 shows as such.
 The build: DIR's *.dir files (and DIR/unmetered's) name the cache entries
 the build used; each records the seconds its cold build took
@@ -261,7 +261,7 @@ def memory_rows(t, peers):
 
 def numpy_rows(t, nb, peers):
     if not nb:
-        t.section('numpy: not run (bench/numpy.py)')
+        t.section('numpy: not run (bench/numpy_kernels.py)')
         return
     v = nb['versions']
     ref, deb = 'numpy %s native' % v['native'], 'Debian numpy %s' % v['debian']
@@ -279,7 +279,7 @@ def numpy_rows(t, nb, peers):
     one, box = st(w['print1_ms']), st(w['numpy_ms'])
     above = box['median'] - one['median']
     t.row('numpy warm stateless', 'wasmbox stdio, print(1)', one,
-          note='baseline: wasmbox mcp on stdio (bench/numpy.py is the client), alternating with the numpy call')
+          note='baseline: wasmbox mcp on stdio (bench/numpy_kernels.py is the client), alternating with the numpy call')
     note = 'an upper bound of the library: %+.3f ms next to print(1) on the same path; p99 %.3f ms' % (
         above, quantile(w['numpy_ms'], 0.99))
     if peers:

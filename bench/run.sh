@@ -53,7 +53,7 @@ echo
 python3 "$here/peers.py" "$wasmbox" --load "$build/bench-load" --python-dir "$(cat "$build/python.dir")" \
   --pyodide "$pyodide" --jsnative "$jsnative" $quick
 echo
-python3 "$here/numpy.py" "$wasmbox" --numpy-ref "${numpy_dirs[0]}" --numpy-debian "${numpy_dirs[1]}" $quick
+python3 "$here/numpy_kernels.py" "$wasmbox" --numpy-ref "${numpy_dirs[0]}" --numpy-debian "${numpy_dirs[1]}" $quick
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
 python3 "$here/report.py" --since "$since" --wall "$wall" --build-dir "$build" --build-seconds "$built"
 echo

@@ -5,7 +5,7 @@ from the same patched source (the reference the goals are set against) and
 Debian bookworm's numpy 1.24.2 as it ships (information only). Both native
 ones run on Debian's python3.11; bench/numpy_peers.sh fetches them.
 
-usage: numpy.py WASMBOX --numpy-ref DIR --numpy-debian DIR [--quick]
+usage: numpy_kernels.py WASMBOX --numpy-ref DIR --numpy-debian DIR [--quick]
 
 - whole process: `import numpy as np; print(np.arange(10).sum())`, fork+exec
   to exit, `wasmbox run -c` and python3.11 with each numpy, alternating.
