@@ -25,9 +25,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from packages import FLAGS, GUEST, results  # noqa: E402 (the shared driver)
+from packages import FLAGS, GUEST, expected_failures, results  # noqa: E402 (the shared driver)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 SELECT = ['-m', 'not slow', '-W', 'ignore::DeprecationWarning', '--continue-on-collection-errors']
 # build tooling (compilers, subprocesses), not numpy at run time
 IGNORE = ['numpy/distutils', 'numpy/f2py', 'numpy/random/tests/test_extending.py']
@@ -56,19 +55,6 @@ def test_files(root):
                     not any(rel == i or rel.startswith(i + '/') for i in IGNORE):
                 found.append(rel)
     return sorted(found)
-
-
-def expected_failures():
-    out = {}
-    for line in open(os.path.join(HERE, 'numpy_expected_failures.txt')):
-        line = line.strip()
-        if not line or line.startswith('#'):
-            continue
-        test, _, why = line.partition('#')
-        if not why.strip():
-            sys.exit(f'numpy_expected_failures.txt: no reason given for {test.strip()}')
-        out[test.strip()] = why.strip()
-    return out
 
 
 def main():
@@ -100,7 +86,7 @@ def main():
                 broken.append('%s (exit %d: %s)' % (path, p.returncode, p.stderr.strip().splitlines()[-1:]))
     finally:
         shutil.rmtree(work)
-    expected = expected_failures()
+    expected = expected_failures('numpy_expected_failures.txt')
     tally = lambda r: '/'.join(str(sum(v == k for v in r.values())) for k in ('passed', 'failed', 'skipped'))
     failed = sorted(t for t, v in box.items() if v == 'failed' and nat.get(t) != 'failed')
     missing = sorted(t for t, v in nat.items() if v == 'passed' and t not in box)

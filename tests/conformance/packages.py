@@ -48,15 +48,16 @@ sys.exit(pytest.main(%r))
 '''
 
 
-def expected_failures():
+def expected_failures(name='packages_expected_failures.txt'):
+    """test id -> why, from a list beside this file (numpy_suite.py's too)."""
     out = {}
-    for line in open(os.path.join(HERE, 'packages_expected_failures.txt')):
+    for line in open(os.path.join(HERE, name)):
         line = line.strip()
         if not line or line.startswith('#'):
             continue
         test, _, why = line.partition('#')
         if not why.strip():
-            sys.exit(f'packages_expected_failures.txt: no reason given for {test.strip()}')
+            sys.exit(f'{name}: no reason given for {test.strip()}')
         out[test.strip()] = why.strip()
     return out
 
