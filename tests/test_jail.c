@@ -565,7 +565,7 @@ static void test_worker_seccomp_death_is_named(void **s) {
 static void test_stuck_worker_is_stopped_at_its_deadline(void **s) {
   (void)s;
   char *ws = make_dir();
-  call_t c = {.req = {.code = "while True: pass", .workspace = ws, .timeout_seconds = 0.5, .memory_bytes = 32 << 20}};
+  call_t c = {.req = {.code = "while True: pass", .workspace = ws, .timeout_seconds = 0.5, .memory_bytes = 64 << 20}};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   signal_worker_mid_call(&c, SIGSTOP); /* it can no longer stop the guest or answer */

@@ -93,8 +93,9 @@ cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args) {
   add_copy(py, "modules", cJSON_GetObjectItemCaseSensitive(probed[0], "modules"));
   add_copy(py, "packages", cJSON_GetObjectItemCaseSensitive(probed[0], "packages"));
   cJSON_AddStringToObject(py, "notes",
-                          "packages: the built-in pure-Python ones (import names under 'import') and the "
-                          "operator's; no pip, numpy, pandas or requests; code written to /app imports from "
+                          "packages: numpy 1.19.5 (random, fft, linalg), the built-in pure-Python ones (import "
+                          "names under 'import') and the operator's; no pip, pandas or requests; code written to "
+                          "/app imports from "
                           "there. No threads, subprocess, sockets, ssl or ctypes; hashlib has "
                           "md5/sha1/sha2/sha3/blake2; sqlite3, zlib, bz2, lzma, json, csv, re, decimal, fractions, "
                           "statistics, datetime with zoneinfo work");
