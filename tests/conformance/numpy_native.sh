@@ -31,6 +31,7 @@ done
 # every file in the entry: nothing may land elsewhere on the machine
 grep -v "^$work/out/" "$work/record" && die "numpy's install wrote outside $work/out (above)"
 [ -f "$work/out/site/numpy/core/tests/test_umath.py" ] || die "native numpy: no tests installed"
+mkdir -p "$(dirname "$out")"
 rm -rf "$out"; mv "$work/out" "$out"
 touch "$out/.done"
 rm -rf "$work"
