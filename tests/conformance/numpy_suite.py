@@ -17,8 +17,8 @@ package's __path__, so that numpy.core.tests is found there. Fails when a
 test fails in wasmbox that does not fail natively and is not listed, when a
 listed one passes, or when the suite does not run.
 """
-import fnmatch
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,7 +31,16 @@ SELECT = ['-m', 'not slow', '-W', 'ignore::DeprecationWarning', '--continue-on-c
 # build tooling (compilers, subprocesses), not numpy at run time
 IGNORE = ['numpy/distutils', 'numpy/f2py', 'numpy/random/tests/test_extending.py']
 ARGS = ['numpy'] + SELECT + ['--ignore=' + i for i in IGNORE]
-PATHS = '''import os, sys, importlib
+PATHS = '''import os, sys, importlib, types
+# WASI has no ctypes. Four test modules import it at their top, and would
+# not run at all (1660 tests): a stand-in lets them run; a test that uses
+# ctypes fails, listed in numpy_expected_failures.txt.
+class NoCtypes:
+    def __init__(self, *args, **kwargs):
+        raise ImportError('no ctypes in WASI (numpy_suite.py stand-in)')
+stand_in = types.ModuleType('ctypes')
+stand_in.__getattr__ = lambda name: NoCtypes
+sys.modules.setdefault('ctypes', stand_in)
 for root, dirs, files in sorted(os.walk('/app/numpy')):
     name = os.path.relpath(root, '/app').replace('/', '.')
     if '__init__.py' not in files:
@@ -55,6 +64,12 @@ def test_files(root):
                     not any(rel == i or rel.startswith(i + '/') for i in IGNORE):
                 found.append(rel)
     return sorted(found)
+
+
+def matches(test, entry):
+    """An entry is a test id; '*' in it matches any run of characters
+    (brackets are the test's parameters, not character classes)."""
+    return re.fullmatch('.*'.join(re.escape(part) for part in entry.split('*')), test) is not None
 
 
 def main():
@@ -92,7 +107,7 @@ def main():
     missing = sorted(t for t, v in nat.items() if v == 'passed' and t not in box)
     matched, unexpected = set(), []
     for t in failed + missing:
-        hit = [e for e in expected if fnmatch.fnmatchcase(t, e)]
+        hit = [e for e in expected if matches(t, e)]
         matched.update(hit)
         if not hit:
             unexpected.append(t)
