@@ -80,6 +80,22 @@ static void test_extensions_are_built_in(void **s) {
       "1.19.5 True\n");
 }
 
+/* Each call draws its own sequence from numpy's global RandomState (the
+ * snapshot's copy is reseeded from the host's entropy), and an explicit seed
+ * still gives native numpy's stream. */
+static void test_each_call_has_its_own_numpy_random(void **s) {
+  (void)s;
+  const char *code = "import numpy as np\nprint(np.random.randint(0, 2**31, 4).tolist(), np.random.rand())";
+  wasmbox_result *a = run_py(code), *b = run_py(code);
+  expect_status(a, WASMBOX_STATUS_OK);
+  expect_status(b, WASMBOX_STATUS_OK);
+  assert_string_not_equal(a->stdout_data, b->stdout_data);
+  wasmbox_result_free(a);
+  wasmbox_result_free(b);
+  expect_output("import numpy as np\nnp.random.seed(1)\nprint(np.random.rand(), np.random.randint(0, 100, 3).tolist())",
+                NULL, "0.417022004702574 [12, 72, 9]\n");
+}
+
 /* Beyond the 32-bit address space or the call's memory limit, an array ends
  * as MemoryError (out_of_memory), never as a crash or a trap. */
 static void expect_out_of_memory(const char *code) {
@@ -173,6 +189,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numpy_prints_what_native_numpy_prints),
       cmocka_unit_test(test_extensions_are_built_in),
+      cmocka_unit_test(test_each_call_has_its_own_numpy_random),
       cmocka_unit_test(test_huge_arrays_are_memory_errors),
       cmocka_unit_test(test_limits_stop_numpy_loops),
       cmocka_unit_test(test_arrays_live_in_sessions),
