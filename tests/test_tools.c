@@ -572,6 +572,34 @@ static void approval_diverged(void **state) {
   rmdir(ws);
 }
 
+/* max_tool_calls holds across a resume: the replayed calls count as they
+ * did when the run first made them (two before the pause, the approved one),
+ * so one more call fits in 4, not a fresh budget. */
+static void approval_keeps_the_call_limit(void **state) {
+  (void)state;
+  seen_reset();
+  wasmbox_request req = with_tools(NULL,
+                                   "from wasmbox import tools, ToolError\n"
+                                   "tools.call('calc__add'); tools.call('calc__add')\n"
+                                   "tools.call('danger__drop', {'table': 'x'})\n"
+                                   "n = 0\n"
+                                   "try:\n"
+                                   "    while True:\n"
+                                   "        tools.call('calc__add'); n += 1\n"
+                                   "except ToolError as e:\n"
+                                   "    print(n, e.type)\n");
+  req.max_tool_calls = 4;
+  wasmbox_result *p = run_req(&req);
+  assert_int_equal(p->status, WASMBOX_STATUS_PAUSED);
+  char token[64], err[512];
+  snprintf(token, sizeof token, "%s", p->resume_token);
+  wasmbox_result_free(p);
+  wasmbox_result *r = NULL;
+  assert_int_equal(resume(token, true, NULL, &r, err, sizeof err), WASMBOX_OK);
+  expect_out(r, "1 ToolLimitExceeded\n");
+  wasmbox_result_free(r);
+}
+
 /* A paused run is kept 24 hours: prune removes an older one. */
 static void approval_expires(void **state) {
   (void)state;
@@ -621,6 +649,7 @@ int main(void) {
       cmocka_unit_test(approval_denied_or_given),
       cmocka_unit_test(approval_in_a_session),
       cmocka_unit_test(approval_diverged),
+      cmocka_unit_test(approval_keeps_the_call_limit),
       cmocka_unit_test(approval_expires),
   };
   return cmocka_run_group_tests(tests, harness_setup, harness_teardown);
