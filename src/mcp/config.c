@@ -32,6 +32,10 @@ static const wb_option options[] = {
      "its client (logs, metrics) and its limits (429 with Retry-After beyond them); the file must not be "
      "readable by others",
      SERVE_ONLY},
+    {"--allow-anonymous", WB_OPT_FLAG, OFF(allow_anonymous), 0, 0, 0, 0, NULL, NULL,
+     "serve without --token or --tokens on loopback even with --upstream or --store (refused otherwise: any "
+     "local process could use the operator's tools and every stored session)",
+     SERVE_ONLY},
     {"--access-log", WB_OPT_TEXT, OFF(access_log), sizeof(((mcp_config *)0)->access_log), 0, 0, 0, NULL, "FILE",
      "one JSON line per HTTP request (time, client, status, tool, sessions, duration, fuel, bytes): appended to "
      "FILE, or '-' for stderr",

@@ -598,6 +598,22 @@ def http_origin_token():
     check('listening beyond loopback without a token is refused', p.returncode == 2 and b'--token' in p.stderr)
     p = subprocess.run([W, 'serve', '--token', 'short'], capture_output=True, env=ENV, timeout=30)
     check('a token shorter than 16 characters is refused', p.returncode == 2)
+    # loopback without a token is refused once the operator's tools or a
+    # shared store are behind the port, unless the operator says so
+    up = os.path.join(TMP, 'no-upstreams.json')
+    with open(up, 'w') as f:
+        f.write('{"mcpServers": {}}')
+    p = subprocess.run([W, 'serve', '--listen', '127.0.0.1:0', '--upstream', up], capture_output=True, env=ENV,
+                       timeout=30)
+    check('--upstream on loopback without a token is refused, saying why and naming --allow-anonymous (%r)'
+          % p.stderr[-200:], p.returncode == 2 and b'upstream tools' in p.stderr and b'--allow-anonymous' in p.stderr)
+    p = subprocess.run([W, 'serve', '--listen', '127.0.0.1:0'], capture_output=True, timeout=30,
+                       env=dict(ENV, WASMBOX_STORE='postgres://wasmbox@127.0.0.1:1/none'))
+    check('a shared store ($WASMBOX_STORE) on loopback without a token is refused',
+          p.returncode == 2 and b'shared session store' in p.stderr)
+    s = Server('--upstream', up, '--allow-anonymous')  # raises unless it listens
+    check('... and served with --allow-anonymous', s.alive())
+    s.stop()
 
 
 def http_stop_at_start():
