@@ -89,6 +89,13 @@ def server_pids():
     return [int(open(os.path.join(DIR, 'server%d.pid' % k)).read()) for k in (1, 2, 3)]
 
 
+def established(port):
+    """Whether a TCP connection to this local port is open (from HAProxy)."""
+    with open('/proc/net/tcp') as f:
+        rows = [line.split() for line in f.readlines()[1:]]
+    return any(int(r[1].split(':')[1], 16) == port and r[3] == '01' for r in rows)
+
+
 def log_lines(k):
     try:
         with open(os.path.join(DIR, 'server%d.log' % k)) as f:
@@ -202,6 +209,38 @@ def main():
     check('%d servers killed mid-call at random points: each call committed whole (memory and files) or not at '
           'all, an "ok" always committed, the next call (another server) saw the committed state (%d committed '
           'unanswered, %d answered 502 first)' % (ROUNDS, committed_unseen, bounced), bad == 0)
+
+    # a server that dies after taking a call through the balancer: the client
+    # gets 502 and decides; HAProxy does not replay the call on another server
+    # (the code, and any tool it called, would run twice)
+    tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'runs = 0'})
+    res = {}
+
+    def slow_via_balancer():
+        res['r'] = tool(PORT, sid, 'execute_code', {
+            'session_id': ses, 'code': 'import time\nruns += 1\ntime.sleep(1.5)\nprint(runs)'})
+    t = threading.Thread(target=slow_via_balancer)
+    t.start()
+    handler, seen = None, set()
+    for _ in range(20):  # the server holding a connection in two polls (a health check's is brief)
+        time.sleep(0.05)
+        now = {k for k in (1, 2, 3) if established(PORT + k)}
+        both = now & seen
+        if both:
+            handler = both.pop()
+            break
+        seen = now
+    if handler:
+        os.kill(server_pids()[handler - 1], signal.SIGKILL)
+    t.join()
+    st, r, _, _ = res['r']
+    check('a server killed holding a call through the balancer: the client gets 502, no replay elsewhere '
+          '(server %s, got %s %r)' % (handler, st, r and r.get('stdout')), handler and st == 502)
+    if handler:
+        procs[handler] = restart(handler)
+        time.sleep(0.6)
+    _, r, _, _ = tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'print(runs)'})
+    check('... and the interrupted call did not commit (%r)' % (r and r.get('stdout')), r and r['stdout'] == '0\n')
 
     # two clients hammer one session through the balancer
     tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'hits = 0'})
