@@ -11,6 +11,7 @@
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/os.h"
+#include "session/format.h"
 #include "util/patterns.h"
 #include "wasi/journal.h"
 
@@ -24,6 +25,9 @@ int wb_tools_check(const wasmbox_request *req, char *err, size_t errlen) {
       return wb_usage(err, errlen, "allowed_tools pattern %zu must be 1 to %d characters (and more than '!')", i,
                       WB_TOOL_NAME_MAX);
   }
+  if ((req->owner && !wb_owner_valid(req->owner)) || (req->owner_scope && !wb_owner_valid(req->owner_scope)))
+    return wb_usage(err, errlen, "an owner and its scope are printable ASCII, at most %d characters",
+                    WASMBOX_OWNER_MAX - 1);
   if (req->max_tool_calls > WASMBOX_MAX_TOOL_CALLS)
     return wb_usage(err, errlen, "max_tool_calls must be at most %d", WASMBOX_MAX_TOOL_CALLS);
   if (req->max_tool_bytes > WASMBOX_MAX_TOOL_BYTES)
@@ -164,7 +168,7 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
   if (!req->tool_handler) return wb_tools_error(reply_len, "ToolError", "no tools are available to this call");
   cJSON *reply = NULL;
   const char *outcome;
-  wasmbox_tool_request tr = {.op = "", .session_id = req->session_id, .approved = approved};
+  wasmbox_tool_request tr = {.op = "", .session_id = req->session_id, .owner = req->owner, .approved = approved};
   parsed_request p = {0};
   char *out = check_request(t, request, len, &p, &tr, reply_len, &outcome);
   bool is_call = p.is_call, is_list = p.is_list, is_search = p.is_search;

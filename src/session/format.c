@@ -36,6 +36,14 @@ bool wb_id_valid(const char *id) {
   return true;
 }
 
+bool wb_owner_valid(const char *owner) {
+  size_t n = strlen(owner);
+  if (n >= WASMBOX_OWNER_MAX) return false;
+  for (size_t i = 0; i < n; i++)
+    if (owner[i] < ' ' || owner[i] > '~') return false;
+  return true;
+}
+
 /* prefix + 24 random hex digits (ids, and names of temporary entries) */
 void wb_random_name(char *out, size_t n, const char *prefix) {
   uint8_t r[12];
@@ -146,6 +154,11 @@ bool wb_meta_write(int dir, const wb_meta *m) {
   FILE *f = open_memstream(&text, &len);
   if (!f) return false;
   fprintf(f, "language %s\ncreated %.6f\nttl %.3f\n", m->language, m->created, m->ttl);
+  if (m->owner[0]) {
+    fputs("owner ", f);
+    put_hex(f, m->owner);
+    fputc('\n', f);
+  }
   for (size_t i = 0; i < m->nenv; i++) {
     fputs("env ", f);
     put_hex(f, m->env[i]);
@@ -163,13 +176,11 @@ bool wb_meta_write(int dir, const wb_meta *m) {
   return ok;
 }
 
-bool wb_meta_read(int dir, wb_meta *m) {
+bool wb_meta_parse(char *text, wb_meta *m) {
   memset(m, 0, sizeof *m);
-  size_t len;
-  char *text = wb_read_small(dir, "meta", &len);
-  if (!text) return false;
   bool ok = true;
-  for (char *line = strtok(text, "\n"); ok && line; line = strtok(NULL, "\n")) {
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); ok && line; line = strtok_r(NULL, "\n", &save)) {
     char key[16], a[8200], b[8200];
     int k = sscanf(line, "%15s %8199s %8199s", key, a, b);
     if (k >= 2 && !strcmp(key, "language")) snprintf(m->language, sizeof m->language, "%.15s", a);
@@ -182,11 +193,25 @@ bool wb_meta_read(int dir, wb_meta *m) {
       m->mounts[m->nmounts].guest_path = get_hex(b);
       ok = m->mounts[m->nmounts].host_dir && m->mounts[m->nmounts].guest_path;
       m->nmounts++;
+    } else if (k >= 2 && !strcmp(key, "owner")) {
+      char *o = get_hex(a);
+      ok = o && wb_owner_valid(o);
+      if (ok) snprintf(m->owner, sizeof m->owner, "%s", o);
+      free(o);
     }
   }
-  free(text);
   if (!ok || !m->language[0]) wb_meta_clear(m);
   return ok && m->language[0];
+}
+
+bool wb_meta_read(int dir, wb_meta *m) {
+  memset(m, 0, sizeof *m);
+  size_t len;
+  char *text = wb_read_small(dir, "meta", &len);
+  if (!text) return false;
+  bool ok = wb_meta_parse(text, m);
+  free(text);
+  return ok;
 }
 
 /* ---- HEAD ------------------------------------------------------------------- */

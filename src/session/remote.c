@@ -1045,8 +1045,21 @@ static const char info_sql[] =
     "SELECT id, language, created, last_used, ttl,"
     " (SELECT count(*) FROM wasmbox_checkpoints c WHERE c.session = s.id),"
     " (SELECT coalesce(sum(octet_length(data)), 0)::int8 FROM wasmbox_logs l WHERE l.owner = s.id) +"
-    " (SELECT coalesce(sum(octet_length(data)), 0)::int8 FROM wasmbox_files f WHERE f.owner = s.id)"
-    " FROM wasmbox_sessions s";
+    " (SELECT coalesce(sum(octet_length(data)), 0)::int8 FROM wasmbox_files f WHERE f.owner = s.id),"
+    " meta FROM wasmbox_sessions s";
+
+/* The session's owner, from its meta as the store keeps it: "" when the
+ * meta names none or cannot be read (a damaged row is nobody's to use). */
+static void owner_of_meta(const uint8_t *meta, size_t len, char owner[WASMBOX_OWNER_MAX]) {
+  owner[0] = 0;
+  char *text = meta && len < (16u << 20) ? malloc(len + 1) : NULL;
+  if (!text) return;
+  memcpy(text, meta, len);
+  text[len] = 0;
+  wb_meta m;
+  if (wb_meta_parse(text, &m)) snprintf(owner, WASMBOX_OWNER_MAX, "%s", m.owner), wb_meta_clear(&m);
+  free(text);
+}
 
 static void info_row(const wb_pg_res *res, int i, wasmbox_session_info *o) {
   memset(o, 0, sizeof *o);
@@ -1057,6 +1070,30 @@ static void info_row(const wb_pg_res *res, int i, wasmbox_session_info *o) {
   o->ttl_seconds = wb_pg_f64(res, i, 4);
   o->checkpoints = (size_t)wb_pg_i64(res, i, 5);
   o->disk_bytes = (uint64_t)wb_pg_i64(res, i, 6);
+  size_t len = 0;
+  const uint8_t *meta = wb_pg_bytes(res, i, 7, &len);
+  owner_of_meta(meta, len, o->owner);
+}
+
+/* The cache's copy of the meta says it when there is one (an owner never
+ * changes); else the store's row. */
+int wb_remote_owner(wb_remote *r, const char *id, char owner[WASMBOX_OWNER_MAX], char *err, size_t n) {
+  owner[0] = 0;
+  if (!wb_id_valid(id)) return wb_fail(err, n, WASMBOX_EUSAGE, "'%s' is not a session id", id ? id : "");
+  char e2[256];
+  if (wb_session_owner(r->st, id, owner, e2, sizeof e2) == WASMBOX_OK) return WASMBOX_OK;
+  wb_pg_conn *c = conn(r, err, n);
+  wb_pg_arg a[] = {TEXT(id)};
+  wb_pg_res *res = c ? wb_pg_exec(c, "SELECT meta FROM wasmbox_sessions WHERE id = $1", 1, a, err, n) : NULL;
+  int code = !res                   ? WASMBOX_EINTERNAL
+             : wb_pg_rows(res) == 1 ? WASMBOX_OK
+                                    : wb_fail(err, n, WASMBOX_EUSAGE, "no session %s", id);
+  size_t len = 0;
+  const uint8_t *meta = code ? NULL : wb_pg_bytes(res, 0, 0, &len);
+  if (meta) owner_of_meta(meta, len, owner);
+  wb_pg_clear(res);
+  wb_pg_give(r->pg, c);
+  return code;
 }
 
 int wb_remote_info(wb_remote *r, const char *id, wasmbox_session_info *out, char *err, size_t n) {

@@ -53,6 +53,7 @@ int wb_remote_restore(wb_remote *r, const char *id, const char *cid, char *err, 
 int wb_remote_destroy(wb_remote *r, const char *id, char *err, size_t n);
 int wb_remote_list(wb_remote *r, wasmbox_session_info **out, size_t *count, char *err, size_t n);
 int wb_remote_info(wb_remote *r, const char *id, wasmbox_session_info *out, char *err, size_t n);
+int wb_remote_owner(wb_remote *r, const char *id, char owner[WASMBOX_OWNER_MAX], char *err, size_t n);
 /* wasmbox_ended_add/has (wasmbox.h) on the store: has is 1, 0 or -1. */
 int wb_remote_ended_add(wb_remote *r, const char *id, double keep_s, char *err, size_t n);
 int wb_remote_ended_has(wb_remote *r, const char *id, double keep_s, char *err, size_t n);
