@@ -48,9 +48,10 @@ def cluster(cmd):
 TOKEN = None
 
 
-def post(port, body, sid=None, timeout=60):
+def post(port, body, sid=None, timeout=60, token=None):
     """One JSON-RPC request: (HTTP status, headers by lowercase name, parsed body or None)."""
-    h = {'Content-Type': 'application/json', 'Accept': 'application/json', 'Authorization': 'Bearer ' + TOKEN,
+    h = {'Content-Type': 'application/json', 'Accept': 'application/json',
+         'Authorization': 'Bearer ' + (token or TOKEN),
          'MCP-Protocol-Version': '2025-11-25'}
     if sid:
         h['Mcp-Session-Id'] = sid
@@ -70,17 +71,18 @@ def post(port, body, sid=None, timeout=60):
     return r.status, {k.lower(): v for k, v in r.getheaders()}, js  # (HAProxy lowercases names)
 
 
-def initialize(port):
+def initialize(port, token=None):
     st, h, js = post(port, {'jsonrpc': '2.0', 'id': 0, 'method': 'initialize', 'params': {
-        'protocolVersion': '2025-11-25', 'capabilities': {}, 'clientInfo': {'name': 'cluster', 'version': '1'}}})
+        'protocolVersion': '2025-11-25', 'capabilities': {}, 'clientInfo': {'name': 'cluster', 'version': '1'}}},
+        token=token)
     sid = h.get('mcp-session-id')
-    post(port, {'jsonrpc': '2.0', 'method': 'notifications/initialized'}, sid)
+    post(port, {'jsonrpc': '2.0', 'method': 'notifications/initialized'}, sid, token=token)
     return st, sid
 
 
-def tool(port, sid, name, args, timeout=60):
+def tool(port, sid, name, args, timeout=60, token=None):
     st, _, js = post(port, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call',
-                            'params': {'name': name, 'arguments': args}}, sid, timeout)
+                            'params': {'name': name, 'arguments': args}}, sid, timeout, token)
     result = (js or {}).get('result') or {}
     return st, result.get('structuredContent'), result.get('isError'), js
 
@@ -122,6 +124,11 @@ STORE = None
 
 def main():
     global TOKEN, STORE
+    # three clients: agent, a rival tenant and an operator
+    rival, ops = os.urandom(16).hex(), os.urandom(16).hex()
+    with open(os.path.join(DIR, 'tokens'), 'w') as f:
+        f.write('agent %s\nrival %s\nops %s role=admin\n' % (os.urandom(16).hex(), rival, ops))
+    os.chmod(os.path.join(DIR, 'tokens'), 0o600)
     out = cluster('start')
     check('make cluster: three servers and HAProxy start (%s)' % out.stdout.strip()[:80], out.returncode == 0)
     if out.returncode:
@@ -154,6 +161,26 @@ def main():
     st3, _, _, _ = tool(PORT, sid, 'restore_session', {'session_id': ses, 'checkpoint_id': (cp or {}).get('checkpoint_id')})
     _, r1, _, _ = tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'print(counter)'})
     _, r2, _, _ = tool(PORT, sid, 'execute_code', {'session_id': (fk or {}).get('session_id'), 'code': 'print(counter)'})
+    # tenants across servers: the owner is in the store, so a server that
+    # never had the session in its cache refuses the rival as well
+    rst, rsid = initialize(PORT + 3, rival)
+    answers = []
+    for k in (1, 2, 3):
+        _, r, err, js = tool(PORT + k, rsid, 'execute_code', {'session_id': ses, 'code': 'print(counter)'},
+                             token=rival)
+        _, g, gerr, gjs = tool(PORT + k, rsid, 'execute_code', {'session_id': 's' + '0' * 24, 'code': '1'},
+                               token=rival)
+        answers.append(bool(err) and json.dumps(js['result']['content']).replace(ses, 's' + '0' * 24) ==
+                       json.dumps(gjs['result']['content']))
+    _, listed, _, _ = tool(PORT + 2, rsid, 'list_sessions', {}, token=rival)
+    check('a rival client on each server: the session is "no session", as one that never was (%s)' % answers,
+          all(answers) and ses not in json.dumps(listed))
+    ost, osid = initialize(PORT + 1, ops)
+    _, listed, _, _ = tool(PORT + 1, osid, 'list_sessions', {}, token=ops)
+    owners = {x['session_id']: x.get('owner') for x in (listed or {}).get('sessions', [])}
+    _, r, _, _ = tool(PORT + 2, osid, 'execute_code', {'session_id': ses, 'code': 'print(counter)'}, token=ops)
+    check('the admin sees it with its owner, from the store (%s), and may use it' % owners.get(ses),
+          owners.get(ses) == 'agent' and r and r['stdout'] == '12\n')
     check('fork, checkpoint and restore through the balancer',
           st == st2 == st3 == 200 and r1 and r1['stdout'] == '12\n' and r2 and r2['stdout'] == '12\n')
 

@@ -28,7 +28,7 @@ static const wb_option options[] = {
     {"--token", WB_OPT_TEXT, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, 0, NULL, "TOKEN",
      "require 'Authorization: Bearer TOKEN' on every request (also $WASMBOX_MCP_TOKEN)", SERVE_ONLY},
     {"--tokens", WB_OPT_TEXT, OFF(tokens), sizeof(((mcp_config *)0)->tokens), 0, 0, 0, NULL, "FILE",
-     "one client per line: NAME TOKEN [rate=N/s|N/m|N/h] [burst=N] [max-in-flight=N]; each bearer token names "
+     "one client per line: NAME TOKEN [rate=N/s|N/m|N/h] [burst=N] [max-in-flight=N] [role=admin]; each bearer token names "
      "its client (logs, metrics) and its limits (429 with Retry-After beyond them); the file must not be "
      "readable by others",
      SERVE_ONLY},

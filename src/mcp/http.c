@@ -332,6 +332,10 @@ static enum MHD_Result handle_post(http_state *hs, struct MHD_Connection *c, req
     return refuse(rq, c, MHD_HTTP_BAD_REQUEST, RPC_PARSE_ERROR, why, NULL);
   }
   mcp_msg m = {.srv = hs->srv, .http = true, .transport = rq, .watch = watch};
+  /* the owner: the token's client; without tokens only loopback is served,
+     and that is the local operator */
+  m.owner = rq->client ? rq->client->name : "local";
+  m.admin = rq->client && rq->client->admin;
   m.h_version = header(c, "MCP-Protocol-Version");
   m.h_method = header(c, "Mcp-Method");
   m.h_name = header(c, "Mcp-Name");

@@ -421,3 +421,21 @@ void mcp_workspace_give(mcp_server *s, char *dir) {
     free(dir);
   }
 }
+
+/* ---- ownership -------------------------------------------------------------- */
+
+const char *mcp_owner(const mcp_msg *m) { return m->owner ? m->owner : "local"; }
+
+const char *mcp_owner_scope(const mcp_msg *m) { return m->conn ? m->conn->id : ""; }
+
+bool mcp_owns(const mcp_msg *m, const char *owner) {
+  return m->admin || !strcmp(owner, mcp_owner(m)) || (!owner[0] && !strcmp(mcp_owner(m), "local"));
+}
+
+int mcp_session_access(mcp_msg *m, const char *sid, char *err, size_t errlen) {
+  char owner[WASMBOX_OWNER_MAX];
+  int rc = wasmbox_session_owner(m->srv->wb, sid, owner, err, errlen);
+  if (rc || mcp_owns(m, owner)) return rc;
+  snprintf(err, errlen, "no session %s", sid);
+  return WASMBOX_EUSAGE;
+}

@@ -653,6 +653,8 @@ void mcp_upstreams_audit(void *ctx, const wasmbox_tool_request *req, const char 
   cJSON_AddStringToObject(line, "time", when);
   if (req->session_id) cJSON_AddStringToObject(line, "session", req->session_id);
   else cJSON_AddNullToObject(line, "session");
+  if (req->owner) cJSON_AddStringToObject(line, "client", req->owner);
+  else cJSON_AddNullToObject(line, "client");
   if (req->name) cJSON_AddStringToObject(line, "tool", req->name);
   else cJSON_AddNullToObject(line, "tool");
   cJSON_AddNumberToObject(line, "arguments_bytes", (double)req->arguments_len);
