@@ -77,6 +77,11 @@ typedef struct {
   const char *guest_path; /* absolute; not / and not inside /app */
 } wasmbox_mount;
 
+typedef struct {
+  const char *name; /* printable ASCII, below WASMBOX_ID_MAX */
+  const char *host_dir;
+} wasmbox_named_mount;
+
 #define WASMBOX_MAX_MOUNTS 16 /* mounts and package directories together */
 
 /* Python packages of the operator's (pure Python, or py3-none-any wheels):
@@ -275,11 +280,21 @@ typedef struct {
    * call takes its session's lease in the database, so calls on one
    * session are serialised across every server, and commits there. */
   const char *store;
+  /* The directories a session in that store may mount, by name: the store
+   * records a session mount's name, never its host path, and each server
+   * resolves the name here, from its own configuration. A session mount
+   * whose host directory is none of these cannot go into the store; a
+   * stored host path, or a name this server lacks, is refused. */
+  const wasmbox_named_mount *named_mounts;
+  size_t named_mounts_len;
 } wasmbox_options;
 
 wasmbox *wasmbox_new(char *err, size_t errlen); /* default options */
 wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen);
 void wasmbox_free(wasmbox *wb);
+/* The state directory wasmbox_open() uses for this home (NULL: the
+ * default, as wasmbox_options.home says); malloc'd, NULL without memory. */
+char *wasmbox_state_dir(const char *home);
 
 int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen);
 void wasmbox_result_free(wasmbox_result *r);

@@ -91,6 +91,21 @@ def server_pids():
     return [int(open(os.path.join(DIR, 'server%d.pid' % k)).read()) for k in (1, 2, 3)]
 
 
+def psql_meta(sid):
+    """The store's meta of a session, as text (mount names decoded)."""
+    url = STORE.split('?')[0]
+    p = subprocess.run(['psql', url, '-At', '-c', "SELECT encode(meta, 'escape') FROM wasmbox_sessions WHERE id = '%s'"
+                        % sid], capture_output=True, text=True, timeout=30)
+    out = []
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        out.append(' '.join([parts[0]] + [bytes.fromhex(x).decode(errors='replace') if len(x) % 2 == 0 and all(
+            c in '0123456789abcdef' for c in x) else x for x in parts[1:]]))
+    return '; '.join(out)
+
+
 def established(port):
     """Whether a TCP connection to this local port is open (from HAProxy)."""
     with open('/proc/net/tcp') as f:
@@ -268,6 +283,35 @@ def main():
         time.sleep(0.6)
     _, r, _, _ = tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'print(runs)'})
     check('... and the interrupted call did not commit (%r)' % (r and r.get('stdout')), r and r['stdout'] == '0\n')
+
+    # /external across servers: the store keeps the mount's name, and each
+    # server mounts its own copy (two more servers, with --external-files)
+    ext = os.path.join(DIR, 'ext')
+    os.makedirs(ext, exist_ok=True)
+    with open(os.path.join(ext, 'shared.txt'), 'w') as f:
+        f.write('from the operator\n')
+    extra = []
+    for k in (7, 8):
+        p = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:%d' % (PORT + k), '--store', STORE, '--tokens',
+                              os.path.join(DIR, 'tokens'), '--session-key', os.path.join(DIR, 'session.key'),
+                              '--external-files', os.path.join(ext, 'shared.txt')],
+                             env=dict(os.environ, WASMBOX_HOME=os.path.join(DIR, 'home%d' % k)),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p.stderr.readline()
+        extra.append(p)
+    _, esid = initialize(PORT + 7)
+    _, made, _, _ = tool(PORT + 7, esid, 'create_session', {})
+    eses = (made or {}).get('session_id')
+    _, r7, _, _ = tool(PORT + 7, esid, 'execute_code', {'session_id': eses, 'code': 'y = open("/external/shared.txt").read()'})
+    _, r8, _, _ = tool(PORT + 8, esid, 'execute_code', {'session_id': eses,
+                                                          'code': 'print(y == open("/external/shared.txt").read(), y)'})
+    stored = psql_meta(eses)
+    check('a session with /external made on one server runs on another, which mounts its own copy (%r; the store '
+          'names it: %s)' % (r8 and r8.get('stdout'), stored),
+          r8 and r8['stdout'] == 'True from the operator\n\n' and 'external' in stored and
+          os.path.join(DIR, 'home7') not in stored)
+    for p in extra:
+        p.terminate()
 
     # two clients hammer one session through the balancer
     tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'hits = 0'})

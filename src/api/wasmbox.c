@@ -30,7 +30,8 @@ wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
   const char *url = opts && opts->store ? opts->store : getenv("WASMBOX_STORE");
   if (ok && url && *url) {
     wb_store *st = wb_store_of(wb, err, errlen);
-    ok = st && (wb->remote = wb_remote_open(url, st, err, errlen)) != NULL;
+    ok = st && (wb->remote = wb_remote_open(url, st, opts ? opts->named_mounts : NULL,
+                                            opts ? opts->named_mounts_len : 0, err, errlen)) != NULL;
   }
   if (!ok) {
     wasmbox_free(wb);

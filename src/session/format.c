@@ -144,14 +144,14 @@ void wb_meta_clear(wb_meta *m) {
   for (size_t i = 0; i < m->nmounts; i++) {
     free((char *)m->mounts[i].host_dir);
     free((char *)m->mounts[i].guest_path);
+    free(m->mount_names[i]);
   }
   memset(m, 0, sizeof *m);
 }
 
-bool wb_meta_write(int dir, const wb_meta *m) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
+bool wb_meta_format(const wb_meta *m, char **text, size_t *len) {
+  *text = NULL;
+  FILE *f = open_memstream(text, len);
   if (!f) return false;
   fprintf(f, "language %s\ncreated %.6f\nttl %.3f\n", m->language, m->created, m->ttl);
   if (m->owner[0]) {
@@ -165,13 +165,22 @@ bool wb_meta_write(int dir, const wb_meta *m) {
     fputc('\n', f);
   }
   for (size_t i = 0; i < m->nmounts; i++) {
-    fputs("mount ", f);
-    put_hex(f, m->mounts[i].host_dir);
+    fputs(m->mount_names[i] ? "mount_name " : "mount ", f);
+    put_hex(f, m->mount_names[i] ? m->mount_names[i] : m->mounts[i].host_dir);
     fputc(' ', f);
     put_hex(f, m->mounts[i].guest_path);
     fputc('\n', f);
   }
-  bool ok = fclose(f) == 0 && wb_write_atomic(dir, "meta", text, len, "", 0);
+  if (fclose(f) == 0) return true;
+  free(*text);
+  *text = NULL;
+  return false;
+}
+
+bool wb_meta_write(int dir, const wb_meta *m) {
+  char *text;
+  size_t len;
+  bool ok = wb_meta_format(m, &text, &len) && wb_write_atomic(dir, "meta", text, len, "", 0);
   free(text);
   return ok;
 }
@@ -193,6 +202,11 @@ bool wb_meta_parse(char *text, wb_meta *m) {
       m->mounts[m->nmounts].guest_path = get_hex(b);
       ok = m->mounts[m->nmounts].host_dir && m->mounts[m->nmounts].guest_path;
       m->nmounts++;
+    } else if (k == 3 && !strcmp(key, "mount_name") && m->nmounts < WASMBOX_MAX_MOUNTS) {
+      m->mount_names[m->nmounts] = get_hex(a);
+      m->mounts[m->nmounts].guest_path = get_hex(b);
+      ok = m->mount_names[m->nmounts] && m->mounts[m->nmounts].guest_path;
+      m->nmounts++;
     } else if (k >= 2 && !strcmp(key, "owner")) {
       char *o = get_hex(a);
       ok = o && wb_owner_valid(o);
@@ -211,6 +225,9 @@ bool wb_meta_read(int dir, wb_meta *m) {
   if (!text) return false;
   bool ok = wb_meta_parse(text, m);
   free(text);
+  /* a cache's meta holds host paths: a name here was never resolved */
+  for (size_t i = 0; ok && i < m->nmounts; i++) ok = !m->mount_names[i];
+  if (!ok) wb_meta_clear(m);
   return ok;
 }
 

@@ -32,6 +32,9 @@ typedef struct {
   char *env[WB_SESSION_ENV_MAX];
   size_t nenv;
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
+  /* parallel: a named mount's name (the shared store's meta holds these,
+   * and no host_dir); NULL for a host path (a cache's own meta) */
+  char *mount_names[WASMBOX_MAX_MOUNTS];
   size_t nmounts;
   char owner[WASMBOX_OWNER_MAX]; /* "" for nobody's */
 } wb_meta;
@@ -43,6 +46,7 @@ bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals);
 bool wb_meta_read(int dir, wb_meta *m);
 bool wb_meta_parse(char *text, wb_meta *m); /* the file's text (changed in place) */
 bool wb_meta_write(int dir, const wb_meta *m);
+bool wb_meta_format(const wb_meta *m, char **text, size_t *len); /* the file's text, malloc'd */
 void wb_meta_clear(wb_meta *m);
 /* "KIND-NO": log-3, ws-2, pre-7 */
 void wb_state_name(char *out, size_t n, const char *kind, uint64_t no);

@@ -30,8 +30,11 @@ typedef struct wb_remote wb_remote;
 typedef struct wb_lease wb_lease;
 
 /* Loads libpq; connects when first needed (so a server may start before
- * its database). */
-wb_remote *wb_remote_open(const char *url, wb_store *cache, char *err, size_t n);
+ * its database). named: the mounts sessions in the store may have, by name
+ * (wasmbox_options.named_mounts): the store's meta holds names, a cache's
+ * meta this server's host paths. */
+wb_remote *wb_remote_open(const char *url, wb_store *cache, const wasmbox_named_mount *named, size_t nnamed, char *err,
+                          size_t n);
 void wb_remote_free(wb_remote *r);
 /* Leases (with their reloads) and publishes so far, those that failed, and
  * the seconds they took in all. */
