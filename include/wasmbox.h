@@ -77,6 +77,11 @@ typedef struct {
   const char *guest_path; /* absolute; not / and not inside /app */
 } wasmbox_mount;
 
+typedef struct {
+  const char *name; /* printable ASCII, below WASMBOX_ID_MAX */
+  const char *host_dir;
+} wasmbox_named_mount;
+
 #define WASMBOX_MAX_MOUNTS 16 /* mounts and package directories together */
 
 /* Python packages of the operator's (pure Python, or py3-none-any wheels):
@@ -116,6 +121,7 @@ typedef struct {
   unsigned limit;         /* search: 1..WASMBOX_TOOL_SEARCH_MAX */
   double seconds_left;    /* until the call's deadline */
   const char *session_id; /* the call's session, or NULL */
+  const char *owner;      /* the call's wasmbox_request.owner, or NULL */
   bool approved;          /* call: a person approved it (wasmbox_resume) */
 } wasmbox_tool_request;
 
@@ -199,6 +205,12 @@ typedef struct {
   size_t allowed_tools_len;
   unsigned max_tool_calls; /* op "call" requests; 0: the default */
   uint64_t max_tool_bytes; /* bytes of requests and replies; 0: the default */
+  /* Whose call this is (NULL: nobody's): handed to the tool handler and
+   * audit, and kept with a paused run together with its scope (say, the
+   * MCP session that made it): wasmbox_resume() then goes on only for the
+   * same owner and scope. Printable ASCII, below WASMBOX_OWNER_MAX. */
+  const char *owner;
+  const char *owner_scope;
 } wasmbox_request;
 
 typedef struct {
@@ -268,11 +280,21 @@ typedef struct {
    * call takes its session's lease in the database, so calls on one
    * session are serialised across every server, and commits there. */
   const char *store;
+  /* The directories a session in that store may mount, by name: the store
+   * records a session mount's name, never its host path, and each server
+   * resolves the name here, from its own configuration. A session mount
+   * whose host directory is none of these cannot go into the store; a
+   * stored host path, or a name this server lacks, is refused. */
+  const wasmbox_named_mount *named_mounts;
+  size_t named_mounts_len;
 } wasmbox_options;
 
 wasmbox *wasmbox_new(char *err, size_t errlen); /* default options */
 wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen);
 void wasmbox_free(wasmbox *wb);
+/* The state directory wasmbox_open() uses for this home (NULL: the
+ * default, as wasmbox_options.home says); malloc'd, NULL without memory. */
+char *wasmbox_state_dir(const char *home);
 
 int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen);
 void wasmbox_result_free(wasmbox_result *r);
@@ -313,6 +335,11 @@ typedef struct {
   void *tool_ctx;
   const char *workspace;  /* a stateless call's /app, as in wasmbox_request */
   wasmbox_cancel *cancel; /* or NULL */
+  /* who resumes: a paused run whose request named another owner or scope
+   * is, to this caller, no paused run at all (and stays for its own);
+   * NULL owner: no check (an operator's) */
+  const char *owner;
+  const char *owner_scope;
 } wasmbox_resume_request;
 
 int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result **out, char *err, size_t errlen);
@@ -328,6 +355,7 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
  * parallel. Ids are ASCII, at most WASMBOX_ID_MAX - 1 characters. */
 #define WASMBOX_ID_MAX 64
 #define WASMBOX_DEFAULT_SESSION_TTL_S (24.0 * 3600)
+#define WASMBOX_OWNER_MAX 256
 
 typedef struct {
   const char *language;   /* NULL: "python" */
@@ -339,6 +367,10 @@ typedef struct {
   size_t mounts_len;
   const char *const *packages; /* Python: package directories of every call */
   size_t packages_len;
+  /* whose session it is (NULL: nobody's): recorded with it, in the shared
+   * store too, and kept by its forks; the library reports it and leaves
+   * who may use what to the caller (the MCP server's rule: README) */
+  const char *owner;
 } wasmbox_session_options;
 
 typedef struct {
@@ -348,6 +380,7 @@ typedef struct {
   double ttl_seconds;
   uint64_t disk_bytes; /* memory image, workspace and checkpoints */
   size_t checkpoints;
+  char owner[WASMBOX_OWNER_MAX]; /* "" for nobody's */
 } wasmbox_session_info;
 
 int wasmbox_session_create(wasmbox *wb, const wasmbox_session_options *opts, char id[WASMBOX_ID_MAX], char *err,
@@ -363,6 +396,9 @@ int wasmbox_session_destroy(wasmbox *wb, const char *id, char *err, size_t errle
 /* All sessions (malloc'd array; free() it). */
 int wasmbox_session_list(wasmbox *wb, wasmbox_session_info **out, size_t *n, char *err, size_t errlen);
 int wasmbox_session_info_get(wasmbox *wb, const char *id, wasmbox_session_info *out, char *err, size_t errlen);
+/* The session's owner alone ("" for nobody's): cheaper than info, for a
+ * check before each use. Unknown ids fail as every session function does. */
+int wasmbox_session_owner(wasmbox *wb, const char *id, char owner[WASMBOX_OWNER_MAX], char *err, size_t errlen);
 /* Remove sessions idle for longer than their TTL; *removed counts them.
  * Paused runs past WASMBOX_RESUME_TTL_S are removed too. */
 int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen);

@@ -48,9 +48,10 @@ def cluster(cmd):
 TOKEN = None
 
 
-def post(port, body, sid=None, timeout=60):
+def post(port, body, sid=None, timeout=60, token=None):
     """One JSON-RPC request: (HTTP status, headers by lowercase name, parsed body or None)."""
-    h = {'Content-Type': 'application/json', 'Accept': 'application/json', 'Authorization': 'Bearer ' + TOKEN,
+    h = {'Content-Type': 'application/json', 'Accept': 'application/json',
+         'Authorization': 'Bearer ' + (token or TOKEN),
          'MCP-Protocol-Version': '2025-11-25'}
     if sid:
         h['Mcp-Session-Id'] = sid
@@ -70,23 +71,46 @@ def post(port, body, sid=None, timeout=60):
     return r.status, {k.lower(): v for k, v in r.getheaders()}, js  # (HAProxy lowercases names)
 
 
-def initialize(port):
+def initialize(port, token=None):
     st, h, js = post(port, {'jsonrpc': '2.0', 'id': 0, 'method': 'initialize', 'params': {
-        'protocolVersion': '2025-11-25', 'capabilities': {}, 'clientInfo': {'name': 'cluster', 'version': '1'}}})
+        'protocolVersion': '2025-11-25', 'capabilities': {}, 'clientInfo': {'name': 'cluster', 'version': '1'}}},
+        token=token)
     sid = h.get('mcp-session-id')
-    post(port, {'jsonrpc': '2.0', 'method': 'notifications/initialized'}, sid)
+    post(port, {'jsonrpc': '2.0', 'method': 'notifications/initialized'}, sid, token=token)
     return st, sid
 
 
-def tool(port, sid, name, args, timeout=60):
+def tool(port, sid, name, args, timeout=60, token=None):
     st, _, js = post(port, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call',
-                            'params': {'name': name, 'arguments': args}}, sid, timeout)
+                            'params': {'name': name, 'arguments': args}}, sid, timeout, token)
     result = (js or {}).get('result') or {}
     return st, result.get('structuredContent'), result.get('isError'), js
 
 
 def server_pids():
     return [int(open(os.path.join(DIR, 'server%d.pid' % k)).read()) for k in (1, 2, 3)]
+
+
+def psql_meta(sid):
+    """The store's meta of a session, as text (mount names decoded)."""
+    url = STORE.split('?')[0]
+    p = subprocess.run(['psql', url, '-At', '-c', "SELECT encode(meta, 'escape') FROM wasmbox_sessions WHERE id = '%s'"
+                        % sid], capture_output=True, text=True, timeout=30)
+    out = []
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        out.append(' '.join([parts[0]] + [bytes.fromhex(x).decode(errors='replace') if len(x) % 2 == 0 and all(
+            c in '0123456789abcdef' for c in x) else x for x in parts[1:]]))
+    return '; '.join(out)
+
+
+def established(port):
+    """Whether a TCP connection to this local port is open (from HAProxy)."""
+    with open('/proc/net/tcp') as f:
+        rows = [line.split() for line in f.readlines()[1:]]
+    return any(int(r[1].split(':')[1], 16) == port and r[3] == '01' for r in rows)
 
 
 def log_lines(k):
@@ -115,6 +139,11 @@ STORE = None
 
 def main():
     global TOKEN, STORE
+    # three clients: agent, a rival tenant and an operator
+    rival, ops = os.urandom(16).hex(), os.urandom(16).hex()
+    with open(os.path.join(DIR, 'tokens'), 'w') as f:
+        f.write('agent %s\nrival %s\nops %s role=admin\n' % (os.urandom(16).hex(), rival, ops))
+    os.chmod(os.path.join(DIR, 'tokens'), 0o600)
     out = cluster('start')
     check('make cluster: three servers and HAProxy start (%s)' % out.stdout.strip()[:80], out.returncode == 0)
     if out.returncode:
@@ -147,6 +176,26 @@ def main():
     st3, _, _, _ = tool(PORT, sid, 'restore_session', {'session_id': ses, 'checkpoint_id': (cp or {}).get('checkpoint_id')})
     _, r1, _, _ = tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'print(counter)'})
     _, r2, _, _ = tool(PORT, sid, 'execute_code', {'session_id': (fk or {}).get('session_id'), 'code': 'print(counter)'})
+    # tenants across servers: the owner is in the store, so a server that
+    # never had the session in its cache refuses the rival as well
+    rst, rsid = initialize(PORT + 3, rival)
+    answers = []
+    for k in (1, 2, 3):
+        _, r, err, js = tool(PORT + k, rsid, 'execute_code', {'session_id': ses, 'code': 'print(counter)'},
+                             token=rival)
+        _, g, gerr, gjs = tool(PORT + k, rsid, 'execute_code', {'session_id': 's' + '0' * 24, 'code': '1'},
+                               token=rival)
+        answers.append(bool(err) and json.dumps(js['result']['content']).replace(ses, 's' + '0' * 24) ==
+                       json.dumps(gjs['result']['content']))
+    _, listed, _, _ = tool(PORT + 2, rsid, 'list_sessions', {}, token=rival)
+    check('a rival client on each server: the session is "no session", as one that never was (%s)' % answers,
+          all(answers) and ses not in json.dumps(listed))
+    ost, osid = initialize(PORT + 1, ops)
+    _, listed, _, _ = tool(PORT + 1, osid, 'list_sessions', {}, token=ops)
+    owners = {x['session_id']: x.get('owner') for x in (listed or {}).get('sessions', [])}
+    _, r, _, _ = tool(PORT + 2, osid, 'execute_code', {'session_id': ses, 'code': 'print(counter)'}, token=ops)
+    check('the admin sees it with its owner, from the store (%s), and may use it' % owners.get(ses),
+          owners.get(ses) == 'agent' and r and r['stdout'] == '12\n')
     check('fork, checkpoint and restore through the balancer',
           st == st2 == st3 == 200 and r1 and r1['stdout'] == '12\n' and r2 and r2['stdout'] == '12\n')
 
@@ -202,6 +251,67 @@ def main():
     check('%d servers killed mid-call at random points: each call committed whole (memory and files) or not at '
           'all, an "ok" always committed, the next call (another server) saw the committed state (%d committed '
           'unanswered, %d answered 502 first)' % (ROUNDS, committed_unseen, bounced), bad == 0)
+
+    # a server that dies after taking a call through the balancer: the client
+    # gets 502 and decides; HAProxy does not replay the call on another server
+    # (the code, and any tool it called, would run twice)
+    tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'runs = 0'})
+    res = {}
+
+    def slow_via_balancer():
+        res['r'] = tool(PORT, sid, 'execute_code', {
+            'session_id': ses, 'code': 'import time\nruns += 1\ntime.sleep(1.5)\nprint(runs)'})
+    t = threading.Thread(target=slow_via_balancer)
+    t.start()
+    handler, seen = None, set()
+    for _ in range(20):  # the server holding a connection in two polls (a health check's is brief)
+        time.sleep(0.05)
+        now = {k for k in (1, 2, 3) if established(PORT + k)}
+        both = now & seen
+        if both:
+            handler = both.pop()
+            break
+        seen = now
+    if handler:
+        os.kill(server_pids()[handler - 1], signal.SIGKILL)
+    t.join()
+    st, r, _, _ = res['r']
+    check('a server killed holding a call through the balancer: the client gets 502, no replay elsewhere '
+          '(server %s, got %s %r)' % (handler, st, r and r.get('stdout')), handler and st == 502)
+    if handler:
+        procs[handler] = restart(handler)
+        time.sleep(0.6)
+    _, r, _, _ = tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'print(runs)'})
+    check('... and the interrupted call did not commit (%r)' % (r and r.get('stdout')), r and r['stdout'] == '0\n')
+
+    # /external across servers: the store keeps the mount's name, and each
+    # server mounts its own copy (two more servers, with --external-files)
+    ext = os.path.join(DIR, 'ext')
+    os.makedirs(ext, exist_ok=True)
+    with open(os.path.join(ext, 'shared.txt'), 'w') as f:
+        f.write('from the operator\n')
+    extra = []
+    for k in (7, 8):
+        p = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:%d' % (PORT + k), '--store', STORE, '--tokens',
+                              os.path.join(DIR, 'tokens'), '--session-key', os.path.join(DIR, 'session.key'),
+                              '--external-files', os.path.join(ext, 'shared.txt')],
+                             env=dict(os.environ, WASMBOX_HOME=os.path.join(DIR, 'home%d' % k)),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p.stderr.readline()
+        extra.append(p)
+    _, esid = initialize(PORT + 7)
+    _, made, _, _ = tool(PORT + 7, esid, 'create_session', {})
+    eses = (made or {}).get('session_id')
+    _, r7, _, _ = tool(PORT + 7, esid, 'execute_code', {'session_id': eses, 'code': 'y = open("/external/shared.txt").read()'})
+    _, r8, _, _ = tool(PORT + 8, esid, 'execute_code', {'session_id': eses,
+                                                          'code': 'print(y == open("/external/shared.txt").read(), y)'})
+    stored = psql_meta(eses)
+    check('a session with /external made on one server runs on another, which mounts its own copy (%r; the store '
+          'names it: %s)' % (r8 and r8.get('stdout'), stored),
+          r8 and r8['stdout'] == 'True from the operator\n\n' and 'external' in stored and
+          os.path.join(DIR, 'home7') not in stored)
+    for p in extra:
+        p.terminate()
 
     # two clients hammer one session through the balancer
     tool(PORT, sid, 'execute_code', {'session_id': ses, 'code': 'hits = 0'})

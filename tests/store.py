@@ -173,6 +173,20 @@ def main():
     check('a damaged HEAD in the store: a clear error (%s)' % json.dumps(r)[:100],
           r.get('status') != 'ok' and 'damaged HEAD' in json.dumps(r))
 
+    # a row's meta is data: a host path in it is refused (it would be mounted
+    # into the sandbox), and so is a mount name this server does not have
+    hexs = lambda t: t.encode().hex()
+    for line, want in (('mount %s %s' % (hexs('/etc'), hexs('/hostetc')), 'names a host directory'),
+                       ('mount_name %s %s' % (hexs('nosuch'), hexs('/data')), "mounts 'nosuch'")):
+        mid = wb('a', 'session', 'new')[1].strip()
+        psql("UPDATE wasmbox_sessions SET meta = meta || convert_to('%s\n', 'UTF8') WHERE id = '%s'" % (line, mid))
+        r = run('b', mid, 'import os\nprint(os.listdir("/hostetc"))')
+        check('a stored meta with %s: refused, nothing mounted (%s)' % (line.split()[0], json.dumps(r)[:120]),
+              r.get('status') != 'ok' and want in json.dumps(r) and 'passwd' not in json.dumps(r))
+    rc, _, err = wb('a', 'session', 'new', '--mount', '/usr/share/doc:/doc')
+    check('a session in the store with a mount no name covers: refused, saying why (%s)' % err.strip()[:120],
+          rc == 2 and 'named mounts' in err)
+
     # rows that would lead a write out of the workspace are refused
     outside = tempfile.mkdtemp(prefix='wasmbox-store-outside-')
     for rows, what in (("('%s', convert_to('../escaped', 'UTF8'), 'f', '\\x78', sha256('\\x78'))", '".." in a path'),

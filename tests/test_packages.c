@@ -414,6 +414,26 @@ static void test_install_package(void **s) {
   wasmbox_result_free(r);
   r = expect_exception("import tinypkg", NULL, "ModuleNotFoundError");
   wasmbox_result_free(r);
+  /* pip runs isolated in a directory of its own: a `pip` package in the
+   * caller's working directory is not what runs */
+  char *cwd = make_dir(), here[4096], pkg[1024];
+  snprintf(pkg, sizeof pkg, "%s/pip", cwd);
+  assert_int_equal(mkdir(pkg, 0700), 0);
+  write_file(pkg, "__init__.py", "import os\nopen(os.path.join(os.path.dirname(__file__), '..', 'HIJACKED'), 'w')\n");
+  write_file(pkg, "__main__.py", "import pip\n");
+  assert_non_null(getcwd(here, sizeof here));
+  assert_int_equal(chdir(cwd), 0);
+  char other[WASMBOX_ID_MAX];
+  assert_int_equal(wasmbox_session_create(test_wb, NULL, other, err, sizeof err), WASMBOX_OK);
+  rc = wasmbox_session_install(test_wb, other, "tinydep", NULL, wh, &out, err, sizeof err);
+  assert_int_equal(chdir(here), 0);
+  if (rc) fail_msg("install from a directory holding a 'pip' package: %s", err);
+  free(out);
+  char *hijacked = read_file(cwd, "HIJACKED");
+  assert_null(hijacked);
+  assert_int_equal(wasmbox_session_destroy(test_wb, other, err, sizeof err), WASMBOX_OK);
+  rm_tree(cwd);
+  free(cwd);
   /* refusals, each saying why */
   install_fails(id, "binpkg", NULL, wh, WASMBOX_EUSAGE,
                 "binpkg has compiled code (binpkg-1.0-cp311-cp311-manylinux_2_17_x86_64.whl)");

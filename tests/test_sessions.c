@@ -430,6 +430,50 @@ static void test_nesting_is_bounded(void **s) {
   assert_int_equal(wasmbox_session_destroy(wb, id, err, sizeof err), WASMBOX_OK);
 }
 
+/* A session's owner is recorded with it (and survives a restart), kept by
+ * its forks, reported by info, list and wasmbox_session_owner; a session
+ * made without one is nobody's (""); an owner that is not printable ASCII
+ * below WASMBOX_OWNER_MAX is refused. */
+static void test_owner_recorded(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], fork[WASMBOX_ID_MAX], plain[WASMBOX_ID_MAX], err[256], owner[WASMBOX_OWNER_MAX];
+  wasmbox_session_options o = {.owner = "oauth:alice@example.com"};
+  assert_int_equal(wasmbox_session_create(wb, &o, id, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(wasmbox_session_fork(wb, id, fork, err, sizeof err), WASMBOX_OK);
+  new_session(plain);
+  wasmbox_free(wb); /* from disk */
+  wasmbox_options opts = {.home = home};
+  wb = wasmbox_open(&opts, err, sizeof err);
+  assert_non_null(wb);
+  assert_int_equal(wasmbox_session_owner(wb, id, owner, err, sizeof err), WASMBOX_OK);
+  assert_string_equal(owner, "oauth:alice@example.com");
+  assert_int_equal(wasmbox_session_owner(wb, fork, owner, err, sizeof err), WASMBOX_OK);
+  assert_string_equal(owner, "oauth:alice@example.com");
+  assert_int_equal(wasmbox_session_owner(wb, plain, owner, err, sizeof err), WASMBOX_OK);
+  assert_string_equal(owner, "");
+  wasmbox_session_info info;
+  assert_int_equal(wasmbox_session_info_get(wb, id, &info, err, sizeof err), WASMBOX_OK);
+  assert_string_equal(info.owner, "oauth:alice@example.com");
+  wasmbox_session_info *all = NULL;
+  size_t n = 0, seen = 0;
+  assert_int_equal(wasmbox_session_list(wb, &all, &n, err, sizeof err), WASMBOX_OK);
+  for (size_t i = 0; i < n; i++) seen += !strcmp(all[i].id, fork) && !strcmp(all[i].owner, "oauth:alice@example.com");
+  free(all);
+  assert_int_equal(seen, 1);
+  assert_int_equal(wasmbox_session_owner(wb, "s000000000000000000000000", owner, err, sizeof err), WASMBOX_EUSAGE);
+  assert_string_equal(err, "no session s000000000000000000000000");
+  assert_int_equal(wasmbox_session_owner(wb, "../x", owner, err, sizeof err), WASMBOX_EUSAGE);
+  char longer[WASMBOX_OWNER_MAX + 1];
+  memset(longer, 'a', WASMBOX_OWNER_MAX);
+  longer[WASMBOX_OWNER_MAX] = 0;
+  const char *bad[] = {"line\nbreak", longer};
+  for (size_t i = 0; i < 2; i++) {
+    o.owner = bad[i];
+    assert_int_equal(wasmbox_session_create(wb, &o, plain, err, sizeof err), WASMBOX_EUSAGE);
+    assert_non_null(strstr(err, "an owner is printable ASCII"));
+  }
+}
+
 static void test_bad_ids(void **s) {
   (void)s;
   char err[256], out[WASMBOX_ID_MAX];
@@ -630,6 +674,7 @@ int main(void) {
       cmocka_unit_test(test_env_and_mounts_fixed),
       cmocka_unit_test(test_file_tools),
       cmocka_unit_test(test_nesting_is_bounded),
+      cmocka_unit_test(test_owner_recorded),
       cmocka_unit_test(test_bad_ids),
       cmocka_unit_test(test_damaged_head),
       cmocka_unit_test(test_kill_9_loses_nothing),

@@ -17,6 +17,7 @@ typedef struct {
   int calls;           /* op "call" requests the handler saw */
   char last_args[256]; /* arguments of the last call */
   char last_session[WASMBOX_ID_MAX];
+  char last_owner[WASMBOX_OWNER_MAX];
   char audit[2048]; /* "tool:outcome " for each audited call */
 } seen_t;
 static seen_t seen = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -24,7 +25,7 @@ static seen_t seen = {.mu = PTHREAD_MUTEX_INITIALIZER};
 static void seen_reset(void) {
   pthread_mutex_lock(&seen.mu);
   seen.calls = 0;
-  seen.last_args[0] = seen.last_session[0] = seen.audit[0] = 0;
+  seen.last_args[0] = seen.last_session[0] = seen.last_owner[0] = seen.audit[0] = 0;
   pthread_mutex_unlock(&seen.mu);
 }
 
@@ -62,6 +63,7 @@ static int handler(void *ctx, const wasmbox_tool_request *req, char **reply, cha
   seen.calls++;
   snprintf(seen.last_args, sizeof seen.last_args, "%.*s", (int)req->arguments_len, req->arguments);
   snprintf(seen.last_session, sizeof seen.last_session, "%s", req->session_id ? req->session_id : "");
+  snprintf(seen.last_owner, sizeof seen.last_owner, "%s", req->owner ? req->owner : "");
   pthread_mutex_unlock(&seen.mu);
   if (!strcmp(req->name, "calc__add") && strstr(req->arguments, "\"a\":\"")) {
     snprintf(err, errlen, "arguments[a]: not a number");
@@ -572,6 +574,76 @@ static void approval_diverged(void **state) {
   rmdir(ws);
 }
 
+/* max_tool_calls holds across a resume: the replayed calls count as they
+ * did when the run first made them (two before the pause, the approved one),
+ * so one more call fits in 4, not a fresh budget. */
+static void approval_keeps_the_call_limit(void **state) {
+  (void)state;
+  seen_reset();
+  wasmbox_request req = with_tools(NULL,
+                                   "from wasmbox import tools, ToolError\n"
+                                   "tools.call('calc__add'); tools.call('calc__add')\n"
+                                   "tools.call('danger__drop', {'table': 'x'})\n"
+                                   "n = 0\n"
+                                   "try:\n"
+                                   "    while True:\n"
+                                   "        tools.call('calc__add'); n += 1\n"
+                                   "except ToolError as e:\n"
+                                   "    print(n, e.type)\n");
+  req.max_tool_calls = 4;
+  wasmbox_result *p = run_req(&req);
+  assert_int_equal(p->status, WASMBOX_STATUS_PAUSED);
+  char token[64], err[512];
+  snprintf(token, sizeof token, "%s", p->resume_token);
+  wasmbox_result_free(p);
+  wasmbox_result *r = NULL;
+  assert_int_equal(resume(token, true, NULL, &r, err, sizeof err), WASMBOX_OK);
+  expect_out(r, "1 ToolLimitExceeded\n");
+  wasmbox_result_free(r);
+}
+
+/* A paused run is its owner's: another owner's resume, or the same owner's
+ * from another scope (MCP session), finds no paused run and leaves it be;
+ * the owner's own resume goes on, its tools see the owner. */
+static void approval_is_the_owners(void **state) {
+  (void)state;
+  seen_reset();
+  wasmbox_request req = with_tools(NULL, paused_code);
+  req.owner = "alice", req.owner_scope = "mcp-1";
+  wasmbox_result *p = run_req(&req);
+  assert_int_equal(p->status, WASMBOX_STATUS_PAUSED);
+  char token[64], err[512];
+  snprintf(token, sizeof token, "%s", p->resume_token);
+  wasmbox_result_free(p);
+  const char *who[][2] = {{"bob", "mcp-1"}, {"alice", "mcp-2"}, {"alice", ""}};
+  for (size_t i = 0; i < 3; i++) {
+    wasmbox_resume_request rr = {.resume_token = token,
+                                 .approve = true,
+                                 .tool_handler = handler,
+                                 .tool_ctx = &seen,
+                                 .owner = who[i][0],
+                                 .owner_scope = who[i][1]};
+    wasmbox_result *r = NULL;
+    assert_int_equal(wasmbox_resume(test_wb, &rr, &r, err, sizeof err), WASMBOX_EUSAGE);
+    assert_non_null(strstr(err, "no paused run has this resume token"));
+  }
+  wasmbox_resume_request rr = {.resume_token = token,
+                               .approve = true,
+                               .tool_handler = handler,
+                               .tool_ctx = &seen,
+                               .owner = "alice",
+                               .owner_scope = "mcp-1"};
+  wasmbox_result *r = NULL;
+  assert_int_equal(wasmbox_resume(test_wb, &rr, &r, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(r->status, WASMBOX_STATUS_OK);
+  assert_string_equal(seen.last_owner, "alice");
+  wasmbox_result_free(r);
+  req.owner = "al\nice";
+  char e2[256];
+  assert_int_equal(wasmbox_run(test_wb, &req, &r, e2, sizeof e2), WASMBOX_EUSAGE);
+  assert_non_null(strstr(e2, "printable ASCII"));
+}
+
 /* A paused run is kept 24 hours: prune removes an older one. */
 static void approval_expires(void **state) {
   (void)state;
@@ -621,6 +693,8 @@ int main(void) {
       cmocka_unit_test(approval_denied_or_given),
       cmocka_unit_test(approval_in_a_session),
       cmocka_unit_test(approval_diverged),
+      cmocka_unit_test(approval_keeps_the_call_limit),
+      cmocka_unit_test(approval_is_the_owners),
       cmocka_unit_test(approval_expires),
   };
   return cmocka_run_group_tests(tests, harness_setup, harness_teardown);

@@ -8,6 +8,7 @@
 #include "engine/runtime.h"
 #include "util/json.h"
 #include "util/options.h"
+#include "util/patterns.h"
 #include "wasi/calls.h"
 #include "wasi/internal.h"
 
@@ -352,6 +353,23 @@ static int parse_opts(opts_t *o, char *err, const char *pos[2], size_t *npos, in
   return wb_opt_parse(opt_table, 6, o, argc, argv, 0, pos, 2, npos, "cmd", err, 256);
 }
 
+/* Patterns over several names of one thing: a match on any counts, and an
+ * exclusion on any wins (an upstream tool's own name and its alias). */
+static void test_patterns(void **s) {
+  (void)s;
+  const char *allow[] = {"*", "!admin.*"}, *names[] = {"admin.drop", "admin_drop"}, *other[] = {"read.file", NULL};
+  assert_int_equal(wb_patterns_match(allow, 2, names, 2), -1);
+  assert_int_equal(wb_patterns_match(allow, 2, names + 1, 1), 1); /* the alias alone does not match "admin.*" */
+  assert_int_equal(wb_patterns_match(allow, 2, other, 2), 1);
+  const char *approve[] = {"read.*"};
+  assert_int_equal(wb_patterns_match(approve, 1, names, 2), 0);
+  assert_int_equal(wb_patterns_match(approve, 1, other, 2), 1);
+  assert_int_equal(wb_patterns_match(approve, 0, other, 2), 0);
+  assert_true(wb_patterns_allow(allow, 2, "x"));
+  assert_false(wb_patterns_allow(allow, 2, "admin.x"));
+  assert_false(wb_patterns_allow(allow, 0, "x"));
+}
+
 static void test_options(void **state) {
   (void)state;
   opts_t o;
@@ -407,6 +425,7 @@ static void test_options(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_patterns),
       cmocka_unit_test(test_path_resolution),
       cmocka_unit_test(test_fd_limit),
       cmocka_unit_test(test_guest_pointers_checked),

@@ -23,7 +23,7 @@
 #include "util/os.h"
 
 #define PIP "/usr/bin/python3"
-#define PIP_TIMEOUT_S 300
+#define PIP_TIMEOUT_S 300 /* one install request, all its pip runs together */
 #define PIP_OUTPUT_MAX (64u << 10)
 #define REQUIREMENT_MAX 200
 #define WHEELS_DIR "/app/.wasmbox-wheels"
@@ -83,8 +83,10 @@ static bool pure_wheel(const char *file) {
   return plat && abi && !strncmp(plat, "any.whl", 7) && !strncmp(abi, "none-", 5);
 }
 
-/* Run pip with argv; its output (stdout and stderr, bounded) in *out. */
-static int run_pip(char *const argv[], const char *home, wb_buf *out, char *err, size_t errlen) {
+/* Run pip with argv in `home` (its working directory too: nothing of ours
+ * is importable from there), by the request's deadline; its output (stdout
+ * and stderr, bounded) in *out. */
+static int run_pip(char *const argv[], const char *home, uint64_t deadline_ns, wb_buf *out, char *err, size_t errlen) {
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) {
     snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -98,6 +100,7 @@ static int run_pip(char *const argv[], const char *home, wb_buf *out, char *err,
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addchdir_np(&fa, home);
   posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
   posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
   pid_t pid;
@@ -109,11 +112,10 @@ static int run_pip(char *const argv[], const char *home, wb_buf *out, char *err,
     snprintf(err, errlen, "cannot start %s -m pip: %s", PIP, strerror(rc));
     return -1;
   }
-  uint64_t t0 = wb_monotonic_ns();
   char chunk[4096];
   bool timed_out = false;
   for (;;) {
-    double left = PIP_TIMEOUT_S - (double)(wb_monotonic_ns() - t0) / 1e9;
+    double left = ((double)deadline_ns - (double)wb_monotonic_ns()) / 1e9;
     if (left <= 0) {
       timed_out = true;
       kill(pid, SIGKILL);
@@ -132,7 +134,7 @@ static int run_pip(char *const argv[], const char *home, wb_buf *out, char *err,
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (timed_out) {
-    snprintf(err, errlen, "pip did not finish within %d s", PIP_TIMEOUT_S);
+    snprintf(err, errlen, "pip did not finish within %d s (one install_package, every step)", PIP_TIMEOUT_S);
     return -1;
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
@@ -169,7 +171,7 @@ static const char stubs_code[] =
     "            z.writestr(di + 'WHEEL', 'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n"
     "            z.writestr(di + 'RECORD', '')\n";
 
-static int make_stubs(const char *tmp, char *err, size_t errlen) {
+static int make_stubs(const char *tmp, uint64_t deadline_ns, char *err, size_t errlen) {
   char dir[4200];
   snprintf(dir, sizeof dir, "%s/stubs", tmp);
   if (mkdir(dir, 0700) != 0) {
@@ -190,7 +192,7 @@ static int make_stubs(const char *tmp, char *err, size_t errlen) {
       argv[k++] = specs[i];
     }
     wb_buf out = {0};
-    rc = run_pip(argv, tmp, &out, err, errlen);
+    rc = run_pip(argv, tmp, deadline_ns, &out, err, errlen);
     if (rc > 0)
       snprintf(err, errlen, "making the built-in packages' metadata for pip failed: %.200s", out.data ? out.data : "");
     wb_buf_free(&out);
@@ -204,12 +206,15 @@ static int make_stubs(const char *tmp, char *err, size_t errlen) {
 }
 
 static int pip_download(const char *req, const char *index_url, const char *wheelhouse, const char *dest,
-                        const char *home, bool pure_only, wb_buf *out, char *err, size_t errlen) {
+                        const char *home, uint64_t deadline_ns, bool pure_only, wb_buf *out, char *err, size_t errlen) {
   char *argv[40], stubs[4200], constraints[4200];
   snprintf(stubs, sizeof stubs, "%s/stubs", home);
   snprintf(constraints, sizeof constraints, "%s/constraints.txt", home);
   int n = 0;
-  argv[n++] = PIP, argv[n++] = "-m", argv[n++] = "pip", argv[n++] = "download", argv[n++] = "--quiet";
+  /* -I: isolated (no PYTHON* variables, no user site, not the working
+     directory on sys.path); one attempt per request, the deadline above it */
+  argv[n++] = PIP, argv[n++] = "-I", argv[n++] = "-m", argv[n++] = "pip", argv[n++] = "download";
+  argv[n++] = "--quiet", argv[n++] = "--retries", argv[n++] = "0", argv[n++] = "--timeout", argv[n++] = "30";
   argv[n++] = "--no-cache-dir", argv[n++] = "--only-binary=:all:", argv[n++] = "--dest", argv[n++] = (char *)dest;
   if (pure_only) {
     argv[n++] = "--platform", argv[n++] = "any", argv[n++] = "--implementation", argv[n++] = "py";
@@ -221,17 +226,18 @@ static int pip_download(const char *req, const char *index_url, const char *whee
   if (index_url) argv[n++] = "--index-url", argv[n++] = (char *)index_url;
   else argv[n++] = "--no-index", argv[n++] = "--find-links", argv[n++] = (char *)wheelhouse;
   argv[n++] = "--", argv[n++] = (char *)req, argv[n] = NULL;
-  return run_pip(argv, home, out, err, errlen);
+  return run_pip(argv, home, deadline_ns, out, err, errlen);
 }
 
 /* A wheel with compiled code among what pip finds for `req` without the
  * pure-Python restriction: its file name, to say why nothing matched. */
-static char *binary_wheel(const char *req, const char *index_url, const char *wheelhouse, const char *tmp) {
+static char *binary_wheel(const char *req, const char *index_url, const char *wheelhouse, const char *tmp,
+                          uint64_t deadline_ns) {
   char dir[4200], err[256];
   snprintf(dir, sizeof dir, "%s/any", tmp);
   if (mkdir(dir, 0700) != 0) return NULL;
   wb_buf out = {0};
-  int rc = pip_download(req, index_url, wheelhouse, dir, tmp, false, &out, err, sizeof err);
+  int rc = pip_download(req, index_url, wheelhouse, dir, tmp, deadline_ns, false, &out, err, sizeof err);
   wb_buf_free(&out);
   DIR *d = rc == 0 ? opendir(dir) : NULL;
   char *found = NULL;
@@ -307,8 +313,9 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
   char dest[4200];
   snprintf(dest, sizeof dest, "%s/wheels", tmp);
   wb_buf log = {0};
-  int pip = mkdir(dest, 0700) == 0 ? make_stubs(tmp, err, errlen) : -1;
-  if (pip == 0) pip = pip_download(requirement, index_url, wheelhouse, dest, tmp, true, &log, err, errlen);
+  uint64_t deadline = wb_monotonic_ns() + (uint64_t)PIP_TIMEOUT_S * 1000000000u;
+  int pip = mkdir(dest, 0700) == 0 ? make_stubs(tmp, deadline, err, errlen) : -1;
+  if (pip == 0) pip = pip_download(requirement, index_url, wheelhouse, dest, tmp, deadline, true, &log, err, errlen);
   else if (!err[0]) snprintf(err, errlen, "cannot make %s: %s", dest, strerror(errno));
   char **wheels = NULL;
   size_t nw = 0;
@@ -316,7 +323,7 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
   if (pip < 0) {
     rc = WASMBOX_EINTERNAL;
   } else if (pip != 0) {
-    char *bin = binary_wheel(requirement, index_url, wheelhouse, tmp);
+    char *bin = binary_wheel(requirement, index_url, wheelhouse, tmp, deadline);
     if (bin)
       rc = wb_usage(err, errlen,
                     "%s has compiled code (%s): only pure-Python wheels (py3-none-any) can be "

@@ -28,6 +28,8 @@ static char *default_home(void) {
   return p;
 }
 
+char *wasmbox_state_dir(const char *home) { return home ? strdup(home) : default_home(); }
+
 wasmbox *wb_library_new(const char *home, char *err, size_t errlen) {
   wasmbox *wb = calloc(1, sizeof *wb);
   if (wb) wb->home = home ? strdup(home) : default_home();

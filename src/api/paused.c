@@ -15,7 +15,7 @@
 #include "api/library.h"
 #include "util/os.h"
 
-#define MAGIC "WBPAUSE1"
+#define MAGIC "WBPAUSE2" /* 2: the owner and scope follow it */
 #define FILE_MAX (2ull << 30)
 
 static double now_s(void) {
@@ -42,6 +42,8 @@ int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t sessi
   for (size_t i = 0; i < sizeof r; i++) snprintf(token + 2 * i, 3, "%02x", r[i]);
   wb_buf b = {0};
   wb_buf_append(&b, MAGIC, 8);
+  wb_put_str(&b, sent->owner ? sent->owner : "");
+  wb_put_str(&b, sent->owner_scope ? sent->owner_scope : "");
   wb_encode_request(&b, sent, NULL);
   wb_put_u32(&b, (uint32_t)sent->allowed_tools_len);
   for (size_t i = 0; i < sent->allowed_tools_len; i++) wb_put_str(&b, sent->allowed_tools[i]);
@@ -77,29 +79,52 @@ int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t sessi
   return rc;
 }
 
-int wb_paused_take(const char *home, const char *token, wb_paused *p, char *err, size_t errlen) {
+/* The file of a token, read whole (not yet claimed): NULL if none. */
+static uint8_t *read_run(const char *path, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  struct stat st;
+  uint8_t *bytes = NULL;
+  bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= FILE_MAX &&
+            (bytes = malloc((size_t)st.st_size + 1)) && wb_pread_all(fd, bytes, (size_t)st.st_size, 0);
+  if (fd >= 0) close(fd);
+  if (!ok) {
+    free(bytes);
+    return NULL;
+  }
+  *len = (size_t)st.st_size;
+  return bytes;
+}
+
+static bool same_or_unchecked(const char *want, const char *have) { return !want || !strcmp(want, have); }
+
+int wb_paused_take(const char *home, const char *token, const char *owner, const char *scope, wb_paused *p, char *err,
+                   size_t errlen) {
   memset(p, 0, sizeof *p);
   if (!token_ok(token)) return wb_usage(err, errlen, "a resume token is %d hexadecimal characters", WB_TOKEN_LEN);
   char path[4200], taken[4300];
   snprintf(path, sizeof path, "%s/paused/%s", home, token);
   snprintf(taken, sizeof taken, "%s/paused/.taken-%s-%ld", home, token, (long)getpid());
-  /* the rename is the claim: of two resumes, one wins */
-  if (rename(path, taken) != 0)
-    return wb_usage(err, errlen, "no paused run has this resume token (it was used, or never existed)");
-  int fd = open(taken, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= FILE_MAX &&
-            (p->bytes = malloc((size_t)st.st_size + 1)) && wb_pread_all(fd, p->bytes, (size_t)st.st_size, 0);
-  if (fd >= 0) close(fd);
-  unlink(taken);
-  if (!ok) {
-    wb_paused_free(p);
-    return wb_usage(err, errlen, "the paused run of this token cannot be read");
-  }
-  size_t len = (size_t)st.st_size;
+  static const char none[] = "no paused run has this resume token (it was used, or never existed)";
+  size_t len = 0;
+  if (!(p->bytes = read_run(path, &len))) return wb_usage(err, errlen, "%s", none);
   wb_reader r = {.p = p->bytes + 8, .len = len >= 8 ? len - 8 : 0};
-  wb_journal_wire none;
-  ok = len >= 8 && !memcmp(p->bytes, MAGIC, 8) && wb_decode_request(&r, &p->req, &p->storage, &none);
+  bool ok = len >= 8 && !memcmp(p->bytes, MAGIC, 8);
+  p->owner = ok ? wb_get_str(&r) : NULL;
+  p->scope = ok ? wb_get_str(&r) : NULL;
+  /* another's run is, to this caller, none at all: it is not claimed and
+     stays for its owner (an old or damaged file is nobody's) */
+  if (owner && !(p->owner && p->scope && !strcmp(owner, p->owner) && same_or_unchecked(scope, p->scope))) {
+    wb_paused_free(p);
+    return wb_usage(err, errlen, "%s", none);
+  }
+  /* the rename is the claim: of two resumes, one wins */
+  if (rename(path, taken) != 0) {
+    wb_paused_free(p);
+    return wb_usage(err, errlen, "%s", none);
+  }
+  unlink(taken);
+  wb_journal_wire nowire;
+  ok = ok && p->owner && p->scope && wb_decode_request(&r, &p->req, &p->storage, &nowire);
   uint32_t n = ok ? wb_get_u32(&r) : 0;
   if (n > WASMBOX_MAX_ALLOWED_TOOLS) ok = false;
   for (uint32_t i = 0; ok && i < n; i++) ok = (p->allowed[i] = wb_get_str(&r)) != NULL;
@@ -107,6 +132,8 @@ int wb_paused_take(const char *home, const char *token, wb_paused *p, char *err,
   p->req.allowed_tools_len = n;
   p->req.max_tool_calls = wb_get_u32(&r);
   p->req.max_tool_bytes = wb_get_u64(&r);
+  p->req.owner = p->owner && p->owner[0] ? p->owner : NULL;
+  p->req.owner_scope = p->scope && p->scope[0] ? p->scope : NULL;
   p->session_gen = wb_get_u64(&r);
   p->created = wb_get_f64(&r);
   p->wasi_journal = wb_get_bytes(&r, &p->wasi_journal_len);

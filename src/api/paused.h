@@ -1,7 +1,8 @@
 /* Paused runs on disk (wasmbox.h "Approval"): $home/paused/TOKEN, written
  * atomically when a run pauses and taken (renamed away, then removed) by
  * the resume that uses it, so a token works once, from any process. A file
- * holds the request as the library sent it (worker_protocol's encoding),
+ * holds its owner and scope (wasmbox_request), the request as the library
+ * sent it (worker_protocol's encoding),
  * the tool settings that do not travel with it, the session's generation,
  * the WASI journal (wasi/journal.h), the tool journal and the pending
  * request (api/tools.h). Reading trusts nothing: a file is whole and
@@ -23,6 +24,7 @@ typedef struct {
   wasmbox_request req; /* points into `bytes` and `storage` */
   wb_request_storage storage;
   const char *allowed[WASMBOX_MAX_ALLOWED_TOOLS];
+  const char *owner, *scope; /* of the request that paused; "" for none */
   uint64_t session_gen;
   double created; /* seconds since the epoch */
   const char *wasi_journal;
@@ -39,8 +41,11 @@ typedef struct {
 int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
                    const char *wasi_journal, size_t wasi_journal_len, char token[WB_TOKEN_LEN + 1], char *err,
                    size_t errlen);
-/* Take a paused run (EUSAGE: no such token, used, expired or damaged). */
-int wb_paused_take(const char *home, const char *token, wb_paused *p, char *err, size_t errlen);
+/* Take a paused run (EUSAGE: no such token, used, expired or damaged).
+ * With an owner (and a scope), another owner's (or scope's) run is "no such
+ * token" and is left where it is; NULL owner: any, NULL scope: any scope. */
+int wb_paused_take(const char *home, const char *token, const char *owner, const char *scope, wb_paused *p, char *err,
+                   size_t errlen);
 void wb_paused_free(wb_paused *p);
 /* Remove paused runs older than WASMBOX_RESUME_TTL_S, and what a crash left
  * half written or half taken (older than an hour). */

@@ -11,6 +11,7 @@
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/os.h"
+#include "session/format.h"
 #include "util/patterns.h"
 #include "wasi/journal.h"
 
@@ -24,6 +25,9 @@ int wb_tools_check(const wasmbox_request *req, char *err, size_t errlen) {
       return wb_usage(err, errlen, "allowed_tools pattern %zu must be 1 to %d characters (and more than '!')", i,
                       WB_TOOL_NAME_MAX);
   }
+  if ((req->owner && !wb_owner_valid(req->owner)) || (req->owner_scope && !wb_owner_valid(req->owner_scope)))
+    return wb_usage(err, errlen, "an owner and its scope are printable ASCII, at most %d characters",
+                    WASMBOX_OWNER_MAX - 1);
   if (req->max_tool_calls > WASMBOX_MAX_TOOL_CALLS)
     return wb_usage(err, errlen, "max_tool_calls must be at most %d", WASMBOX_MAX_TOOL_CALLS);
   if (req->max_tool_bytes > WASMBOX_MAX_TOOL_BYTES)
@@ -80,6 +84,75 @@ static bool filter_listing(cJSON *arr, const wasmbox_request *req) {
   return true;
 }
 
+/* A tool request as parsed and checked: the op, the name it may use and its
+ * arguments. */
+typedef struct {
+  cJSON *json;
+  char *args; /* the call's arguments, printed */
+  bool is_call, is_schema, is_search, is_list;
+} parsed_request;
+
+static void parsed_free(parsed_request *p) {
+  cJSON_Delete(p->json);
+  free(p->args);
+}
+
+/* Parses and checks a request as answer_live does before a tool runs, so a
+ * resumed run's replayed requests count as the live ones did. NULL: it may
+ * run (tr filled); else the error reply, and *outcome says which. */
+static char *check_request(const wb_tools *t, const uint8_t *request, size_t len, parsed_request *p,
+                           wasmbox_tool_request *tr, size_t *reply_len, const char **outcome) {
+  const wasmbox_request *req = t->req;
+  *outcome = "bad_request";
+  cJSON *q = p->json = cJSON_ParseWithLength((const char *)request, len);
+  if (!cJSON_IsObject(q)) return wb_tools_error(reply_len, "ToolRequestError", "a tool request must be a JSON object");
+  const cJSON *op = cJSON_GetObjectItemCaseSensitive(q, "op");
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(q, "name");
+  const cJSON *arguments = cJSON_GetObjectItemCaseSensitive(q, "arguments");
+  const cJSON *query = cJSON_GetObjectItemCaseSensitive(q, "query");
+  const cJSON *limit = cJSON_GetObjectItemCaseSensitive(q, "limit");
+  tr->op = cJSON_IsString(op) ? op->valuestring : "";
+  p->is_call = !strcmp(tr->op, "call"), p->is_schema = !strcmp(tr->op, "schema");
+  p->is_search = !strcmp(tr->op, "search"), p->is_list = !strcmp(tr->op, "list");
+  if (!p->is_call && !p->is_schema && !p->is_search && !p->is_list)
+    return wb_tools_error(reply_len, "ToolRequestError", "unknown op '%.64s' (call, list, search, schema)", tr->op);
+  if (p->is_call) {
+    if (arguments && !cJSON_IsObject(arguments) && !cJSON_IsNull(arguments))
+      return wb_tools_error(reply_len, "ToolRequestError", "a tool's arguments are a JSON object");
+    if (!(p->args = cJSON_IsObject(arguments) ? cJSON_PrintUnformatted(arguments) : strdup("{}")))
+      return wb_tools_error(reply_len, "ToolError", "out of memory");
+    tr->arguments = p->args;
+    tr->arguments_len = strlen(p->args);
+  }
+  if (p->is_call || p->is_schema) {
+    if (!cJSON_IsString(name) || !plain_name(name->valuestring))
+      return wb_tools_error(reply_len, "ToolRequestError",
+                            "a tool name is 1 to %d printable ASCII characters without spaces", WB_TOOL_NAME_MAX);
+    tr->name = name->valuestring;
+    if (!wb_patterns_allow(req->allowed_tools, req->allowed_tools_len, tr->name)) {
+      *outcome = "not_allowed";
+      return wb_tools_error(reply_len, "ToolNotAllowed", "tool '%s' is not allowed in this call%s", tr->name,
+                            req->allowed_tools_len ? "" : " (no tool is: allowed_tools is empty)");
+    }
+  }
+  if (p->is_call && t->calls >= t->max_calls) {
+    *outcome = "limit";
+    return wb_tools_error(reply_len, "ToolLimitExceeded", "this call made its max_tool_calls (%u) tool calls",
+                          t->max_calls);
+  }
+  if (p->is_search) {
+    if (!cJSON_IsString(query) || strlen(query->valuestring) > WB_TOOL_QUERY_MAX)
+      return wb_tools_error(reply_len, "ToolRequestError", "a search's query is a string of at most %d bytes",
+                            WB_TOOL_QUERY_MAX);
+    tr->query = query->valuestring;
+    double l = cJSON_IsNumber(limit) ? limit->valuedouble : limit ? -1 : 10;
+    if (!(l >= 1 && l <= WASMBOX_TOOL_SEARCH_MAX))
+      return wb_tools_error(reply_len, "ToolRequestError", "a search's limit is 1 to %d", WASMBOX_TOOL_SEARCH_MAX);
+    tr->limit = (unsigned)l;
+  }
+  return NULL;
+}
+
 /* A request answered now: checked, then given to the handler (approved:
  * a person said yes to it). *needs_approval: the handler wants one first
  * (no reply then). */
@@ -93,71 +166,13 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
                           "this call's tool requests and replies passed max_tool_bytes (%llu bytes)",
                           (unsigned long long)t->max_bytes);
   if (!req->tool_handler) return wb_tools_error(reply_len, "ToolError", "no tools are available to this call");
-  char *out = NULL, *args = NULL;
   cJSON *reply = NULL;
-  const char *outcome = "bad_request";
-  wasmbox_tool_request tr = {.op = "", .session_id = req->session_id, .approved = approved};
-  bool is_call = false, is_schema = false, is_search = false, is_list = false;
-  cJSON *q = cJSON_ParseWithLength((const char *)request, len);
-  if (!cJSON_IsObject(q)) {
-    out = wb_tools_error(reply_len, "ToolRequestError", "a tool request must be a JSON object");
-    goto done;
-  }
-  const cJSON *op = cJSON_GetObjectItemCaseSensitive(q, "op");
-  const cJSON *name = cJSON_GetObjectItemCaseSensitive(q, "name");
-  const cJSON *arguments = cJSON_GetObjectItemCaseSensitive(q, "arguments");
-  const cJSON *query = cJSON_GetObjectItemCaseSensitive(q, "query");
-  const cJSON *limit = cJSON_GetObjectItemCaseSensitive(q, "limit");
-  tr.op = cJSON_IsString(op) ? op->valuestring : "";
-  is_call = !strcmp(tr.op, "call"), is_schema = !strcmp(tr.op, "schema"), is_search = !strcmp(tr.op, "search");
-  is_list = !strcmp(tr.op, "list");
-  if (!is_call && !is_schema && !is_search && !is_list) {
-    out = wb_tools_error(reply_len, "ToolRequestError", "unknown op '%.64s' (call, list, search, schema)", tr.op);
-    goto done;
-  }
-  if (is_call) {
-    if (arguments && !cJSON_IsObject(arguments) && !cJSON_IsNull(arguments)) {
-      out = wb_tools_error(reply_len, "ToolRequestError", "a tool's arguments are a JSON object");
-      goto done;
-    }
-    if (!(args = cJSON_IsObject(arguments) ? cJSON_PrintUnformatted(arguments) : strdup("{}"))) goto done;
-    tr.arguments = args;
-    tr.arguments_len = strlen(args);
-  }
-  if (is_call || is_schema) {
-    if (!cJSON_IsString(name) || !plain_name(name->valuestring)) {
-      out = wb_tools_error(reply_len, "ToolRequestError",
-                           "a tool name is 1 to %d printable ASCII characters without spaces", WB_TOOL_NAME_MAX);
-      goto done;
-    }
-    tr.name = name->valuestring;
-    if (!wb_patterns_allow(req->allowed_tools, req->allowed_tools_len, tr.name)) {
-      outcome = "not_allowed";
-      out = wb_tools_error(reply_len, "ToolNotAllowed", "tool '%s' is not allowed in this call%s", tr.name,
-                           req->allowed_tools_len ? "" : " (no tool is: allowed_tools is empty)");
-      goto done;
-    }
-  }
-  if (is_call && t->calls >= t->max_calls) {
-    outcome = "limit";
-    out = wb_tools_error(reply_len, "ToolLimitExceeded", "this call made its max_tool_calls (%u) tool calls",
-                         t->max_calls);
-    goto done;
-  }
-  if (is_search) {
-    if (!cJSON_IsString(query) || strlen(query->valuestring) > WB_TOOL_QUERY_MAX) {
-      out = wb_tools_error(reply_len, "ToolRequestError", "a search's query is a string of at most %d bytes",
-                           WB_TOOL_QUERY_MAX);
-      goto done;
-    }
-    tr.query = query->valuestring;
-    double l = cJSON_IsNumber(limit) ? limit->valuedouble : limit ? -1 : 10;
-    if (!(l >= 1 && l <= WASMBOX_TOOL_SEARCH_MAX)) {
-      out = wb_tools_error(reply_len, "ToolRequestError", "a search's limit is 1 to %d", WASMBOX_TOOL_SEARCH_MAX);
-      goto done;
-    }
-    tr.limit = (unsigned)l;
-  }
+  const char *outcome;
+  wasmbox_tool_request tr = {.op = "", .session_id = req->session_id, .owner = req->owner, .approved = approved};
+  parsed_request p = {0};
+  char *out = check_request(t, request, len, &p, &tr, reply_len, &outcome);
+  bool is_call = p.is_call, is_list = p.is_list, is_search = p.is_search;
+  if (out) goto done;
   if (is_call) t->calls++;
   uint64_t now = wb_monotonic_ns();
   if (now >= t->deadline_ns) {
@@ -237,8 +252,7 @@ static char *answer_live(wb_tools *t, const uint8_t *request, size_t len, size_t
 done:
   if (is_call && req->tool_audit) req->tool_audit(req->tool_ctx, &tr, outcome, (double)(wb_monotonic_ns() - t0) / 1e6);
   cJSON_Delete(reply);
-  cJSON_Delete(q);
-  free(args);
+  parsed_free(&p);
   return out;
 }
 
@@ -289,7 +303,16 @@ char *wb_tools_answer(void *tools, const uint8_t *request, size_t len, size_t *r
       return wb_tools_answer(tools, request, len, reply_len, pause);
     }
     t->bytes += len + rpn;
-    if (memmem(request, len, "\"op\":\"call\"", 11)) t->calls++;
+    /* counted as the live run counted it: checked as then, not by its text
+       (json.dumps writes "op": "call") */
+    parsed_request p = {0};
+    wasmbox_tool_request tr = {.op = ""};
+    const char *outcome;
+    size_t err_len;
+    char *err = check_request(t, request, len, &p, &tr, &err_len, &outcome);
+    if (!err && p.is_call) t->calls++;
+    free(err);
+    parsed_free(&p);
     out = copy_reply(rp, rpn, reply_len);
   } else if (t->pending) {
     /* the call that waited: as decided */

@@ -30,7 +30,8 @@ wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
   const char *url = opts && opts->store ? opts->store : getenv("WASMBOX_STORE");
   if (ok && url && *url) {
     wb_store *st = wb_store_of(wb, err, errlen);
-    ok = st && (wb->remote = wb_remote_open(url, st, err, errlen)) != NULL;
+    ok = st && (wb->remote = wb_remote_open(url, st, opts ? opts->named_mounts : NULL,
+                                            opts ? opts->named_mounts_len : 0, err, errlen)) != NULL;
   }
   if (!ok) {
     wasmbox_free(wb);
@@ -65,7 +66,8 @@ const char *const *wasmbox_languages(void) {
 }
 
 static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_resolved *rs, wb_tools *tools,
-                          const char *replay, size_t replay_len, wasmbox_result **out, char *err, size_t errlen);
+                          const char *replay, size_t replay_len, const uint64_t *paused_gen, wasmbox_result **out,
+                          char *err, size_t errlen);
 
 int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {
   *out = NULL;
@@ -101,7 +103,7 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
   with.code_len = rs.code_len; /* kept with a paused run */
   wb_tools tools;
   wb_tools_begin(&tools, &with, rs.timeout_s, wb_monotonic_ns());
-  rc = run_with_tools(wb, &with, &rs, &tools, NULL, 0, out, err, errlen);
+  rc = run_with_tools(wb, &with, &rs, &tools, NULL, 0, NULL, out, err, errlen);
   wb_tools_end(&tools);
   free(wrapped);
   return rc;
@@ -110,14 +112,29 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
 /* ---- approval (wasmbox.h) ---------------------------------------------------------- */
 
 /* Run `with` in a worker or here; its tools answered by `tools`. A run
- * that paused is kept (api/paused.h) and its result says how to resume. */
+ * that paused is kept (api/paused.h) and its result says how to resume.
+ * paused_gen: a resumed run's session must still be at the generation it
+ * paused at, as the store has it once the lease is held (a cache may lag). */
 static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_resolved *rs, wb_tools *tools,
-                          const char *replay, size_t replay_len, wasmbox_result **out, char *err, size_t errlen) {
+                          const char *replay, size_t replay_len, const uint64_t *paused_gen, wasmbox_result **out,
+                          char *err, size_t errlen) {
   wb_journal_wire jw = {.record = tools->can_pause, .replay = replay, .replay_len = replay_len};
   wb_tool_route route = {.answer = wb_tools_answer, .ctx = tools};
   wb_lease *lease = NULL;
   int rc = with->session_id ? wb_session_lease(wb, with->session_id, &lease, err, errlen) : WASMBOX_OK;
   if (rc) return rc;
+  if (with->session_id && paused_gen) {
+    uint64_t gen = 0;
+    wb_store *st = wb_store_of(wb, err, errlen);
+    if (!st || !wb_session_generation(st, with->session_id, &gen) || gen != *paused_gen) {
+      char e2[256];
+      wb_session_unlease(wb, lease, false, e2, sizeof e2);
+      return wb_usage(err, errlen,
+                      "session %s changed since the run paused (a call, a restore or its end): the paused run "
+                      "cannot go on",
+                      with->session_id);
+    }
+  }
   rc = wb->workers ? wb_workers_run(wb, with, rs, tools, &jw, out, err, errlen)
                    : wb_inprocess_run(wb, with, rs, &route, &jw, out, err, errlen);
   char unsaved[512];
@@ -176,7 +193,7 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
   cJSON_Delete(given);
   if (!given_ok) return wb_usage(err, errlen, "the result to give the guest must be a JSON object (a CallToolResult)");
   wb_paused p;
-  int rc = wb_paused_take(wb->home, rr->resume_token, &p, err, errlen);
+  int rc = wb_paused_take(wb->home, rr->resume_token, rr->owner, rr->owner ? rr->owner_scope : NULL, &p, err, errlen);
   if (rc) return rc;
   wasmbox_request q = p.req;
   q.workspace = q.session_id ? NULL : rr->workspace;
@@ -184,19 +201,6 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
   q.tool_handler = rr->tool_handler;
   q.tool_audit = rr->tool_audit;
   q.tool_ctx = rr->tool_ctx;
-  if (q.session_id) {
-    uint64_t gen = 0;
-    wb_store *st = wb_store_of(wb, err, errlen);
-    if (!st || !wb_session_generation(st, q.session_id, &gen) || gen != p.session_gen) {
-      /* (the message first: the id lives in the paused run's bytes) */
-      rc = wb_usage(err, errlen,
-                    "session %s changed since the run paused (a call, a restore or its end): the paused run "
-                    "cannot go on",
-                    q.session_id);
-      wb_paused_free(&p);
-      return rc;
-    }
-  }
   wb_resolved rs;
   rc = wb_resolve(&q, &rs, err, errlen);
   if (!rc) {
@@ -209,7 +213,7 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
     tools.approve = rr->approve;
     tools.given = rr->approve ? rr->result : NULL;
     tools.message = rr->approve ? NULL : rr->message;
-    rc = run_with_tools(wb, &q, &rs, &tools, p.wasi_journal, p.wasi_journal_len, out, err, errlen);
+    rc = run_with_tools(wb, &q, &rs, &tools, p.wasi_journal, p.wasi_journal_len, &p.session_gen, out, err, errlen);
     wb_tools_end(&tools);
   }
   wb_paused_free(&p);
@@ -311,6 +315,13 @@ int wasmbox_session_info_get(wasmbox *wb, const char *id, wasmbox_session_info *
   STORE_OR_FAIL(st);
   if (wb->remote) return wb_remote_info(wb->remote, id, out, err, errlen);
   return wb_session_info(st, id, out, err, errlen);
+}
+
+int wasmbox_session_owner(wasmbox *wb, const char *id, char owner[WASMBOX_OWNER_MAX], char *err, size_t errlen) {
+  owner[0] = 0;
+  STORE_OR_FAIL(st);
+  if (wb->remote) return wb_remote_owner(wb->remote, id, owner, err, errlen);
+  return wb_session_owner(st, id, owner, err, errlen);
 }
 
 int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen) {

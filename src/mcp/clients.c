@@ -74,10 +74,11 @@ static int parse_line(mcp_clients *cs, char *line, const char *where, char *err,
   char *words[8];
   size_t n = 0;
   for (char *save = NULL, *w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-    if (n == 5) return wb_fail(err, errlen, -1, "%s: too many words (NAME TOKEN and up to 3 limits)", where);
+    if (n == 6) return wb_fail(err, errlen, -1, "%s: too many words (NAME TOKEN, up to 3 limits and a role)", where);
     words[n++] = w;
   }
-  if (n < 2) return wb_fail(err, errlen, -1, "%s: want NAME TOKEN [rate=N/s] [burst=N] [max-in-flight=N]", where);
+  if (n < 2)
+    return wb_fail(err, errlen, -1, "%s: want NAME TOKEN [rate=N/s] [burst=N] [max-in-flight=N] [role=admin]", where);
   mcp_client c = {0};
   if (!valid_name(words[0]))
     return wb_fail(err, errlen, -1, "%s: a client name is 1 to 64 letters, digits, '.', '_' or '-'", where);
@@ -99,8 +100,13 @@ static int parse_line(mcp_clients *cs, char *line, const char *where, char *err,
       c.burst = b, have_burst = true;
     } else if (!strcmp(words[i], "max-in-flight")) {
       ok = parse_count(v, 100000, &c.max_in_flight);
+    } else if (!strcmp(words[i], "role")) {
+      if (strcmp(v, "admin") && strcmp(v, "client"))
+        return wb_fail(err, errlen, -1, "%s: unknown role '%s' (admin or client)", where, v);
+      ok = true;
+      c.admin = !strcmp(v, "admin");
     } else {
-      return wb_fail(err, errlen, -1, "%s: unknown limit '%s' (rate, burst, max-in-flight)", where, words[i]);
+      return wb_fail(err, errlen, -1, "%s: unknown setting '%s' (rate, burst, max-in-flight, role)", where, words[i]);
     }
     if (!ok || !eq)
       return wb_fail(err, errlen, -1, "%s: bad %s '%s' (rate=N/s, N/m or N/h; burst and max-in-flight: a count)", where,

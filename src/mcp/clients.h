@@ -1,11 +1,12 @@
 /* The clients of `wasmbox serve`, told apart by their bearer tokens: --token
  * makes one, "default", without limits; --tokens FILE one per line:
  *     # a comment
- *     NAME TOKEN [rate=N/s|N/m|N/h] [burst=N] [max-in-flight=N]
+ *     NAME TOKEN [rate=N/s|N/m|N/h] [burst=N] [max-in-flight=N] [role=admin]
  * NAME: letters, digits, '.', '_', '-' (at most 64); TOKEN: 16 to 256
  * printable characters. rate: requests allowed on average, from a bucket
  * that holds `burst` (default: the rate per second rounded up, at least 1);
- * max-in-flight: requests of the client being answered at once.
+ * max-in-flight: requests of the client being answered at once. A client
+ * owns the sessions and paused runs it makes; role=admin sees everyone's.
  *   mcp_clients_load(): parses and checks it all (names and tokens unique,
  *     the file not readable or writable by others); errors name FILE:LINE.
  *   mcp_clients_auth(): the client an Authorization header names (every
@@ -34,6 +35,7 @@ typedef struct {
   char token[257];
   double rate, burst;     /* requests per second; rate 0: no limit */
   unsigned max_in_flight; /* 0: no limit */
+  bool admin;             /* role=admin: sees every client's sessions */
   /* under the set's lock */
   double level, refilled; /* the bucket, and when it was last filled */
   unsigned in_flight;

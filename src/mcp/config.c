@@ -28,9 +28,13 @@ static const wb_option options[] = {
     {"--token", WB_OPT_TEXT, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, 0, NULL, "TOKEN",
      "require 'Authorization: Bearer TOKEN' on every request (also $WASMBOX_MCP_TOKEN)", SERVE_ONLY},
     {"--tokens", WB_OPT_TEXT, OFF(tokens), sizeof(((mcp_config *)0)->tokens), 0, 0, 0, NULL, "FILE",
-     "one client per line: NAME TOKEN [rate=N/s|N/m|N/h] [burst=N] [max-in-flight=N]; each bearer token names "
+     "one client per line: NAME TOKEN [rate=N/s|N/m|N/h] [burst=N] [max-in-flight=N] [role=admin]; each bearer token names "
      "its client (logs, metrics) and its limits (429 with Retry-After beyond them); the file must not be "
      "readable by others",
+     SERVE_ONLY},
+    {"--allow-anonymous", WB_OPT_FLAG, OFF(allow_anonymous), 0, 0, 0, 0, NULL, NULL,
+     "serve without --token or --tokens on loopback even with --upstream or --store (refused otherwise: any "
+     "local process could use the operator's tools and every stored session)",
      SERVE_ONLY},
     {"--access-log", WB_OPT_TEXT, OFF(access_log), sizeof(((mcp_config *)0)->access_log), 0, 0, 0, NULL, "FILE",
      "one JSON line per HTTP request (time, client, status, tool, sessions, duration, fuel, bytes): appended to "

@@ -21,6 +21,7 @@ typedef struct {
   char access_log[1024];             /* HTTP: JSON lines, a path or "-"; "" = none */
   char session_key[1024];            /* HTTP: file of the key that signs MCP session ids */
   bool no_playground;                /* HTTP: no page at / */
+  bool allow_anonymous;              /* HTTP: no token needed even with --upstream or --store */
   const char *origins[MCP_MAX_LIST]; /* extra allowed Origin values */
   size_t n_origins;
   const char *external[MCP_MAX_LIST]; /* host files/dirs shown at /external */

@@ -209,7 +209,9 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
                          .stdin_data = in,
                          .stdin_len = stdin_len,
                          .cancel = m->cancel,
-                         .session_id = sid};
+                         .session_id = sid,
+                         .owner = mcp_owner(m),
+                         .owner_scope = mcp_owner_scope(m)};
   if (s->upstreams) {
     req.tool_handler = mcp_upstreams_handle;
     req.tool_audit = mcp_upstreams_audit;
@@ -219,6 +221,9 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
     req.max_tool_calls = (unsigned)s->cfg->max_tool_calls;
   }
   char err[512];
+  /* another client's session is, to this one, no session */
+  int access = sid ? mcp_session_access(m, sid, err, sizeof err) : 0;
+  if (access) return render("execute_code", m, access, NULL, err, 0, NULL);
   const mcp_config *c = s->cfg;
   wasmbox_session_info info;
   const char *runs = lang ? lang : "python";
@@ -313,7 +318,10 @@ cJSON *tool_resume_execution(mcp_msg *m, const cJSON *args) {
                                .tool_audit = mcp_upstreams_audit,
                                .tool_ctx = s->upstreams,
                                .workspace = workspace,
-                               .cancel = m->cancel};
+                               .cancel = m->cancel,
+                               /* another's paused run is, to this client, none */
+                               .owner = m->admin ? NULL : mcp_owner(m),
+                               .owner_scope = mcp_owner_scope(m)};
   wasmbox_result *r = NULL;
   char err[512];
   double t0 = now_ms();

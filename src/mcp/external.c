@@ -110,13 +110,14 @@ static int copy_tree(budget *b, const char *src, const char *dst, int depth) {
   return rc;
 }
 
-int mcp_external_prepare(const char *const *paths, size_t n, uint64_t max_bytes, char **dir, char *err, size_t errlen) {
+int mcp_external_prepare(const char *const *paths, size_t n, uint64_t max_bytes, const char *dest, char *err,
+                         size_t errlen) {
   budget b = {.max = max_bytes, .err = err, .errlen = errlen};
-  const char *tmp = getenv("TMPDIR");
+  /* made beside dest, then put in its place whole */
   char *root;
-  if (asprintf(&root, "%s/wasmbox-external-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) return fail(&b, "out of memory");
+  if (asprintf(&root, "%s.new-XXXXXX", dest) < 0) return fail(&b, "out of memory");
   if (!mkdtemp(root)) {
-    fail(&b, "--external-files: cannot make a directory: %s", strerror(errno));
+    fail(&b, "--external-files: cannot make a directory beside %s: %s", dest, strerror(errno));
     free(root);
     return -1;
   }
@@ -152,8 +153,16 @@ int mcp_external_prepare(const char *const *paths, size_t n, uint64_t max_bytes,
     return -1;
   }
   chmod(root, 0500);
-  *dir = root;
-  return 0;
+  char *old;
+  rc = asprintf(&old, "%s.old-XXXXXX", dest) < 0 || !mkdtemp(old) ? -1 : 0;
+  if (rc == 0 && rename(dest, old) != 0 && errno != ENOENT) rc = -1;
+  if (rc == 0 && rename(root, dest) != 0) rc = -1;
+  if (rc) fail(&b, "--external-files: cannot put the copy at %s: %s", dest, strerror(errno));
+  if (rc == 0) mcp_rmtree(old);
+  else mcp_rmtree(root);
+  free(old);
+  free(root);
+  return rc;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {

@@ -9,9 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Copy `paths` into a new directory (*dir, malloc'd); each path appears under
- * its own base name. 0, or -1 with a message. */
-int mcp_external_prepare(const char *const *paths, size_t n, uint64_t max_bytes, char **dir, char *err, size_t errlen);
+/* Copy `paths` into directory `dest` (a stable place: sessions made with
+ * it mount it again after a restart), replacing what was there; each path
+ * appears under its own base name. 0, or -1 with a message. */
+int mcp_external_prepare(const char *const *paths, size_t n, uint64_t max_bytes, const char *dest, char *err,
+                         size_t errlen);
 /* Remove a directory tree we made (never follows symlinks). */
 void mcp_rmtree(const char *dir);
 /* Remove what is in a directory, keeping the directory itself. */

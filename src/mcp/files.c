@@ -28,7 +28,8 @@ cJSON *tool_list_files(mcp_msg *m, const cJSON *args) {
   wasmbox_file_info *v = NULL;
   size_t n = 0;
   char err[512];
-  int rc = wasmbox_session_list_files(m->srv->wb, sid, path, rec, &v, &n, err, sizeof err);
+  int rc = mcp_session_access(m, sid, err, sizeof err);
+  if (!rc) rc = wasmbox_session_list_files(m->srv->wb, sid, path, rec, &v, &n, err, sizeof err);
   if (rc) return lib_error("list_files", rc, err);
   cJSON *r = cJSON_CreateObject(), *arr = cJSON_CreateArray();
   for (size_t i = 0; r && arr && i < n; i++) {
@@ -61,7 +62,8 @@ cJSON *tool_read_file(mcp_msg *m, const cJSON *args) {
   if (a.bad) return tool_error("read_file: %s", a.msg);
   char *data = NULL, err[512];
   size_t len = 0;
-  int rc = wasmbox_session_read_file(m->srv->wb, sid, path, &data, &len, err, sizeof err);
+  int rc = mcp_session_access(m, sid, err, sizeof err);
+  if (!rc) rc = wasmbox_session_read_file(m->srv->wb, sid, path, &data, &len, err, sizeof err);
   if (rc) return lib_error("read_file", rc, err);
   cJSON *r = NULL;
   if (len > m->srv->cfg->max_file_bytes) {
@@ -114,7 +116,8 @@ cJSON *tool_write_file(mcp_msg *m, const cJSON *args) {
                       (unsigned long long)m->srv->cfg->max_file_bytes);
   }
   char err[512];
-  int rc = wasmbox_session_write_file(m->srv->wb, sid, path, data, len, err, sizeof err);
+  int rc = mcp_session_access(m, sid, err, sizeof err);
+  if (!rc) rc = wasmbox_session_write_file(m->srv->wb, sid, path, data, len, err, sizeof err);
   free(decoded);
   if (rc) return lib_error("write_file", rc, err);
   cJSON *r = cJSON_CreateObject();
@@ -132,7 +135,8 @@ cJSON *tool_reset_workspace(mcp_msg *m, const cJSON *args) {
   const char *sid = args_str(&a, "session_id", true, WASMBOX_ID_MAX - 1, NULL);
   if (a.bad) return tool_error("reset_workspace: %s", a.msg);
   char err[512];
-  int rc = wasmbox_session_reset_workspace(m->srv->wb, sid, err, sizeof err);
+  int rc = mcp_session_access(m, sid, err, sizeof err);
+  if (!rc) rc = wasmbox_session_reset_workspace(m->srv->wb, sid, err, sizeof err);
   if (rc) return lib_error("reset_workspace", rc, err);
   cJSON *r = cJSON_CreateObject();
   if (!r) return NULL;

@@ -332,6 +332,10 @@ static enum MHD_Result handle_post(http_state *hs, struct MHD_Connection *c, req
     return refuse(rq, c, MHD_HTTP_BAD_REQUEST, RPC_PARSE_ERROR, why, NULL);
   }
   mcp_msg m = {.srv = hs->srv, .http = true, .transport = rq, .watch = watch};
+  /* the owner: the token's client; without tokens only loopback is served,
+     and that is the local operator */
+  m.owner = rq->client ? rq->client->name : "local";
+  m.admin = rq->client && rq->client->admin;
   m.h_version = header(c, "MCP-Protocol-Version");
   m.h_method = header(c, "Mcp-Method");
   m.h_name = header(c, "Mcp-Name");
@@ -543,6 +547,19 @@ int mcp_http_start(mcp_server *s, mcp_http **out, char *err, size_t errlen) {
     snprintf(err, errlen,
              "refusing to listen on %s without --token or --tokens: anyone who can reach it could run code",
              s->cfg->listen);
+    return mcp_clients_free(&h->hs.clients), free(h), 2;
+  }
+  /* loopback is not a free pass once other users' sessions or the
+     operator's upstream tools are behind this port: any local process could
+     reach them */
+  const char *store = s->cfg->store[0] ? s->cfg->store : getenv("WASMBOX_STORE");
+  if (!h->hs.clients.n && !s->cfg->allow_anonymous && (s->cfg->upstream[0] || (store && store[0]))) {
+    snprintf(err, errlen,
+             "refusing to serve %s without --token or --tokens: with %s any local process could %s; give "
+             "--allow-anonymous to serve it anyway",
+             s->cfg->upstream[0] ? "upstream tools" : "a shared session store",
+             s->cfg->upstream[0] ? "--upstream" : "--store",
+             s->cfg->upstream[0] ? "call the operator's tools" : "reach every session in the store");
     return mcp_clients_free(&h->hs.clients), free(h), 2;
   }
   if (s->cfg->access_log[0] && !(h->hs.access = mcp_access_log_open(s->cfg->access_log, err, errlen)))

@@ -166,7 +166,9 @@ cJSON *tool_get_metrics(mcp_msg *m, const cJSON *args) {
   size_t n = 0;
   char err[256];
   if (wasmbox_session_list(m->srv->wb, &all, &n, err, sizeof err) == WASMBOX_OK) {
-    cJSON_AddNumberToObject(r, "sandbox_sessions", (double)n);
+    size_t mine = 0; /* the caller's: another client's are not its business */
+    for (size_t i = 0; i < n; i++) mine += mcp_owns(m, all[i].owner);
+    cJSON_AddNumberToObject(r, "sandbox_sessions", (double)mine);
     free(all);
   }
   return tool_result(r, false);

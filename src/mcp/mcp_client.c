@@ -20,11 +20,16 @@
 #include "util/os.h"
 #include "util/fail.h"
 
-extern char **environ;
+/* What a stdio server inherits of this process's environment: what the
+ * official MCP SDKs' stdio clients pass (HOME, LOGNAME, PATH, SHELL, TERM,
+ * USER) and the locale and time zone. Never the rest: the server's token
+ * (WASMBOX_MCP_TOKEN) and store URL (WASMBOX_STORE, a password in it) are
+ * there. */
+static const char *const inherited[] = {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TZ"};
 
 struct mcp_client {
   char **argv;    /* stdio: command and arguments, NULL-terminated */
-  char **envp;    /* stdio: the whole environment of the process */
+  char **envp;    /* stdio: the inherited variables and the server's own env */
   char *url;      /* HTTP */
   char **headers; /* HTTP: "Name: value" */
   size_t nheaders;
@@ -54,19 +59,23 @@ mcp_client *mcp_client_new(const mcp_client_spec *spec) {
     for (size_t i = 0; ok && i < spec->nheaders; i++) ok = (c->headers[i] = dup_or_empty(spec->headers[i])) != NULL;
     c->nheaders = spec->nheaders;
   } else {
-    size_t nenv = 0;
-    while (environ[nenv]) nenv++;
     ok = (c->argv = calloc(spec->nargs + 2, sizeof *c->argv)) &&
-         (c->envp = calloc(nenv + spec->nenv + 1, sizeof *c->envp)) && (c->argv[0] = dup_or_empty(spec->command));
+         (c->envp = calloc(sizeof inherited / sizeof *inherited + spec->nenv + 1, sizeof *c->envp)) &&
+         (c->argv[0] = dup_or_empty(spec->command));
     for (size_t i = 0; ok && i < spec->nargs; i++) ok = (c->argv[i + 1] = dup_or_empty(spec->args[i])) != NULL;
-    /* the server's own entries replace this process's of the same name */
+    /* a few of this process's variables, unless the server's own entries
+       name them too */
     size_t n = 0;
-    for (size_t i = 0; ok && i < nenv; i++) {
-      size_t k = strcspn(environ[i], "=");
+    for (size_t i = 0; ok && i < sizeof inherited / sizeof *inherited; i++) {
+      const char *v = getenv(inherited[i]);
       bool replaced = false;
+      size_t k = strlen(inherited[i]);
       for (size_t j = 0; j < spec->nenv && !replaced; j++)
-        replaced = !strncmp(spec->env[j], environ[i], k) && spec->env[j][k] == '=';
-      if (!replaced) ok = (c->envp[n++] = strdup(environ[i])) != NULL;
+        replaced = !strncmp(spec->env[j], inherited[i], k) && spec->env[j][k] == '=';
+      /* "()": a shell function exported by bash, as the SDKs skip */
+      if (!v || replaced || !strncmp(v, "()", 2)) continue;
+      ok = (c->envp[n] = malloc(k + strlen(v) + 2)) != NULL;
+      if (ok) sprintf(c->envp[n++], "%s=%s", inherited[i], v);
     }
     for (size_t j = 0; ok && j < spec->nenv; j++) ok = (c->envp[n++] = strdup(spec->env[j])) != NULL;
   }

@@ -22,8 +22,10 @@
 #define MCP_CLIENT_PROTOCOL "2025-06-18"
 
 typedef struct {
-  /* stdio: the program (looked up in PATH), its arguments, and NAME=value
-   * entries added to this process's environment */
+  /* stdio: the program (looked up in PATH), its arguments, and its
+   * environment: NAME=value entries over a minimal one taken from this
+   * process (HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, TZ), never the
+   * rest of it */
   const char *command;
   const char *const *args;
   size_t nargs;

@@ -136,14 +136,15 @@ cJSON *mcp_complete(mcp_msg *m, const cJSON *params, mcp_fault *f) {
     size_t n = 0;
     char err[256];
     if (!strcmp(an->valuestring, "session_id") && !wasmbox_session_list(m->srv->wb, &all, &n, err, sizeof err)) {
-      for (size_t i = 0; i < n; i++) offer(values, av->valuestring, all[i].id, &total);
+      for (size_t i = 0; i < n; i++)
+        if (mcp_owns(m, all[i].owner)) offer(values, av->valuestring, all[i].id, &total);
       free(all);
     } else if (!strcmp(an->valuestring, "path")) {
       const cJSON *ctx =
           cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(params, "context"), "arguments");
       const cJSON *sid = cJSON_GetObjectItemCaseSensitive(ctx, "session_id");
       wasmbox_file_info *v = NULL;
-      if (cJSON_IsString(sid) &&
+      if (cJSON_IsString(sid) && !mcp_session_access(m, sid->valuestring, err, sizeof err) &&
           !wasmbox_session_list_files(m->srv->wb, sid->valuestring, "/app", true, &v, &n, err, sizeof err)) {
         for (size_t i = 0; i < n; i++)
           if (!v[i].is_dir) offer(values, av->valuestring, v[i].path + 5, &total); /* after "/app/" */

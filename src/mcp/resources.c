@@ -110,6 +110,7 @@ cJSON *mcp_resources_list(mcp_msg *m, const cJSON *params, mcp_fault *f) {
   for (size_t i = 0; r && arr && i < n && !more; i++) {
     wasmbox_file_info *v = NULL;
     size_t k = 0;
+    if (!mcp_owns(m, all[i].owner)) continue;
     if (wasmbox_session_list_files(m->srv->wb, all[i].id, "/app", true, &v, &k, err, sizeof err)) continue;
     for (size_t j = 0; j < k && !more; j++) {
       if (v[j].is_dir) continue;
@@ -183,7 +184,8 @@ cJSON *mcp_resource_read(mcp_msg *m, const cJSON *params, mcp_fault *f) {
   }
   char *data = NULL;
   size_t len = 0;
-  int rc = wasmbox_session_read_file(m->srv->wb, sid, path, &data, &len, err, sizeof err);
+  int rc = mcp_session_access(m, sid, err, sizeof err);
+  if (!rc) rc = wasmbox_session_read_file(m->srv->wb, sid, path, &data, &len, err, sizeof err);
   if (rc) {
     char msg[600];
     snprintf(msg, sizeof msg, "Resource not found: %s", err);

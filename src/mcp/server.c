@@ -125,15 +125,38 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   s->log_level = mcp_log_level_parse(cfg->log_level);
   if (s->log_level < MCP_LOG_DEBUG) s->log_level = MCP_LOG_WARNING;
   s->started = mcp_now();
-  wasmbox_options o = {.home = cfg->home[0] ? cfg->home : NULL, .store = cfg->store[0] ? cfg->store : NULL};
-  s->wb = wasmbox_open(&o, err, errlen);
-  if (!s->wb) goto fail;
+  /* /external: a copy at a stable place in the state directory, so that a
+     session made with it mounts it again after a restart */
   if (cfg->n_external) {
-    if (mcp_external_prepare(cfg->external, cfg->n_external, cfg->external_max_bytes, &s->external_dir, err, errlen))
+    char *state = wasmbox_state_dir(cfg->home[0] ? cfg->home : NULL);
+    bool made = state && wb_mkdirs(state) && asprintf(&s->external_dir, "%s/external", state) >= 0;
+    free(state);
+    if (!made) {
+      s->external_dir = NULL;
+      snprintf(err, errlen, "--external-files: cannot make the state directory: %s", strerror(errno));
+      goto fail;
+    }
+    if (mcp_external_prepare(cfg->external, cfg->n_external, cfg->external_max_bytes, s->external_dir, err, errlen))
       goto fail;
     s->mounts[0] = (wasmbox_mount){.host_dir = s->external_dir, .guest_path = "/external"};
     s->n_mounts = 1;
   }
+  /* what sessions in a shared store may mount, by name: every server
+     resolves the names from its own configuration */
+  wasmbox_named_mount named[WASMBOX_MAX_MOUNTS];
+  char names[WASMBOX_MAX_MOUNTS][16];
+  size_t nnamed = 0;
+  if (s->external_dir) named[nnamed++] = (wasmbox_named_mount){.name = "external", .host_dir = s->external_dir};
+  for (size_t i = 0; i < cfg->n_packages && nnamed < WASMBOX_MAX_MOUNTS; i++, nnamed++) {
+    snprintf(names[nnamed], sizeof names[nnamed], "package-%zu", i + 1);
+    named[nnamed] = (wasmbox_named_mount){.name = names[nnamed], .host_dir = cfg->packages[i]};
+  }
+  wasmbox_options o = {.home = cfg->home[0] ? cfg->home : NULL,
+                       .store = cfg->store[0] ? cfg->store : NULL,
+                       .named_mounts = named,
+                       .named_mounts_len = nnamed};
+  s->wb = wasmbox_open(&o, err, errlen);
+  if (!s->wb) goto fail;
   if (cfg->session_key[0] && !(s->ids = mcp_ids_load(cfg->session_key, err, errlen))) goto fail;
   if (cfg->upstream[0]) {
     mcp_upstreams_config uc = {.file = cfg->upstream,
@@ -420,4 +443,22 @@ void mcp_workspace_give(mcp_server *s, char *dir) {
     rmdir(dir);
     free(dir);
   }
+}
+
+/* ---- ownership -------------------------------------------------------------- */
+
+const char *mcp_owner(const mcp_msg *m) { return m->owner ? m->owner : "local"; }
+
+const char *mcp_owner_scope(const mcp_msg *m) { return m->conn ? m->conn->id : ""; }
+
+bool mcp_owns(const mcp_msg *m, const char *owner) {
+  return m->admin || !strcmp(owner, mcp_owner(m)) || (!owner[0] && !strcmp(mcp_owner(m), "local"));
+}
+
+int mcp_session_access(mcp_msg *m, const char *sid, char *err, size_t errlen) {
+  char owner[WASMBOX_OWNER_MAX];
+  int rc = wasmbox_session_owner(m->srv->wb, sid, owner, err, errlen);
+  if (rc || mcp_owns(m, owner)) return rc;
+  snprintf(err, errlen, "no session %s", sid);
+  return WASMBOX_EUSAGE;
 }

@@ -65,6 +65,11 @@ struct mcp_msg {
   mcp_server *srv;
   mcp_conn *conn; /* NULL over HTTP without a session */
   bool http;
+  /* who asks: the owner of what it makes (a token's client, "oauth:" and a
+   * claim, or "local": stdio, and loopback without tokens); an admin sees
+   * every owner's sessions and paused runs */
+  const char *owner;
+  bool admin;
   const char *h_version, *h_method, *h_name; /* HTTP headers, or NULL */
   /* set by mcp_handle */
   int http_status; /* 0: 200 */
@@ -102,6 +107,16 @@ mcp_conn *mcp_conn_get(mcp_server *s, const char *id);
 void mcp_conn_put(mcp_server *s, mcp_conn *c);
 bool mcp_conn_remove(mcp_server *s, const char *id);
 size_t mcp_conn_count(mcp_server *s);
+
+/* Ownership (README "Deploying for several clients"). A session made
+ * without an owner (the CLI, the library) is the local operator's.
+ * mcp_session_access: 0 when the request may use the session, else what the
+ * library says of an unknown one, so that another's session cannot be told
+ * apart from none. */
+const char *mcp_owner(const mcp_msg *m);
+const char *mcp_owner_scope(const mcp_msg *m); /* the MCP session ("" none) */
+bool mcp_owns(const mcp_msg *m, const char *owner);
+int mcp_session_access(mcp_msg *m, const char *sid, char *err, size_t errlen);
 
 /* Calls in flight, by connection id ("" stateless) and request id (its JSON
  * text), so notifications/cancelled can stop them. */

@@ -32,8 +32,11 @@ cJSON *tool_create_session(mcp_msg *m, const cJSON *args) {
   const char *lang = args_enum(&a, "language", languages, "python");
   double ttl = args_num(&a, "ttl_seconds", 1, 365 * 86400.0, m->srv->cfg->session_ttl);
   if (a.bad) return tool_error("create_session: %s", a.msg);
-  wasmbox_session_options o = {
-      .language = lang, .ttl_seconds = ttl, .mounts = m->srv->mounts, .mounts_len = m->srv->n_mounts};
+  wasmbox_session_options o = {.language = lang,
+                               .ttl_seconds = ttl,
+                               .mounts = m->srv->mounts,
+                               .mounts_len = m->srv->n_mounts,
+                               .owner = mcp_owner(m)};
   if (!strcmp(lang, "python")) {
     o.packages = (const char *const *)m->srv->cfg->packages;
     o.packages_len = m->srv->cfg->n_packages;
@@ -57,7 +60,8 @@ cJSON *tool_destroy_session(mcp_msg *m, const cJSON *args) {
   const char *sid = args_str(&a, "session_id", true, WASMBOX_ID_MAX - 1, NULL);
   if (a.bad) return tool_error("destroy_session: %s", a.msg);
   char err[512];
-  int rc = wasmbox_session_destroy(m->srv->wb, sid, err, sizeof err);
+  int rc = mcp_session_access(m, sid, err, sizeof err);
+  if (!rc) rc = wasmbox_session_destroy(m->srv->wb, sid, err, sizeof err);
   if (rc) return lib_error("destroy_session", rc, err);
   cJSON *r = obj_with_id("session_id", sid);
   if (r) cJSON_AddBoolToObject(r, "destroyed", true);
@@ -70,7 +74,8 @@ cJSON *tool_fork_session(mcp_msg *m, const cJSON *args) {
   const char *sid = args_str(&a, "session_id", true, WASMBOX_ID_MAX - 1, NULL);
   if (a.bad) return tool_error("fork_session: %s", a.msg);
   char id[WASMBOX_ID_MAX], err[512];
-  int rc = wasmbox_session_fork(m->srv->wb, sid, id, err, sizeof err);
+  int rc = mcp_session_access(m, sid, err, sizeof err);
+  if (!rc) rc = wasmbox_session_fork(m->srv->wb, sid, id, err, sizeof err);
   if (rc) return lib_error("fork_session", rc, err);
   cJSON *r = obj_with_id("session_id", id);
   if (r) cJSON_AddStringToObject(r, "forked_from", sid);
@@ -83,7 +88,8 @@ cJSON *tool_checkpoint_session(mcp_msg *m, const cJSON *args) {
   const char *sid = args_str(&a, "session_id", true, WASMBOX_ID_MAX - 1, NULL);
   if (a.bad) return tool_error("checkpoint_session: %s", a.msg);
   char id[WASMBOX_ID_MAX], err[512];
-  int rc = wasmbox_session_checkpoint(m->srv->wb, sid, id, err, sizeof err);
+  int rc = mcp_session_access(m, sid, err, sizeof err);
+  if (!rc) rc = wasmbox_session_checkpoint(m->srv->wb, sid, id, err, sizeof err);
   if (rc) return lib_error("checkpoint_session", rc, err);
   cJSON *r = obj_with_id("session_id", sid);
   if (r) cJSON_AddStringToObject(r, "checkpoint_id", id);
@@ -98,7 +104,8 @@ cJSON *tool_restore_session(mcp_msg *m, const cJSON *args) {
   const char *cp = args_str(&a, "checkpoint_id", true, WASMBOX_ID_MAX - 1, NULL);
   if (a.bad) return tool_error("restore_session: %s", a.msg);
   char err[512];
-  int rc = wasmbox_session_restore(m->srv->wb, sid, cp, err, sizeof err);
+  int rc = mcp_session_access(m, sid, err, sizeof err);
+  if (!rc) rc = wasmbox_session_restore(m->srv->wb, sid, cp, err, sizeof err);
   if (rc) return lib_error("restore_session", rc, err);
   cJSON *r = obj_with_id("session_id", sid);
   if (r) cJSON_AddStringToObject(r, "checkpoint_id", cp), cJSON_AddBoolToObject(r, "restored", true);
@@ -114,8 +121,10 @@ cJSON *tool_install_package(mcp_msg *m, const cJSON *args) {
   if (a.bad) return tool_error("install_package: %s", a.msg);
   const mcp_config *c = m->srv->cfg;
   char err[1024], *out = NULL;
-  int rc = wasmbox_session_install(m->srv->wb, sid, req, c->package_index[0] ? c->package_index : NULL,
-                                   c->wheelhouse[0] ? c->wheelhouse : NULL, &out, err, sizeof err);
+  int rc = mcp_session_access(m, sid, err, sizeof err);
+  if (!rc)
+    rc = wasmbox_session_install(m->srv->wb, sid, req, c->package_index[0] ? c->package_index : NULL,
+                                 c->wheelhouse[0] ? c->wheelhouse : NULL, &out, err, sizeof err);
   if (rc) return lib_error("install_package", rc, err);
   cJSON *r = cJSON_Parse(out);
   free(out);
@@ -138,9 +147,11 @@ cJSON *tool_list_sessions(mcp_msg *m, const cJSON *args) {
   if (rc) return lib_error("list_sessions", rc, err);
   cJSON *r = cJSON_CreateObject(), *arr = cJSON_CreateArray();
   for (size_t i = 0; r && arr && i < n; i++) {
+    if (!mcp_owns(m, all[i].owner)) continue; /* another client's: not there */
     cJSON *o = cJSON_CreateObject();
     if (!o) break;
     cJSON_AddStringToObject(o, "session_id", all[i].id);
+    if (m->admin) cJSON_AddStringToObject(o, "owner", all[i].owner);
     cJSON_AddStringToObject(o, "language", all[i].language);
     cJSON_AddNumberToObject(o, "created", all[i].created);
     cJSON_AddNumberToObject(o, "last_used", all[i].last_used);

@@ -94,7 +94,8 @@ static const char list_sessions_out[] =
     "{\"type\":\"object\",\"properties\":{\"sessions\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
     "\"properties\":{\"session_id\":{\"type\":\"string\"},\"language\":{\"type\":\"string\"},"
     "\"created\":{\"type\":\"number\"},\"last_used\":{\"type\":\"number\"},\"ttl_seconds\":{\"type\":\"number\"},"
-    "\"disk_bytes\":{\"type\":\"integer\"},\"checkpoints\":{\"type\":\"integer\"}},"
+    "\"disk_bytes\":{\"type\":\"integer\"},\"checkpoints\":{\"type\":\"integer\"},"
+    "\"owner\":{\"type\":\"string\"}},"
     "\"required\":[\"session_id\",\"language\"]}}},\"required\":[\"sessions\"]}";
 
 static const char list_files_in[] =
@@ -221,8 +222,8 @@ static const mcp_tool tools[] = {
      "current state is discarded (checkpoint it first to keep it).",
      restore_in, restore_out, false, true, true, tool_restore_session},
     {"list_sessions", "List sessions",
-     "List the sessions on this server: id, language, when created and last used, idle TTL, disk use and number "
-     "of checkpoints.",
+     "List your sessions: id, language, when created and last used, idle TTL, disk use and number of checkpoints "
+     "(an admin client sees every client's, with its owner).",
      NO_ARGS, list_sessions_out, true, false, true, tool_list_sessions},
     {"list_files", "List files in a session",
      "List files and directories of a session's workspace (/app), optionally recursively: path, type, size, "

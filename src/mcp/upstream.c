@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +28,13 @@ typedef struct {
   char *label;  /* its name in the file */
   mcp_client *client;
   pthread_mutex_t mu;
+  /* its allowed_tools and requires_approval: patterns over its own tool
+   * names, matched against the upstream's name and the sandbox's alias */
+  char **allow, **approval;
+  size_t nallow, napproval;
   cJSON *tools; /* the upstream's tool definitions (tools/list) */
   char **names; /* server__tool of each, parallel */
+  bool *clash;  /* parallel: its alias is another tool's too, so no call reaches it */
   size_t ntools;
   bool listed;
   char error[512]; /* why the last start failed */
@@ -41,10 +45,8 @@ typedef struct {
 struct mcp_upstreams {
   upstream *all;
   size_t n;
-  char **allow; /* server-wide patterns over full names */
+  char **allow; /* --allow-tools: patterns over full names (server__tool) */
   size_t nallow;
-  char **approval; /* calls of these (full-name patterns) wait for approval */
-  size_t napproval;
   bool approve_destructive;
   /* audit */
   pthread_mutex_t audit_mu;
@@ -194,51 +196,37 @@ static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errle
             "(names without '=', ':' or line breaks)",
             label);
   }
-  /* its patterns are over its own tool names: they become server__pattern */
-  for (size_t i = 0; ok && i < npat; i++) {
-    bool neg = pat[i][0] == '!';
-    char *full;
-    ok = pat[i][neg] && asprintf(&full, "%s%s__%s", neg ? "!" : "", up->prefix, pat[i] + neg) >= 0;
-    if (!ok) {
-      wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "mcpServers.%s: an allowed_tools pattern is empty", label);
-      break;
-    }
-    char **grown = realloc(u->allow, (u->nallow + 1) * sizeof *grown);
-    if (!grown) {
-      free(full);
-      ok = false;
-      break;
-    }
-    u->allow = grown;
-    u->allow[u->nallow++] = full;
-  }
-  for (size_t i = 0; ok && i < nappr; i++) {
-    char *full;
-    char **grown = realloc(u->approval, (u->napproval + 1) * sizeof *grown);
-    ok = grown && appr[i][0] && asprintf(&full, "%s__%s", up->prefix, appr[i]) >= 0;
-    if (grown) u->approval = grown;
-    if (ok) u->approval[u->napproval++] = full;
-    else wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "mcpServers.%s: requires_approval holds non-empty patterns", label);
+  for (size_t i = 0; ok && i < npat; i++)
+    if (!pat[i][0] || !strcmp(pat[i], "!"))
+      ok = !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "mcpServers.%s: an allowed_tools pattern is empty", label);
+  for (size_t i = 0; ok && i < nappr; i++)
+    if (!appr[i][0] || !strcmp(appr[i], "!"))
+      ok =
+          !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "mcpServers.%s: requires_approval holds non-empty patterns", label);
+  if (ok) {
+    up->allow = pat, up->nallow = npat, pat = NULL, npat = 0;
+    up->approval = appr, up->napproval = nappr, appr = NULL, nappr = 0;
   }
   free_strings(appr, nappr);
   free_strings(args, nargs);
   free_strings(env, nenv);
   free_strings(headers, nheaders);
   free_strings(pat, npat);
+  /* two labels that sanitise alike: refused, not suffixed (a suffix would
+     follow the file's order, and a pattern could come to mean the other) */
+  for (size_t i = 0; ok && i < u->n; i++)
+    if (!strcmp(u->all[i].prefix, up->prefix))
+      ok = !wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
+                    "mcpServers: '%s' and '%s' are both named '%s' in the sandbox (names keep [A-Za-z0-9_-]); "
+                    "rename one",
+                    u->all[i].label, label, up->prefix);
   if (!ok) {
     mcp_client_free(up->client);
     free(up->label);
     free(up->prefix);
+    free_strings(up->allow, up->nallow);
+    free_strings(up->approval, up->napproval);
     return false;
-  }
-  /* two labels that sanitise alike: the later one gets a suffix */
-  for (size_t i = 0, k = 2; i < u->n; i++) {
-    if (strcmp(u->all[i].prefix, up->prefix)) continue;
-    char *renamed;
-    if (asprintf(&renamed, "%.*s_%zu", NAME_PART_MAX, up->prefix, k++) < 0) return false;
-    free(up->prefix);
-    up->prefix = renamed;
-    i = (size_t)-1;
   }
   pthread_mutex_init(&up->mu, NULL);
   up->backoff = BACKOFF_MIN;
@@ -299,8 +287,10 @@ mcp_upstreams *mcp_upstreams_open(const mcp_upstreams_config *cfg, char *err, si
 static void forget_tools(upstream *up) {
   cJSON_Delete(up->tools);
   free_strings(up->names, up->ntools);
+  free(up->clash);
   up->tools = NULL;
   up->names = NULL;
+  up->clash = NULL;
   up->ntools = 0;
   up->listed = false;
 }
@@ -313,11 +303,12 @@ void mcp_upstreams_free(mcp_upstreams *u) {
     forget_tools(up);
     free(up->prefix);
     free(up->label);
+    free_strings(up->allow, up->nallow);
+    free_strings(up->approval, up->napproval);
     pthread_mutex_destroy(&up->mu);
   }
   free(u->all);
   free_strings(u->allow, u->nallow);
-  free_strings(u->approval, u->napproval);
   if (u->audit && u->audit != stderr) fclose(u->audit);
   free(u->audit_path);
   pthread_mutex_destroy(&u->audit_mu);
@@ -388,29 +379,28 @@ static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errl
   }
   size_t n = (size_t)cJSON_GetArraySize(all);
   char **names = calloc(n + 1, sizeof *names);
+  bool *clash = calloc(n + 1, sizeof *clash);
   size_t i = 0;
   const cJSON *tool;
   cJSON_ArrayForEach(tool, all) {
-    char *part = names ? sanitize(cJSON_GetObjectItemCaseSensitive(tool, "name")->valuestring, false) : NULL;
+    char *part = names && clash ? sanitize(cJSON_GetObjectItemCaseSensitive(tool, "name")->valuestring, false) : NULL;
     if (!part || asprintf(&names[i], "%s__%s", up->prefix, part) < 0) {
       free(part);
       free_strings(names, i);
+      free(clash);
       cJSON_Delete(all);
       return !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "out of memory");
     }
     free(part);
-    for (size_t j = 0, k = 2; j < i; j++) {
-      if (strcmp(names[j], names[i])) continue;
-      char *renamed;
-      if (asprintf(&renamed, "%s_%zu", names[i], k++) < 0) break;
-      free(names[i]);
-      names[i] = renamed;
-      j = (size_t)-1;
-    }
+    /* two tools under one alias: neither is reachable (a suffix would
+       follow the list's order, which may change with list_changed) */
+    for (size_t j = 0; j < i; j++)
+      if (!strcmp(names[j], names[i])) clash[i] = clash[j] = true;
     i++;
   }
   up->tools = all;
   up->names = names;
+  up->clash = clash;
   up->ntools = n;
   up->listed = true;
   up->backoff = BACKOFF_MIN;
@@ -425,6 +415,19 @@ static upstream *server_of(mcp_upstreams *u, const char *full) {
     if (strlen(u->all[i].prefix) == (size_t)(sep - full) && !strncmp(u->all[i].prefix, full, (size_t)(sep - full)))
       return &u->all[i];
   return NULL;
+}
+
+/* May code call tool i? Its server's allowed_tools (over the upstream's own
+ * name and the alias part) and --allow-tools (over the full alias) together:
+ * some pattern of either lets it in and no "!" of either keeps it out. */
+static bool tool_allowed(const mcp_upstreams *u, const upstream *up, size_t i) {
+  if (up->clash[i]) return false;
+  const char *own[2] = {cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(up->tools, (int)i), "name")->valuestring,
+                        up->names[i] + strlen(up->prefix) + 2};
+  const char *full = up->names[i];
+  int server = wb_patterns_match((const char *const *)up->allow, up->nallow, own, 2);
+  int wide = wb_patterns_match((const char *const *)u->allow, u->nallow, &full, 1);
+  return server >= 0 && wide >= 0 && (server > 0 || wide > 0);
 }
 
 static cJSON *describe(const upstream *up, size_t i, int detail) {
@@ -512,7 +515,7 @@ cJSON *mcp_upstreams_search(mcp_upstreams *u, const char *query, unsigned limit,
     if (!grown) continue;
     hits = grown;
     for (size_t i = 0; i < up->ntools; i++) {
-      if (!wb_patterns_allow((const char *const *)u->allow, u->nallow, up->names[i])) continue;
+      if (!tool_allowed(u, up, i)) continue;
       const cJSON *desc = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(up->tools, (int)i), "description");
       int sc = score(query ? query : "", up->names[i], cJSON_IsString(desc) ? desc->valuestring : NULL);
       if (sc > 0) hits[nhits++] = (hit){up, i, sc, order++};
@@ -533,10 +536,13 @@ static int reply_with(cJSON *v, char **reply, char *err, size_t errlen) {
   return *reply ? WASMBOX_TOOL_OK : wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "out of memory");
 }
 
-/* Must a person approve a call of this tool first? */
-static bool needs_approval(const mcp_upstreams *u, const char *full, const cJSON *def) {
-  for (size_t i = 0; i < u->napproval; i++)
-    if (fnmatch(u->approval[i], full, 0) == 0) return true;
+/* Must a person approve a call of tool i first? Its server's
+ * requires_approval matched as allowed_tools is ("!" excludes), or its
+ * destructiveHint with --approve-destructive. */
+static bool needs_approval(const mcp_upstreams *u, const upstream *up, size_t i, const cJSON *def) {
+  const char *own[2] = {cJSON_GetObjectItemCaseSensitive(def, "name")->valuestring,
+                        up->names[i] + strlen(up->prefix) + 2};
+  if (wb_patterns_match((const char *const *)up->approval, up->napproval, own, 2) > 0) return true;
   const cJSON *ann = cJSON_GetObjectItemCaseSensitive(def, "annotations");
   return u->approve_destructive && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ann, "destructiveHint"));
 }
@@ -590,7 +596,12 @@ int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **repl
     if (i == up->ntools)
       rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
                    "no tool '%s': tools.search() or tools.list() show the tools there are", req->name);
-    else if (!wb_patterns_allow((const char *const *)u->allow, u->nallow, req->name)) {
+    else if (up->clash[i])
+      rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
+                   "tool '%s' is ambiguous: several tools of upstream '%s' have this name once mapped to "
+                   "[A-Za-z0-9_-]; wasmbox calls none of them",
+                   req->name, up->label);
+    else if (!tool_allowed(u, up, i)) {
       wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "tool '%s' is not allowed on this server", req->name);
       rc = WASMBOX_TOOL_NOT_ALLOWED;
     }
@@ -602,7 +613,7 @@ int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **repl
   } else if (def) {
     rc = check_arguments(up->names[i], cJSON_GetObjectItemCaseSensitive(def, "inputSchema"), req, err, errlen);
   }
-  if (def && !schema && rc == WASMBOX_TOOL_OK && !req->approved && needs_approval(u, up->names[i], def)) {
+  if (def && !schema && rc == WASMBOX_TOOL_OK && !req->approved && needs_approval(u, up, i, def)) {
     wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "tool '%s' needs approval", req->name);
     rc = WASMBOX_TOOL_NEEDS_APPROVAL;
   }
@@ -642,6 +653,8 @@ void mcp_upstreams_audit(void *ctx, const wasmbox_tool_request *req, const char 
   cJSON_AddStringToObject(line, "time", when);
   if (req->session_id) cJSON_AddStringToObject(line, "session", req->session_id);
   else cJSON_AddNullToObject(line, "session");
+  if (req->owner) cJSON_AddStringToObject(line, "client", req->owner);
+  else cJSON_AddNullToObject(line, "client");
   if (req->name) cJSON_AddStringToObject(line, "tool", req->name);
   else cJSON_AddNullToObject(line, "tool");
   cJSON_AddNumberToObject(line, "arguments_bytes", (double)req->arguments_len);

@@ -36,6 +36,14 @@ bool wb_id_valid(const char *id) {
   return true;
 }
 
+bool wb_owner_valid(const char *owner) {
+  size_t n = strlen(owner);
+  if (n >= WASMBOX_OWNER_MAX) return false;
+  for (size_t i = 0; i < n; i++)
+    if (owner[i] < ' ' || owner[i] > '~') return false;
+  return true;
+}
+
 /* prefix + 24 random hex digits (ids, and names of temporary entries) */
 void wb_random_name(char *out, size_t n, const char *prefix) {
   uint8_t r[12];
@@ -136,40 +144,52 @@ void wb_meta_clear(wb_meta *m) {
   for (size_t i = 0; i < m->nmounts; i++) {
     free((char *)m->mounts[i].host_dir);
     free((char *)m->mounts[i].guest_path);
+    free(m->mount_names[i]);
   }
   memset(m, 0, sizeof *m);
 }
 
-bool wb_meta_write(int dir, const wb_meta *m) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
+bool wb_meta_format(const wb_meta *m, char **text, size_t *len) {
+  *text = NULL;
+  FILE *f = open_memstream(text, len);
   if (!f) return false;
   fprintf(f, "language %s\ncreated %.6f\nttl %.3f\n", m->language, m->created, m->ttl);
+  if (m->owner[0]) {
+    fputs("owner ", f);
+    put_hex(f, m->owner);
+    fputc('\n', f);
+  }
   for (size_t i = 0; i < m->nenv; i++) {
     fputs("env ", f);
     put_hex(f, m->env[i]);
     fputc('\n', f);
   }
   for (size_t i = 0; i < m->nmounts; i++) {
-    fputs("mount ", f);
-    put_hex(f, m->mounts[i].host_dir);
+    fputs(m->mount_names[i] ? "mount_name " : "mount ", f);
+    put_hex(f, m->mount_names[i] ? m->mount_names[i] : m->mounts[i].host_dir);
     fputc(' ', f);
     put_hex(f, m->mounts[i].guest_path);
     fputc('\n', f);
   }
-  bool ok = fclose(f) == 0 && wb_write_atomic(dir, "meta", text, len, "", 0);
+  if (fclose(f) == 0) return true;
+  free(*text);
+  *text = NULL;
+  return false;
+}
+
+bool wb_meta_write(int dir, const wb_meta *m) {
+  char *text;
+  size_t len;
+  bool ok = wb_meta_format(m, &text, &len) && wb_write_atomic(dir, "meta", text, len, "", 0);
   free(text);
   return ok;
 }
 
-bool wb_meta_read(int dir, wb_meta *m) {
+bool wb_meta_parse(char *text, wb_meta *m) {
   memset(m, 0, sizeof *m);
-  size_t len;
-  char *text = wb_read_small(dir, "meta", &len);
-  if (!text) return false;
   bool ok = true;
-  for (char *line = strtok(text, "\n"); ok && line; line = strtok(NULL, "\n")) {
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); ok && line; line = strtok_r(NULL, "\n", &save)) {
     char key[16], a[8200], b[8200];
     int k = sscanf(line, "%15s %8199s %8199s", key, a, b);
     if (k >= 2 && !strcmp(key, "language")) snprintf(m->language, sizeof m->language, "%.15s", a);
@@ -182,11 +202,33 @@ bool wb_meta_read(int dir, wb_meta *m) {
       m->mounts[m->nmounts].guest_path = get_hex(b);
       ok = m->mounts[m->nmounts].host_dir && m->mounts[m->nmounts].guest_path;
       m->nmounts++;
+    } else if (k == 3 && !strcmp(key, "mount_name") && m->nmounts < WASMBOX_MAX_MOUNTS) {
+      m->mount_names[m->nmounts] = get_hex(a);
+      m->mounts[m->nmounts].guest_path = get_hex(b);
+      ok = m->mount_names[m->nmounts] && m->mounts[m->nmounts].guest_path;
+      m->nmounts++;
+    } else if (k >= 2 && !strcmp(key, "owner")) {
+      char *o = get_hex(a);
+      ok = o && wb_owner_valid(o);
+      if (ok) snprintf(m->owner, sizeof m->owner, "%s", o);
+      free(o);
     }
   }
-  free(text);
   if (!ok || !m->language[0]) wb_meta_clear(m);
   return ok && m->language[0];
+}
+
+bool wb_meta_read(int dir, wb_meta *m) {
+  memset(m, 0, sizeof *m);
+  size_t len;
+  char *text = wb_read_small(dir, "meta", &len);
+  if (!text) return false;
+  bool ok = wb_meta_parse(text, m);
+  free(text);
+  /* a cache's meta holds host paths: a name here was never resolved */
+  for (size_t i = 0; ok && i < m->nmounts; i++) ok = !m->mount_names[i];
+  if (!ok) wb_meta_clear(m);
+  return ok;
 }
 
 /* ---- HEAD ------------------------------------------------------------------- */

@@ -32,7 +32,11 @@ typedef struct {
   char *env[WB_SESSION_ENV_MAX];
   size_t nenv;
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
+  /* parallel: a named mount's name (the shared store's meta holds these,
+   * and no host_dir); NULL for a host path (a cache's own meta) */
+  char *mount_names[WASMBOX_MAX_MOUNTS];
   size_t nmounts;
+  char owner[WASMBOX_OWNER_MAX]; /* "" for nobody's */
 } wb_meta;
 
 /* HEAD (and the globals after it, malloc'd into *globals), replaced atomically. */
@@ -40,7 +44,9 @@ bool wb_head_read(int dir, wb_head *h, uint8_t **globals);
 bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals);
 /* meta: one "key value" line each, strings hex-encoded; written once. */
 bool wb_meta_read(int dir, wb_meta *m);
+bool wb_meta_parse(char *text, wb_meta *m); /* the file's text (changed in place) */
 bool wb_meta_write(int dir, const wb_meta *m);
+bool wb_meta_format(const wb_meta *m, char **text, size_t *len); /* the file's text, malloc'd */
 void wb_meta_clear(wb_meta *m);
 /* "KIND-NO": log-3, ws-2, pre-7 */
 void wb_state_name(char *out, size_t n, const char *kind, uint64_t no);
@@ -50,6 +56,7 @@ bool wb_session_repair(int dir, const wb_head *h);
 /* Helpers. */
 double wb_now_s(void); /* wall clock, seconds */
 bool wb_id_valid(const char *id);
+bool wb_owner_valid(const char *owner); /* printable ASCII, below WASMBOX_OWNER_MAX */
 /* prefix + 24 random hex digits (ids, and names of temporary entries) */
 void wb_random_name(char *out, size_t n, const char *prefix);
 void wb_new_id(char prefix, char id[WASMBOX_ID_MAX]);

@@ -32,6 +32,8 @@ int wb_session_create(wb_store *st, const wasmbox_session_options *o, char id[WA
     return wb_fail(err, n, WASMBOX_EUSAGE, "at most %d environment entries", WB_SESSION_ENV_MAX);
   if (o && o->mounts_len > WASMBOX_MAX_MOUNTS)
     return wb_fail(err, n, WASMBOX_EUSAGE, "at most %d mounts", WASMBOX_MAX_MOUNTS);
+  if (o && o->owner && !wb_owner_valid(o->owner))
+    return wb_fail(err, n, WASMBOX_EUSAGE, "an owner is printable ASCII, at most %d characters", WASMBOX_OWNER_MAX - 1);
   if (!rt->prepare(err, n)) return WASMBOX_EINTERNAL;
 
   wb_meta m;
@@ -41,6 +43,7 @@ int wb_session_create(wb_store *st, const wasmbox_session_options *o, char id[WA
   m.ttl = ttl;
   for (size_t i = 0; o && i < o->env_len; i++) m.env[m.nenv++] = (char *)o->env[i];
   for (size_t i = 0; o && i < o->mounts_len; i++) m.mounts[m.nmounts++] = o->mounts[i];
+  if (o && o->owner) snprintf(m.owner, sizeof m.owner, "%s", o->owner);
 
   char tmp[WASMBOX_ID_MAX + 8];
   wb_new_id('s', id);
@@ -213,6 +216,7 @@ static bool info_of(wb_store *st, const char *id, wasmbox_session_info *out) {
     out->created = m.created;
     out->last_used = h.last_used > m.created ? h.last_used : m.created;
     out->ttl_seconds = m.ttl;
+    snprintf(out->owner, sizeof out->owner, "%s", m.owner);
     out->disk_bytes = wb_tree_bytes(st->sessions, id);
     int cps = openat(dir, "checkpoints", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     DIR *d = cps >= 0 ? fdopendir(cps) : NULL;
@@ -231,6 +235,19 @@ static bool info_of(wb_store *st, const char *id, wasmbox_session_info *out) {
 int wb_session_info(wb_store *st, const char *id, wasmbox_session_info *out, char *err, size_t n) {
   if (!wb_id_valid(id)) return wb_fail(err, n, WASMBOX_EUSAGE, "'%s' is not a session id", id ? id : "");
   return info_of(st, id, out) ? WASMBOX_OK : wb_fail(err, n, WASMBOX_EUSAGE, "no session %s", id);
+}
+
+int wb_session_owner(wb_store *st, const char *id, char owner[WASMBOX_OWNER_MAX], char *err, size_t n) {
+  owner[0] = 0;
+  if (!wb_id_valid(id)) return wb_fail(err, n, WASMBOX_EUSAGE, "'%s' is not a session id", id ? id : "");
+  int dir = openat(st->sessions, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  wb_meta m;
+  bool ok = dir >= 0 && wb_meta_read(dir, &m);
+  if (dir >= 0) close(dir);
+  if (!ok) return wb_fail(err, n, WASMBOX_EUSAGE, "no session %s", id);
+  snprintf(owner, WASMBOX_OWNER_MAX, "%s", m.owner);
+  wb_meta_clear(&m);
+  return WASMBOX_OK;
 }
 
 int wb_session_list(wb_store *st, wasmbox_session_info **out, size_t *count, char *err, size_t n) {

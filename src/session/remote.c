@@ -42,6 +42,8 @@ static const char schema[] =
 struct wb_remote {
   wb_pg *pg;
   wb_store *st;
+  wasmbox_named_mount named[WASMBOX_MAX_MOUNTS]; /* copies */
+  size_t nnamed;
   pthread_mutex_t lock; /* the counters */
   uint64_t ops, failures, ns;
 };
@@ -257,18 +259,34 @@ static uint8_t *read_entry(int ws, const entry *e, size_t *len) {
 
 /* ---- open, leases -------------------------------------------------------------------- */
 
-wb_remote *wb_remote_open(const char *url, wb_store *cache, char *err, size_t n) {
+wb_remote *wb_remote_open(const char *url, wb_store *cache, const wasmbox_named_mount *named, size_t nnamed, char *err,
+                          size_t n) {
   if (strncmp(url, "postgres://", 11) && strncmp(url, "postgresql://", 13)) {
     wb_fail(err, n, 0, "session store '%s': only postgres:// (or postgresql://) URLs are known", url);
     return NULL;
   }
+  if (nnamed > WASMBOX_MAX_MOUNTS) {
+    wb_fail(err, n, 0, "at most %d named mounts", WASMBOX_MAX_MOUNTS);
+    return NULL;
+  }
+  for (size_t i = 0; i < nnamed; i++)
+    if (!named[i].name || !named[i].name[0] || strlen(named[i].name) >= WASMBOX_ID_MAX ||
+        !wb_owner_valid(named[i].name) || !named[i].host_dir || named[i].host_dir[0] != '/') {
+      wb_fail(err, n, 0, "named mount %zu: a name of 1 to %d printable characters and an absolute directory", i,
+              WASMBOX_ID_MAX - 1);
+      return NULL;
+    }
   wb_remote *r = calloc(1, sizeof *r);
-  if (!r) {
+  bool ok = r != NULL;
+  for (size_t i = 0; ok && i < nnamed; i++, r->nnamed++)
+    ok = (r->named[i].name = strdup(named[i].name)) && (r->named[i].host_dir = strdup(named[i].host_dir));
+  if (!ok) {
     wb_fail(err, n, 0, "out of memory");
+    wb_remote_free(r);
     return NULL;
   }
   if (!(r->pg = wb_pg_open(url, schema, err, n))) {
-    free(r);
+    wb_remote_free(r);
     return NULL;
   }
   r->st = cache;
@@ -278,7 +296,8 @@ wb_remote *wb_remote_open(const char *url, wb_store *cache, char *err, size_t n)
 
 void wb_remote_free(wb_remote *r) {
   if (!r) return;
-  wb_pg_free(r->pg);
+  for (size_t i = 0; i < r->nnamed; i++) free((char *)r->named[i].name), free((char *)r->named[i].host_dir);
+  if (r->pg) wb_pg_free(r->pg);
   pthread_mutex_destroy(&r->lock);
   free(r);
 }
@@ -349,6 +368,66 @@ static bool head_parse(const uint8_t *p, size_t len, wb_head *h, uint8_t **globa
   *globals = malloc(h->globals_size ? h->globals_size : 1);
   if (*globals) memcpy(*globals, p + sizeof *h, h->globals_size);
   return *globals != NULL;
+}
+
+/* ---- meta between the cache and the store: mounts by name ---------------------------- */
+
+/* A cache's meta (host paths) as the store keeps it (names). */
+static char *meta_to_store(wb_remote *r, const char *text, size_t len, size_t *out_len, char *err, size_t n) {
+  char *copy = malloc(len + 1), *out = NULL;
+  wb_meta m;
+  if (!copy) return wb_fail(err, n, 0, "out of memory"), NULL;
+  memcpy(copy, text, len);
+  copy[len] = 0;
+  bool ok = wb_meta_parse(copy, &m);
+  free(copy);
+  if (!ok) return wb_fail(err, n, 0, "the session's meta cannot be read"), NULL;
+  for (size_t i = 0; ok && i < m.nmounts; i++) {
+    size_t k = 0;
+    while (k < r->nnamed && strcmp(r->named[k].host_dir, m.mounts[i].host_dir)) k++;
+    if (k == r->nnamed)
+      ok = refuse(err, n,
+                  "mount %s of the session is not one of the named mounts this server shares with the others "
+                  "(wasmbox_options.named_mounts): a session in a shared store mounts only those",
+                  m.mounts[i].guest_path);
+    else ok = (m.mount_names[i] = strdup(r->named[k].name)) != NULL;
+  }
+  if (ok && !wb_meta_format(&m, &out, out_len)) ok = refuse(err, n, "out of memory");
+  wb_meta_clear(&m);
+  return ok ? out : NULL;
+}
+
+/* The store's meta (names) as this server's cache keeps it (its own host
+ * paths). What the store holds is data: a host path in it is refused, and
+ * so is a name this server does not have. */
+static char *meta_from_store(wb_remote *r, const char *id, const uint8_t *meta, size_t len, size_t *out_len, char *err,
+                             size_t n) {
+  char *copy = len < (16u << 20) ? malloc(len + 1) : NULL, *out = NULL;
+  wb_meta m;
+  if (!copy) return wb_fail(err, n, 0, "the store's meta of session %s is too large", id), NULL;
+  memcpy(copy, meta, len);
+  copy[len] = 0;
+  bool ok = wb_meta_parse(copy, &m);
+  free(copy);
+  if (!ok) return wb_fail(err, n, 0, "the store holds a damaged meta for session %s", id), NULL;
+  for (size_t i = 0; ok && i < m.nmounts; i++) {
+    if (!m.mount_names[i]) {
+      ok = refuse(err, n, "the store's meta of session %s names a host directory: refused as damaged", id);
+      break;
+    }
+    size_t k = 0;
+    while (k < r->nnamed && strcmp(r->named[k].name, m.mount_names[i])) k++;
+    if (k == r->nnamed)
+      ok = refuse(err, n,
+                  "session %s mounts '%s', which this server does not have (give every server the same "
+                  "named mounts)",
+                  id, m.mount_names[i]);
+    else if ((m.mounts[i].host_dir = strdup(r->named[k].host_dir))) free(m.mount_names[i]), m.mount_names[i] = NULL;
+    else ok = false;
+  }
+  if (ok && !wb_meta_format(&m, &out, out_len)) ok = refuse(err, n, "out of memory");
+  wb_meta_clear(&m);
+  return ok ? out : NULL;
 }
 
 /* The session directory in the cache; a new one has the store's meta and
@@ -592,8 +671,16 @@ static int pull(wb_lease *l, bool *reloaded, char *err, size_t n) {
     wb_pg_clear(row);
     return wb_fail(err, n, WASMBOX_EINTERNAL, "the store holds a damaged HEAD for session %s", l->id);
   }
-  int dir = cache_dir(st, l->id, meta, meta_len, &sh, globals);
+  size_t local_len = 0;
+  char *local = meta_from_store(l->r, l->id, meta, meta_len, &local_len, err, n);
+  int dir = local ? cache_dir(st, l->id, (const uint8_t *)local, local_len, &sh, globals) : -1;
+  bool translated = local != NULL;
+  free(local);
   wb_pg_clear(row);
+  if (!translated) {
+    free(globals);
+    return WASMBOX_EINTERNAL;
+  }
   int lockfd = -1, code = WASMBOX_EINTERNAL;
   if (dir >= 0) close(dir);
   dir = dir < 0 ? -1 : wb_open_locked(st, l->id, &lockfd, true, err, n, &code);
@@ -837,9 +924,12 @@ int wb_remote_create(wb_remote *r, const wasmbox_session_options *o, char id[WAS
   if (code) return code;
   /* the new local session, as the store's first version */
   int dir = openat(r->st->sessions, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  size_t meta_len = 0, head_len = 0;
-  char *meta = dir >= 0 ? wb_read_small(dir, "meta", &meta_len) : NULL;
+  size_t local_len = 0, meta_len = 0, head_len = 0;
+  char *local = dir >= 0 ? wb_read_small(dir, "meta", &local_len) : NULL;
+  char *meta = local ? meta_to_store(r, local, local_len, &meta_len, err, n) : NULL;
   char *head = dir >= 0 ? wb_read_small(dir, "HEAD", &head_len) : NULL;
+  int failed = local && !meta ? WASMBOX_EUSAGE : WASMBOX_EINTERNAL; /* a mount the store cannot name */
+  free(local);
   wb_meta m = {0};
   marker mk = {.version = 1};
   wb_random_name(mk.log_id, sizeof mk.log_id, "l");
@@ -865,7 +955,7 @@ int wb_remote_create(wb_remote *r, const wasmbox_session_options *o, char id[WAS
     wb_session_destroy(r->st, id, e2, sizeof e2);
     if (!err[0]) wb_fail(err, n, 0, "cannot create a session: %s", strerror(errno));
     id[0] = 0;
-    return WASMBOX_EINTERNAL;
+    return failed;
   }
   return WASMBOX_OK;
 }
@@ -1045,8 +1135,21 @@ static const char info_sql[] =
     "SELECT id, language, created, last_used, ttl,"
     " (SELECT count(*) FROM wasmbox_checkpoints c WHERE c.session = s.id),"
     " (SELECT coalesce(sum(octet_length(data)), 0)::int8 FROM wasmbox_logs l WHERE l.owner = s.id) +"
-    " (SELECT coalesce(sum(octet_length(data)), 0)::int8 FROM wasmbox_files f WHERE f.owner = s.id)"
-    " FROM wasmbox_sessions s";
+    " (SELECT coalesce(sum(octet_length(data)), 0)::int8 FROM wasmbox_files f WHERE f.owner = s.id),"
+    " meta FROM wasmbox_sessions s";
+
+/* The session's owner, from its meta as the store keeps it: "" when the
+ * meta names none or cannot be read (a damaged row is nobody's to use). */
+static void owner_of_meta(const uint8_t *meta, size_t len, char owner[WASMBOX_OWNER_MAX]) {
+  owner[0] = 0;
+  char *text = meta && len < (16u << 20) ? malloc(len + 1) : NULL;
+  if (!text) return;
+  memcpy(text, meta, len);
+  text[len] = 0;
+  wb_meta m;
+  if (wb_meta_parse(text, &m)) snprintf(owner, WASMBOX_OWNER_MAX, "%s", m.owner), wb_meta_clear(&m);
+  free(text);
+}
 
 static void info_row(const wb_pg_res *res, int i, wasmbox_session_info *o) {
   memset(o, 0, sizeof *o);
@@ -1057,6 +1160,30 @@ static void info_row(const wb_pg_res *res, int i, wasmbox_session_info *o) {
   o->ttl_seconds = wb_pg_f64(res, i, 4);
   o->checkpoints = (size_t)wb_pg_i64(res, i, 5);
   o->disk_bytes = (uint64_t)wb_pg_i64(res, i, 6);
+  size_t len = 0;
+  const uint8_t *meta = wb_pg_bytes(res, i, 7, &len);
+  owner_of_meta(meta, len, o->owner);
+}
+
+/* The cache's copy of the meta says it when there is one (an owner never
+ * changes); else the store's row. */
+int wb_remote_owner(wb_remote *r, const char *id, char owner[WASMBOX_OWNER_MAX], char *err, size_t n) {
+  owner[0] = 0;
+  if (!wb_id_valid(id)) return wb_fail(err, n, WASMBOX_EUSAGE, "'%s' is not a session id", id ? id : "");
+  char e2[256];
+  if (wb_session_owner(r->st, id, owner, e2, sizeof e2) == WASMBOX_OK) return WASMBOX_OK;
+  wb_pg_conn *c = conn(r, err, n);
+  wb_pg_arg a[] = {TEXT(id)};
+  wb_pg_res *res = c ? wb_pg_exec(c, "SELECT meta FROM wasmbox_sessions WHERE id = $1", 1, a, err, n) : NULL;
+  int code = !res                   ? WASMBOX_EINTERNAL
+             : wb_pg_rows(res) == 1 ? WASMBOX_OK
+                                    : wb_fail(err, n, WASMBOX_EUSAGE, "no session %s", id);
+  size_t len = 0;
+  const uint8_t *meta = code ? NULL : wb_pg_bytes(res, 0, 0, &len);
+  if (meta) owner_of_meta(meta, len, owner);
+  wb_pg_clear(res);
+  wb_pg_give(r->pg, c);
+  return code;
 }
 
 int wb_remote_info(wb_remote *r, const char *id, wasmbox_session_info *out, char *err, size_t n) {

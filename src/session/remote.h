@@ -30,8 +30,11 @@ typedef struct wb_remote wb_remote;
 typedef struct wb_lease wb_lease;
 
 /* Loads libpq; connects when first needed (so a server may start before
- * its database). */
-wb_remote *wb_remote_open(const char *url, wb_store *cache, char *err, size_t n);
+ * its database). named: the mounts sessions in the store may have, by name
+ * (wasmbox_options.named_mounts): the store's meta holds names, a cache's
+ * meta this server's host paths. */
+wb_remote *wb_remote_open(const char *url, wb_store *cache, const wasmbox_named_mount *named, size_t nnamed, char *err,
+                          size_t n);
 void wb_remote_free(wb_remote *r);
 /* Leases (with their reloads) and publishes so far, those that failed, and
  * the seconds they took in all. */
@@ -53,6 +56,7 @@ int wb_remote_restore(wb_remote *r, const char *id, const char *cid, char *err, 
 int wb_remote_destroy(wb_remote *r, const char *id, char *err, size_t n);
 int wb_remote_list(wb_remote *r, wasmbox_session_info **out, size_t *count, char *err, size_t n);
 int wb_remote_info(wb_remote *r, const char *id, wasmbox_session_info *out, char *err, size_t n);
+int wb_remote_owner(wb_remote *r, const char *id, char owner[WASMBOX_OWNER_MAX], char *err, size_t n);
 /* wasmbox_ended_add/has (wasmbox.h) on the store: has is 1, 0 or -1. */
 int wb_remote_ended_add(wb_remote *r, const char *id, double keep_s, char *err, size_t n);
 int wb_remote_ended_has(wb_remote *r, const char *id, double keep_s, char *err, size_t n);

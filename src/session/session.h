@@ -45,6 +45,7 @@ int wb_session_restore(wb_store *st, const char *id, const char *cid, char *err,
 int wb_session_destroy(wb_store *st, const char *id, char *err, size_t n);
 int wb_session_list(wb_store *st, wasmbox_session_info **out, size_t *count, char *err, size_t n);
 int wb_session_info(wb_store *st, const char *id, wasmbox_session_info *out, char *err, size_t n);
+int wb_session_owner(wb_store *st, const char *id, char owner[WASMBOX_OWNER_MAX], char *err, size_t n);
 int wb_session_prune(wb_store *st, size_t *removed, char *err, size_t n);
 
 /* What a call on a session works with. */

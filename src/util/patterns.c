@@ -3,15 +3,20 @@
 
 #include <fnmatch.h>
 
-bool wb_patterns_allow(const char *const *patterns, size_t n, const char *name) {
-  bool yes = false;
+int wb_patterns_match(const char *const *patterns, size_t n, const char *const *names, size_t nnames) {
+  int verdict = 0;
   for (size_t i = 0; i < n; i++) {
     const char *p = patterns[i];
-    if (p[0] == '!') {
-      if (fnmatch(p + 1, name, 0) == 0) return false;
-    } else if (fnmatch(p, name, 0) == 0) {
-      yes = true;
+    bool neg = p[0] == '!';
+    for (size_t k = 0; k < nnames; k++) {
+      if (!names[k] || fnmatch(p + neg, names[k], 0) != 0) continue;
+      if (neg) return -1;
+      verdict = 1;
     }
   }
-  return yes;
+  return verdict;
+}
+
+bool wb_patterns_allow(const char *const *patterns, size_t n, const char *name) {
+  return wb_patterns_match(patterns, n, &name, 1) > 0;
 }

@@ -46,7 +46,9 @@ rl.on('line', (l) => {
 
 // An upstream that misbehaves as argv[2] says: 'dies' exits at once;
 // 'garbage' writes a line that is not JSON-RPC when a tool is called;
-// 'grows' adds a tool when 'grow' is called and says so (list_changed).
+// 'grows' adds a tool when 'grow' is called and says so (list_changed);
+// 'env' answers a call with the names of its environment variables;
+// 'dotted' lists tools whose names have dots.
 const ODD = `
 const mode = process.argv[2];
 if (mode === 'dies') process.exit(3);
@@ -55,12 +57,18 @@ const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
 let tools = [{ name: 'grow', description: 'Adds a tool.', inputSchema: { type: 'object' } },
   { name: 'x.y', description: 'Odd name.', inputSchema: { type: 'object' } },
   { name: 'x_y', description: 'Same name once mapped.', inputSchema: { type: 'object' } }];
+if (mode === 'dotted') tools = ['admin.drop', 'read.file', 'list'].map((name) =>
+  ({ name, description: 'Dotted.', inputSchema: { type: 'object' } }));
 rl.on('line', (l) => {
   const m = JSON.parse(l);
   if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion,
     capabilities: { tools: { listChanged: true } }, serverInfo: { name: mode, version: '1' } } });
   else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools } });
   else if (m.method === 'tools/call' && mode === 'garbage') process.stdout.write('debug: not a message\\n');
+  else if (m.method === 'tools/call' && mode === 'dotted')
+    send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'called ' + m.params.name }] } });
+  else if (m.method === 'tools/call' && mode === 'env')
+    send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: JSON.stringify(Object.keys(process.env)) }] } });
   else if (m.method === 'tools/call') {
     tools = tools.concat([{ name: 'grown', description: 'New.', inputSchema: { type: 'object' } }]);
     send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
@@ -101,6 +109,11 @@ before(async () => {
       dies: { command: process.execPath, args: [join(tmp, 'odd.cjs'), 'dies'], allowed_tools: ['*'] },
       garbage: { command: process.execPath, args: [join(tmp, 'odd.cjs'), 'garbage'], allowed_tools: ['*'] },
       grows: { command: process.execPath, args: [join(tmp, 'odd.cjs'), 'grows'], allowed_tools: ['*'] },
+      env: { command: process.execPath, args: [join(tmp, 'odd.cjs'), 'env'], env: { OWN_VAR: '1' },
+        allowed_tools: ['grow'] },
+      // patterns over the upstream's own names (dots and all)
+      dotted: { command: process.execPath, args: [join(tmp, 'odd.cjs'), 'dotted'],
+        allowed_tools: ['*', '!admin.*'], requires_approval: ['read.*'] },
     },
   };
   writeFileSync(join(tmp, 'servers.json'), JSON.stringify(config));
@@ -109,7 +122,8 @@ before(async () => {
   await client.connect(new StdioClientTransport({
     command: W,
     args: ['mcp', '--upstream', join(tmp, 'servers.json'), '--tool-audit', audit, '--max-tool-calls', '30'],
-    env: { ...process.env, WASMBOX_HOME: join(tmp, 'home') },
+    env: { ...process.env, WASMBOX_HOME: join(tmp, 'home'), WASMBOX_MCP_TOKEN: 'server-only-4712',
+      SERVER_ONLY_SECRET: 'x' },
     stderr: process.env.WASMBOX_STDERR ? 'inherit' : 'ignore', // WASMBOX_STDERR=1: see the server's log
   }));
 });
@@ -240,6 +254,14 @@ print('${SECRET}' in seen, '${HEADER_SECRET}' in seen, 'SECRET_TOKEN' in seen)
   assert.ok(!readFileSync(audit, 'utf8').includes(SECRET));
 });
 
+test('a stdio upstream gets its env over a minimal environment, never the server\'s', async () => {
+  const names = JSON.parse(await py("from wasmbox import tools\nimport json\nprint(json.dumps(tools.call('env__grow')))"));
+  assert.ok(names.includes('OWN_VAR') && names.includes('PATH') && names.includes('HOME'), names.join(' '));
+  const extra = names.filter((n) => !['OWN_VAR', 'HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'LANG', 'TZ']
+    .includes(n));
+  assert.deepEqual(extra, []);
+});
+
 test('code that floods tool calls hits the limit with a clear error', async () => {
   const out = await py(`
 from wasmbox import tools, ToolError
@@ -285,8 +307,23 @@ except ToolError as e:
     print('ToolError', 'not JSON-RPC' in str(e))
 print(tools.call('grows__grow'), [t['name'] for t in tools.search('', 100) if t['name'].startswith('grows__')])
 `);
-  // odd characters become '_', and a name that then collides gets _2
-  assert.equal(out, "ToolError True\ngrew ['grows__grow', 'grows__x_y', 'grows__x_y_2', 'grows__grown']\n");
+  // odd characters become '_'; two names that then collide are both refused
+  assert.equal(out, "ToolError True\ngrew ['grows__grow', 'grows__grown']\n");
+  const s = await run("from wasmbox import tools\ntools.call('grows__x_y')\n");
+  assert.equal(s.status, 'error');
+  assert.match(s.error.message, /ambiguous: several tools of upstream 'grows'/);
+});
+
+test('a server\'s patterns match its own tool names: exclusions and approvals hold', async () => {
+  const names = await py("from wasmbox import tools\nprint([t['name'] for t in tools.search('', 100) " +
+    "if t['name'].startswith('dotted__')])");
+  assert.equal(names, "['dotted__read_file', 'dotted__list']\n");
+  const refused = await run("from wasmbox import tools\ntools.call('dotted__admin_drop')\n");
+  assert.match(refused.error.message, /not allowed/);
+  assert.equal(await py("from wasmbox import tools\nprint(tools.call('dotted__list'))"), 'called list\n');
+  const paused = await run("from wasmbox import tools\nprint(tools.call('dotted__read_file'))\n");
+  assert.equal(paused.status, 'paused', JSON.stringify(paused));
+  assert.equal(paused.pending_tool.name, 'dotted__read_file');
 });
 
 test('a call that needs approval pauses; another server process resumes it, once', async (t) => {

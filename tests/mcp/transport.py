@@ -343,7 +343,7 @@ def clients_limits_logs():
             ('same', 'alice %s\nbob %s\n' % (A, A), 0o600, b':2: client \'bob\' has the token of \'alice\''),
             ('short', '# clients\n\nalice short-token\n', 0o600, b':3: the token of \'alice\' must be 16'),
             ('name', 'al/ice %s\n' % A, 0o600, b':1: a client name is'),
-            ('limit', 'alice %s speed=5\n' % A, 0o600, b"unknown limit 'speed'"),
+            ('limit', 'alice %s speed=5\n' % A, 0o600, b"unknown setting 'speed'"),
             ('rate', 'alice %s rate=5\n' % A, 0o600, b"bad rate '5'"),
             ('zero', 'alice %s max-in-flight=0\n' % A, 0o600, b"bad max-in-flight '0'"),
             ('burst', 'alice %s burst=3\n' % A, 0o600, b'burst without a rate'),
@@ -549,6 +549,80 @@ def clients_limits_logs():
         s.stop()
 
 
+def tenancy():
+    """Clients are tenants: each sees only its own sessions and files; for
+    another's, every tool answers exactly what it answers for an id that
+    does not exist (no existence oracle); role=admin sees all."""
+    d = os.path.join(TMP, 'tenancy')
+    os.makedirs(d, exist_ok=True)
+    A, B, O = 'alice-token-tenancy-0123', 'bob-token-tenancy-012345', 'ops-token-tenancy-012345'
+    path = os.path.join(d, 'tokens')
+    with open(path, 'w') as f:
+        f.write('alice %s\nbob %s\nops %s role=admin\n' % (A, B, O))
+    os.chmod(path, 0o600)
+    with open(path + '-bad', 'w') as f:
+        f.write('root %s role=root\n' % A)
+    os.chmod(path + '-bad', 0o600)
+    bad = subprocess.run([W, 'serve', '--tokens', path + '-bad'], capture_output=True, env=ENV, timeout=30)
+    s = Server('--tokens', path, env=dict(ENV, WASMBOX_HOME=os.path.join(d, 'home')))
+
+    def rpc(token, method, params):
+        st, _, data = s.request(body={'jsonrpc': '2.0', 'id': 1, 'method': method,
+                                      'params': dict(params, _meta=META)},
+                                headers={'Authorization': 'Bearer ' + token, 'MCP-Protocol-Version': '2026-07-28',
+                                         'Mcp-Method': method,
+                                         **({'Mcp-Name': params['name']} if method == 'tools/call' else {})})
+        return data
+
+    def tool(token, name, args):
+        r = rpc(token, 'tools/call', {'name': name, 'arguments': args})
+        res = (r or {}).get('result') or {}
+        return res.get('structuredContent'), res.get('isError'), json.dumps(res.get('content'))
+
+    try:
+        made, _, _ = tool(A, 'create_session', {})
+        sid = made['session_id']
+        tool(A, 'write_file', {'session_id': sid, 'path': 'secret.txt', 'content': 'alice only'})
+        tool(A, 'execute_code', {'session_id': sid, 'code': 'x = 41'})
+        listed, _, _ = tool(B, 'list_sessions', {})
+        check('tenancy: bob does not see alice\'s session in list_sessions',
+              sid not in json.dumps(listed))
+        ghost = 's' + '0' * 24
+        same = []
+        for name, args in (('execute_code', {'code': 'print(x)'}), ('read_file', {'path': 'secret.txt'}),
+                           ('list_files', {}), ('write_file', {'path': 'a.txt', 'content': 'b'}),
+                           ('reset_workspace', {}), ('fork_session', {}), ('checkpoint_session', {}),
+                           ('restore_session', {'checkpoint_id': 'c' + '0' * 24}),
+                           ('install_package', {'requirement': 'six'}), ('destroy_session', {})):
+            _, err1, text1 = tool(B, name, dict(args, session_id=sid))
+            _, err2, text2 = tool(B, name, dict(args, session_id=ghost))
+            if not (err1 and err2 and text1.replace(sid, ghost) == text2):
+                print('    %s: %s | %s' % (name, text1[:200], text2[:200]))
+            same.append(err1 and err2 and text1.replace(sid, ghost) == text2)
+        check('tenancy: each of 10 session tools answers bob as for a session that does not exist',
+              all(same) and len(same) == 10)
+        r = rpc(B, 'resources/read', {'uri': 'wasmbox://session/%s/app/secret.txt' % sid})
+        g = rpc(B, 'resources/read', {'uri': 'wasmbox://session/%s/app/secret.txt' % ghost})
+        check('tenancy: resources/read of alice\'s file answers bob as for none',
+              'error' in r and json.dumps(r['error']).replace(sid, ghost) == json.dumps(g['error']))
+        r = rpc(B, 'resources/list', {})
+        check('tenancy: resources/list shows bob none of alice\'s files', sid not in json.dumps(r))
+        out, _, _ = tool(A, 'execute_code', {'session_id': sid, 'code': 'print(x + 1, open("secret.txt").read())'})
+        check('tenancy: alice\'s session is untouched and hers (%r)' % (out and out.get('stdout')),
+              out and out['stdout'] == '42 alice only\n')
+        listed, _, _ = tool(O, 'list_sessions', {})
+        mine = [x for x in (listed or {}).get('sessions', []) if x['session_id'] == sid]
+        check('tenancy: the admin lists alice\'s session, with its owner', mine and mine[0].get('owner') == 'alice')
+        out, _, _ = tool(O, 'execute_code', {'session_id': sid, 'code': 'print(x)'})
+        check('tenancy: the admin may run in it', out and out['stdout'] == '41\n')
+        metrics, _, _ = tool(B, 'get_metrics', {})
+        check('tenancy: get_metrics counts bob\'s sessions only', metrics and metrics.get('sandbox_sessions') == 0)
+    finally:
+        s.stop()
+    check('tenancy: a tokens file with an unknown role is refused, naming it',
+          bad.returncode == 2 and b"unknown role 'root'" in bad.stderr)
+
+
 def http_origin_token():
     s = Server()
     try:
@@ -598,6 +672,22 @@ def http_origin_token():
     check('listening beyond loopback without a token is refused', p.returncode == 2 and b'--token' in p.stderr)
     p = subprocess.run([W, 'serve', '--token', 'short'], capture_output=True, env=ENV, timeout=30)
     check('a token shorter than 16 characters is refused', p.returncode == 2)
+    # loopback without a token is refused once the operator's tools or a
+    # shared store are behind the port, unless the operator says so
+    up = os.path.join(TMP, 'no-upstreams.json')
+    with open(up, 'w') as f:
+        f.write('{"mcpServers": {}}')
+    p = subprocess.run([W, 'serve', '--listen', '127.0.0.1:0', '--upstream', up], capture_output=True, env=ENV,
+                       timeout=30)
+    check('--upstream on loopback without a token is refused, saying why and naming --allow-anonymous (%r)'
+          % p.stderr[-200:], p.returncode == 2 and b'upstream tools' in p.stderr and b'--allow-anonymous' in p.stderr)
+    p = subprocess.run([W, 'serve', '--listen', '127.0.0.1:0'], capture_output=True, timeout=30,
+                       env=dict(ENV, WASMBOX_STORE='postgres://wasmbox@127.0.0.1:1/none'))
+    check('a shared store ($WASMBOX_STORE) on loopback without a token is refused',
+          p.returncode == 2 and b'shared session store' in p.stderr)
+    s = Server('--upstream', up, '--allow-anonymous')  # raises unless it listens
+    check('... and served with --allow-anonymous', s.alive())
+    s.stop()
 
 
 def http_stop_at_start():
@@ -1131,6 +1221,7 @@ def main():
     guard('stop at start', http_stop_at_start)
     guard('Origin and token', http_origin_token)
     guard('clients, limits, logs, metrics', clients_limits_logs)
+    guard('tenancy', tenancy)
     guard('slow clients', http_slow_clients)
     guard('clock jumps', http_clock_jumps)
     guard('external files and config', external_and_config)
