@@ -221,7 +221,8 @@ static unsigned authenticate(http_state *hs, request *rq, const char *auth, char
     case MCP_OAUTH_OK: snprintf(rq->oauth_client, sizeof rq->oauth_client, "oauth:%s", rq->oauth_subject); return 0;
     case MCP_OAUTH_SCOPE:
       rq->auth_error = "insufficient_scope";
-      return snprintf(why, n, "Forbidden: insufficient scope: the access token %s", rq->auth_reason), MHD_HTTP_FORBIDDEN;
+      return snprintf(why, n, "Forbidden: insufficient scope: the access token %s", rq->auth_reason),
+             MHD_HTTP_FORBIDDEN;
     case MCP_OAUTH_UNAVAILABLE:
       rq->retry_after = 10;
       return snprintf(why, n, "Service unavailable: cannot check the access token: %s", rq->auth_reason),
