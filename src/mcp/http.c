@@ -518,7 +518,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum 
   request *rq = *con_cls;
   if (!rq) return;
   if (rq->admitted) mcp_clients_done(&hs->clients, rq->client);
-  mcp_clients_count(&hs->clients, rq->client, rq->log.status);
+  mcp_clients_count(&hs->clients, rq->client, rq->oauth_subject[0] != 0, rq->log.status);
   if (hs->access) {
     rq->log.client = rq->client ? rq->client->name : rq->oauth_subject[0] ? rq->oauth_client : NULL;
     rq->log.method = rq->method;

@@ -252,8 +252,14 @@ def main_server():
             st, r, _ = s.request('GET', '/metrics')
             check('/metrics without a token: 401 with resource_metadata (%d)' % st,
                   st == 401 and 'resource_metadata=' in challenge(r))
-            st, _, _ = s.request('GET', '/metrics', bearer=token(RSA1))
-            check('/metrics with an access token: 200 (%d)' % st, st == 200)
+            c = http.client.HTTPConnection('127.0.0.1', s.port, timeout=30)
+            c.request('GET', '/metrics', headers={'Authorization': 'Bearer ' + token(RSA1)})
+            r = c.getresponse()
+            text = r.read().decode()
+            c.close()
+            check('/metrics with an access token: 200, OAuth clients counted as one, "oauth:*" (%d)' % r.status,
+                  r.status == 200 and 'wasmbox_http_requests_total{client="oauth:*",code="200"}' in text and
+                  'alice' not in text)
         guard('no token', missing)
 
         def bad_tokens():
