@@ -345,6 +345,12 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libwasmbox-fuzz.a
 	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-fuzz.a -o $@ \
 	  $(MCP_LIBS) $(LDLIBS)
 
+# fuzz_oauth signs the tokens it makes up: libcrypto linked (the server opens it at run time)
+$(BUILD)/fuzz/fuzz_oauth: tests/fuzz/fuzz_oauth.c $(BUILD)/libwasmbox-fuzz.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-fuzz.a -o $@ \
+	  $(MCP_LIBS) $(LDLIBS) -lcrypto
+
 # tools/wasm_fuel inside its harness: main is called per input, and exit (a
 # refusal) returns to the harness instead of ending the process
 FUEL_FUZZ_OBJ = $(patsubst tools/%.c,$(BUILD)/fuzz-obj/tools/%.o,$(filter %.c,$(FUEL_TOOL_SRC)))

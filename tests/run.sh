@@ -2,7 +2,7 @@
 # run.sh TESTDIR WASMBOX FUEL_TOOL TRAINER TEST...: run the C test programs
 # (cmocka, TAP output), the CLI tests, `make install` used as a user would,
 # the Python client (bindings/python) installed with pip,
-# the MCP transport tests and the
+# the MCP transport and OAuth tests and the
 # metering pass's tests (on small modules and on the guests this build
 # holds), the tests of the translation's rewrites (tools/w2c_split.py), of
 # numpy's cast rewrites (runtimes/python/fpcast.py) and of
@@ -47,12 +47,18 @@ case $bin in *-asan) ;; *) script python_client "$(cd "$(dirname "$0")/.." && pw
 script w2c_split "$fuel_tool"
 script fpcast
 script pgo_train "$trainer"
-out=$(python3 "$(dirname "$0")/mcp/transport.py" "$bin" 2>&1)
-p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
-# a run that died before its closing line has failed
-grep -q '^[0-9]* passed, [0-9]* failed$' <<<"$out" || { f=$((f + 1)); out="$out"$'\n'"not ok - transport.py stopped early"; }
-passed=$((passed + p)); failed=$((failed + f))
-printf '%-16s %3d passed, %d failed\n' "mcp" "$p" "$f"
-if [ "$f" -gt 0 ]; then failures+=(mcp); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
+# pyscript NAME FILE: a Python test printing "ok"/"not ok" lines and a closing count
+pyscript() {
+  local name=$1 file=$2
+  out=$(python3 "$(dirname "$0")/mcp/$file" "$bin" 2>&1)
+  p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
+  # a run that died before its closing line has failed
+  grep -q '^[0-9]* passed, [0-9]* failed$' <<<"$out" || { f=$((f + 1)); out="$out"$'\n'"not ok - $file stopped early"; }
+  passed=$((passed + p)); failed=$((failed + f))
+  printf '%-16s %3d passed, %d failed\n' "$name" "$p" "$f"
+  if [ "$f" -gt 0 ]; then failures+=("$name"); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
+}
+pyscript mcp transport.py
+pyscript oauth oauth.py
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -118,6 +118,27 @@ static void test_base64(void **state) {
   assert_null(b64_decode("aGk*", 4, &len));     /* not the alphabet */
   assert_null(b64_decode("aG==aGk=", 8, &len)); /* padding before the end */
   assert_null(b64_decode("aGk ", 4, &len));
+  /* base64url without padding, as in JSON Web Tokens: every length, both
+     alphabets' last two digits, no other encoding of the same bytes */
+  for (size_t n = 0; n <= sizeof data; n++) {
+    char *p = b64_encode(data, n);
+    size_t m = strcspn(p, "=");
+    for (char *c = p; *c; c++) *c = *c == '+' ? '-' : *c == '/' ? '_' : *c;
+    unsigned char *d = b64url_decode(p, m, &len);
+    assert_non_null(d);
+    assert_int_equal(len, n);
+    assert_memory_equal(d, data, n);
+    free(p), free(d);
+  }
+  unsigned char *d = b64url_decode("-_8", 3, &len);
+  assert_non_null(d);
+  assert_int_equal(len, 2);
+  assert_int_equal(d[0], 0xfb), assert_int_equal(d[1], 0xff);
+  free(d);
+  assert_null(b64url_decode("+_8", 3, &len));   /* base64's alphabet */
+  assert_null(b64url_decode("aGk=", 4, &len));  /* padding */
+  assert_null(b64url_decode("aGl", 3, &len));   /* "hi" is aGk: nonzero unused bits */
+  assert_null(b64url_decode("aGkha", 5, &len)); /* a lone digit */
 }
 
 static void test_args(void **state) {

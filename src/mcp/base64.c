@@ -57,3 +57,37 @@ void *b64_decode(const char *s, size_t n, size_t *out_len) {
   *out_len = (size_t)(o - out);
   return out;
 }
+
+static int url_value(char c) {
+  if (c == '-') return 62;
+  if (c == '_') return 63;
+  return c == '+' || c == '/' ? -1 : value(c);
+}
+
+void *b64url_decode(const char *s, size_t n, size_t *out_len) {
+  if (n % 4 == 1) return NULL; /* one digit alone holds 6 bits: not a byte */
+  unsigned char *out = malloc(n / 4 * 3 + 3), *o = out;
+  if (!out) return NULL;
+  uint32_t acc = 0;
+  unsigned bits = 0;
+  for (size_t i = 0; i < n; i++) {
+    int v = url_value(s[i]);
+    if (v < 0) {
+      free(out);
+      return NULL;
+    }
+    acc = acc << 6 | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      *o++ = (unsigned char)(acc >> bits);
+      acc &= (1u << bits) - 1;
+    }
+  }
+  if (acc) { /* leftover bits must be zero: another text for the same bytes */
+    free(out);
+    return NULL;
+  }
+  *out_len = (size_t)(o - out);
+  return out;
+}

@@ -233,9 +233,9 @@ static size_t code_index(unsigned status) {
   return MCP_CLIENT_CODES - 1;
 }
 
-void mcp_clients_count(mcp_clients *cs, mcp_client *c, unsigned status) {
+void mcp_clients_count(mcp_clients *cs, mcp_client *c, bool oauth, unsigned status) {
   pthread_mutex_lock(&cs->lock);
-  (c ? c->by_code : cs->anonymous_by_code)[code_index(status)]++;
+  (c ? c->by_code : oauth ? cs->oauth_by_code : cs->anonymous_by_code)[code_index(status)]++;
   pthread_mutex_unlock(&cs->lock);
 }
 
@@ -254,8 +254,10 @@ void mcp_clients_prometheus(mcp_clients *cs, wb_buf *out) {
   pthread_mutex_lock(&cs->lock);
   wb_buf_puts(out,
               "# HELP wasmbox_http_requests_total HTTP requests answered, by client (its token's name; "
-              "\"-\": none) and status code.\n# TYPE wasmbox_http_requests_total counter\n");
+              "\"-\": none; \"oauth:*\": OAuth access tokens) and status code.\n"
+              "# TYPE wasmbox_http_requests_total counter\n");
   codes_of(out, "-", cs->anonymous_by_code);
+  codes_of(out, "oauth:*", cs->oauth_by_code);
   for (size_t i = 0; i < cs->n; i++) codes_of(out, cs->v[i].name, cs->v[i].by_code);
   wb_buf_puts(out,
               "# HELP wasmbox_http_limited_total Requests refused with 429, by client and the limit hit.\n"

@@ -14,7 +14,9 @@
  *   mcp_clients_admit(): 0 when the client may go on, its request counted in
  *     flight until mcp_clients_done(); else 429, with the seconds to wait in
  *     *retry_after and the reason in `why`.
- *   mcp_clients_count(): one answered request, by client and HTTP status.
+ *   mcp_clients_count(): one answered request, by client and HTTP status
+ *     (oauth: a client known by an OAuth access token, counted with the
+ *     others under "oauth:*", so that subjects do not make a metric each).
  *   mcp_clients_prometheus(): those counters in Prometheus text format.
  * Thread-safe after load. With no client at all, anyone may call. */
 #ifndef WASMBOX_MCP_CLIENTS_H
@@ -48,6 +50,7 @@ typedef struct {
   mcp_client *v;
   size_t n;
   uint64_t anonymous_by_code[MCP_CLIENT_CODES]; /* requests of no client */
+  uint64_t oauth_by_code[MCP_CLIENT_CODES];     /* of OAuth clients */
 } mcp_clients;
 
 int mcp_clients_load(mcp_clients *cs, const char *token, const char *file, char *err, size_t errlen);
@@ -55,7 +58,7 @@ void mcp_clients_free(mcp_clients *cs);
 mcp_client *mcp_clients_auth(mcp_clients *cs, const char *authorization);
 int mcp_clients_admit(mcp_clients *cs, mcp_client *c, double now, unsigned *retry_after, char *why, size_t n);
 void mcp_clients_done(mcp_clients *cs, mcp_client *c);
-void mcp_clients_count(mcp_clients *cs, mcp_client *c, unsigned status);
+void mcp_clients_count(mcp_clients *cs, mcp_client *c, bool oauth, unsigned status);
 void mcp_clients_prometheus(mcp_clients *cs, wb_buf *out);
 
 #endif

@@ -23,7 +23,7 @@ enum { SERVE_ONLY = 1, MCP_ONLY = 2 };
 static const wb_option options[] = {
     {"--listen", WB_OPT_TEXT, OFF(listen), sizeof(((mcp_config *)0)->listen), 0, 0, 0, NULL, "HOST:PORT",
      "address to serve MCP on, at /mcp (default 127.0.0.1:8765; port 0 picks a free one). Addresses other than "
-     "loopback need --token",
+     "loopback need --token, --tokens or --oauth-issuer",
      SERVE_ONLY},
     {"--token", WB_OPT_TEXT, OFF(token), sizeof(((mcp_config *)0)->token), 0, 0, 0, NULL, "TOKEN",
      "require 'Authorization: Bearer TOKEN' on every request (also $WASMBOX_MCP_TOKEN)", SERVE_ONLY},
@@ -36,6 +36,22 @@ static const wb_option options[] = {
      "serve without --token or --tokens on loopback even with --upstream or --store (refused otherwise: any "
      "local process could use the operator's tools and every stored session)",
      SERVE_ONLY},
+    {"--oauth-issuer", WB_OPT_TEXT, OFF(oauth_issuer), sizeof(((mcp_config *)0)->oauth_issuer), 0, 0, 0, NULL, "URL",
+     "also accept OAuth 2.1 access tokens (JWTs) from this authorization server (its iss); needs --oauth-jwks and "
+     "--oauth-resource. The identity is oauth:CLAIM; 401s point clients to "
+     "/.well-known/oauth-protected-resource",
+     SERVE_ONLY},
+    {"--oauth-jwks", WB_OPT_TEXT, OFF(oauth_jwks), sizeof(((mcp_config *)0)->oauth_jwks), 0, 0, 0, NULL, "URL|FILE",
+     "the issuer's signing keys (JWKS): an https URL (http on loopback), fetched again for an unknown kid at most "
+     "every 10 s, or a file not writable by others",
+     SERVE_ONLY},
+    {"--oauth-resource", WB_OPT_TEXT, OFF(oauth_resource), sizeof(((mcp_config *)0)->oauth_resource), 0, 0, 0, NULL,
+     "URL", "this server's URL as clients reach it (e.g. https://mcp.example.com/mcp): tokens must name it in aud",
+     SERVE_ONLY},
+    {"--oauth-claim", WB_OPT_TEXT, OFF(oauth_claim), sizeof(((mcp_config *)0)->oauth_claim), 0, 0, 0, NULL, "NAME",
+     "the token claim that names the client (default sub)", SERVE_ONLY},
+    {"--oauth-scopes", WB_OPT_TEXT, OFF(oauth_scopes), sizeof(((mcp_config *)0)->oauth_scopes), 0, 0, 0, NULL, "SCOPES",
+     "scopes every token must carry (separated by spaces or commas; 403 without them), also advertised", SERVE_ONLY},
     {"--access-log", WB_OPT_TEXT, OFF(access_log), sizeof(((mcp_config *)0)->access_log), 0, 0, 0, NULL, "FILE",
      "one JSON line per HTTP request (time, client, status, tool, sessions, duration, fuel, bytes): appended to "
      "FILE, or '-' for stderr",
@@ -372,6 +388,15 @@ int mcp_config_load(mcp_config *c, bool http, int argc, char **argv, char *err, 
     if (stat(c->packages[i], &st) != 0 || !S_ISDIR(st.st_mode))
       return wb_fail(err, errlen, -1, "packages: %s is not a directory", c->packages[i]);
   }
+  bool oauth_other = c->oauth_jwks[0] || c->oauth_resource[0] || c->oauth_claim[0] || c->oauth_scopes[0];
+  if (!c->oauth_issuer[0] && oauth_other)
+    return wb_fail(err, errlen, -1, "oauth-jwks, oauth-resource, oauth-claim and oauth-scopes need oauth-issuer");
+  if (c->oauth_issuer[0] && !c->oauth_jwks[0])
+    return wb_fail(err, errlen, -1, "oauth-issuer needs oauth-jwks: the issuer's keys (a JWKS URL or file)");
+  if (c->oauth_issuer[0] && !c->oauth_resource[0])
+    return wb_fail(err, errlen, -1,
+                   "oauth-issuer needs oauth-resource: this server's URL as clients reach it (e.g. "
+                   "https://mcp.example.com/mcp), which tokens must name as their audience");
   if (c->timeout > c->max_timeout)
     return wb_fail(err, errlen, -1, "timeout (%g s) is larger than max-timeout (%g s)", c->timeout, c->max_timeout);
   if (c->fuel && c->fuel > c->max_fuel)

@@ -22,6 +22,11 @@ typedef struct {
   char session_key[1024];            /* HTTP: file of the key that signs MCP session ids */
   bool no_playground;                /* HTTP: no page at / */
   bool allow_anonymous;              /* HTTP: no token needed even with --upstream or --store */
+  char oauth_issuer[1024];           /* HTTP: OAuth access tokens of this issuer (oauth.h); "" = none */
+  char oauth_jwks[1024];             /* HTTP: its keys, a JWKS URL or file */
+  char oauth_resource[1024];         /* HTTP: this server's URL, the tokens' audience */
+  char oauth_claim[64];              /* HTTP: the identity claim; "" = sub */
+  char oauth_scopes[1024];           /* HTTP: scopes every token must carry; "" = none */
   const char *origins[MCP_MAX_LIST]; /* extra allowed Origin values */
   size_t n_origins;
   const char *external[MCP_MAX_LIST]; /* host files/dirs shown at /external */

@@ -8,7 +8,10 @@
  * secret, and the page sends the token with each call it makes to /mcp.
  * /metrics needs the token. Each token names a client with its limits
  * (clients.h); every request is counted by client and status, and logged
- * (observe.h) when it completes. */
+ * (observe.h) when it completes. With --oauth-issuer, a bearer token that is
+ * none of those is checked as an OAuth access token (oauth.h) whose subject
+ * is then the client, and /.well-known/oauth-protected-resource tells
+ * clients where to get one. */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -28,6 +31,7 @@
 #include "mcp/jsonrpc.h"
 #include "mcp/clients.h"
 #include "mcp/libs.h"
+#include "mcp/oauth.h"
 #include "mcp/observe.h"
 #include "mcp/playground.h"
 #include "mcp/transport.h"
@@ -46,6 +50,7 @@ typedef struct {
   bool stop;
   mcp_clients clients;
   mcp_access_log *access; /* or NULL */
+  mcp_oauth *oauth;       /* or NULL */
 } http_state;
 
 typedef struct {
@@ -57,10 +62,16 @@ typedef struct {
   int fd;
   watched entry;
   http_state *hs;
-  mcp_client *client;   /* whose token it carries, or NULL */
-  bool admitted;        /* counted in the client's in-flight requests */
-  unsigned retry_after; /* a 429's Retry-After, seconds */
-  uint64_t received;    /* body bytes, kept or not */
+  mcp_client *client; /* whose static token it carries, or NULL */
+  /* the identity claim of its OAuth access token ("" when it has none):
+     the client is "oauth:" and this */
+  char oauth_subject[MCP_OAUTH_SUBJECT_MAX];
+  char oauth_client[6 + MCP_OAUTH_SUBJECT_MAX]; /* "oauth:" + oauth_subject, for the log */
+  const char *auth_error;                       /* a refused token: RFC 6750's error code */
+  char auth_reason[200];                        /* and what is wrong with it */
+  bool admitted;                                /* counted in the client's in-flight requests */
+  unsigned retry_after;                         /* a 429's Retry-After, seconds */
+  uint64_t received;                            /* body bytes, kept or not */
   char method[8], path[128];
   mcp_access log;
 } request;
@@ -86,9 +97,15 @@ static enum MHD_Result send_body(request *rq, struct MHD_Connection *c, unsigned
   if (type) libmhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
   if (session) libmhd.add_response_header(r, "Mcp-Session-Id", session);
   if (status == MHD_HTTP_METHOD_NOT_ALLOWED) libmhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
-  if (status == MHD_HTTP_UNAUTHORIZED)
+  if (rq->hs->oauth && (status == MHD_HTTP_UNAUTHORIZED || rq->auth_error)) {
+    /* MCP authorization: every 401 says where the resource metadata is */
+    char challenge[1600];
+    mcp_oauth_challenge(rq->hs->oauth, rq->auth_error, rq->auth_reason, challenge, sizeof challenge);
+    libmhd.add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, challenge);
+  } else if (status == MHD_HTTP_UNAUTHORIZED) {
     libmhd.add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"wasmbox\"");
-  if (status == MHD_HTTP_TOO_MANY_REQUESTS) {
+  }
+  if (status == MHD_HTTP_TOO_MANY_REQUESTS || (status == MHD_HTTP_SERVICE_UNAVAILABLE && rq->retry_after)) {
     char secs[16];
     snprintf(secs, sizeof secs, "%u", rq->retry_after);
     libmhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
@@ -181,29 +198,66 @@ static const char *header(struct MHD_Connection *c, const char *name) {
 
 static bool accepts(const char *accept, const char *type) { return accept && strcasestr(accept, type); }
 
+static double wall(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Who sends the request: the client of a static token, else (with OAuth)
+ * the subject of a valid access token. 0 when it may go on (or no
+ * authentication is configured), else the status to refuse it with. */
+static unsigned authenticate(http_state *hs, request *rq, const char *auth, char *why, size_t n) {
+  if (!hs->clients.n && !hs->oauth) return 0;
+  if (hs->clients.n && (rq->client = mcp_clients_auth(&hs->clients, auth))) return 0;
+  if (!hs->oauth) return snprintf(why, n, "Unauthorized: missing or wrong bearer token"), MHD_HTTP_UNAUTHORIZED;
+  const char *token = auth && !strncasecmp(auth, "Bearer ", 7) ? auth + 7 : NULL;
+  while (token && *token == ' ') token++;
+  if (!token || !*token)
+    return snprintf(why, n,
+                    "Unauthorized: a bearer token is required (the WWW-Authenticate header says where to get one)"),
+           MHD_HTTP_UNAUTHORIZED;
+  switch (mcp_oauth_verify(hs->oauth, token, wall(), rq->oauth_subject, rq->auth_reason, sizeof rq->auth_reason)) {
+    case MCP_OAUTH_OK: snprintf(rq->oauth_client, sizeof rq->oauth_client, "oauth:%s", rq->oauth_subject); return 0;
+    case MCP_OAUTH_SCOPE:
+      rq->auth_error = "insufficient_scope";
+      return snprintf(why, n, "Forbidden: insufficient scope: the access token %s", rq->auth_reason),
+             MHD_HTTP_FORBIDDEN;
+    case MCP_OAUTH_UNAVAILABLE:
+      rq->retry_after = 10;
+      return snprintf(why, n, "Service unavailable: cannot check the access token: %s", rq->auth_reason),
+             MHD_HTTP_SERVICE_UNAVAILABLE;
+    default:
+      rq->auth_error = "invalid_token";
+      return snprintf(why, n, "Unauthorized: invalid access token: %s", rq->auth_reason), MHD_HTTP_UNAUTHORIZED;
+  }
+}
+
 /* 0 when the request may go on, else the status already queued. */
 static int precheck(http_state *hs, request *rq, struct MHD_Connection *c, const char *url, const char *method,
                     enum MHD_Result *res) {
   const char *host = header(c, MHD_HTTP_HEADER_HOST), *origin = header(c, "Origin");
   unsigned status = 0;
   const char *why = NULL;
-  char limited[200];
+  char limited[300];
   bool read = !strcmp(method, "GET") || !strcmp(method, "HEAD");
   bool mcp = !strcmp(url, "/mcp") || !strcmp(url, "/mcp/"), metrics = !strcmp(url, "/metrics"),
        health = !strcmp(url, "/healthz");
-  const mcp_asset *page = mcp || metrics || health || hs->srv->cfg->no_playground ? NULL : mcp_playground_find(url);
+  /* RFC 9728's protected resource metadata, with OAuth */
+  bool resource = hs->oauth && mcp_oauth_metadata_path(hs->oauth, url), open = health || resource;
+  const mcp_asset *page = mcp || metrics || open || hs->srv->cfg->no_playground ? NULL : mcp_playground_find(url);
   /* every path */
-  if (!mcp && !metrics && !health && !page) status = MHD_HTTP_NOT_FOUND, why = "Not found: the MCP endpoint is /mcp";
+  if (!mcp && !metrics && !open && !page) status = MHD_HTTP_NOT_FOUND, why = "Not found: the MCP endpoint is /mcp";
   else if (origin && !origin_ok(hs, origin))
     status = MHD_HTTP_FORBIDDEN, why = "Forbidden: Origin not allowed (only loopback origins and --allow-origin)";
   else if (hs->loopback && (!host || !loopback_host(host, strlen(host))))
     status = MHD_HTTP_FORBIDDEN, why = "Forbidden: Host must be localhost, 127.0.0.1 or [::1] (DNS rebinding guard)";
-  else if ((page || health || metrics) && !read) {
+  else if ((page || open || metrics) && !read) {
     mcp_metrics_http_rejected(&hs->srv->metrics);
     *res = send_asset(rq, c, NULL);
     return MHD_HTTP_METHOD_NOT_ALLOWED;
   }
-  /* no token needed: the playground's files, /healthz */
+  /* no token needed: the playground's files, /healthz, the resource metadata */
   if (!status && page) {
     *res = send_asset(rq, c, page); /* libmicrohttpd sends no body to HEAD */
     return MHD_HTTP_OK;
@@ -213,11 +267,15 @@ static int precheck(http_state *hs, request *rq, struct MHD_Connection *c, const
     *res = body ? send_body(rq, c, MHD_HTTP_OK, "application/json", body, NULL) : MHD_NO;
     return MHD_HTTP_OK;
   }
+  if (!status && resource) {
+    char *body = mcp_oauth_metadata(hs->oauth);
+    *res = body ? send_body(rq, c, MHD_HTTP_OK, "application/json", body, NULL) : MHD_NO;
+    return MHD_HTTP_OK;
+  }
   /* the token and its client's limits: /metrics, /mcp */
   if (status) {
-  } else if (hs->clients.n &&
-             !(rq->client = mcp_clients_auth(&hs->clients, header(c, MHD_HTTP_HEADER_AUTHORIZATION)))) {
-    status = MHD_HTTP_UNAUTHORIZED, why = "Unauthorized: missing or wrong bearer token";
+  } else if ((status = authenticate(hs, rq, header(c, MHD_HTTP_HEADER_AUTHORIZATION), limited, sizeof limited))) {
+    why = limited;
   } else if (mcp_clients_admit(&hs->clients, rq->client, mono(), &rq->retry_after, limited, sizeof limited)) {
     status = MHD_HTTP_TOO_MANY_REQUESTS, why = limited;
   } else {
@@ -464,9 +522,9 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum 
   request *rq = *con_cls;
   if (!rq) return;
   if (rq->admitted) mcp_clients_done(&hs->clients, rq->client);
-  mcp_clients_count(&hs->clients, rq->client, rq->log.status);
+  mcp_clients_count(&hs->clients, rq->client, rq->oauth_subject[0] != 0, rq->log.status);
   if (hs->access) {
-    rq->log.client = rq->client ? rq->client->name : NULL;
+    rq->log.client = rq->client ? rq->client->name : rq->oauth_subject[0] ? rq->oauth_client : NULL;
     rq->log.method = rq->method;
     rq->log.path = rq->path;
     rq->log.ms = (mono() - rq->started) * 1000;
@@ -535,6 +593,30 @@ struct mcp_http {
   unsigned port;
 };
 
+/* a start that failed once the clients were loaded: undone, `code` returned */
+static int unstart(mcp_http *h, int code) {
+  mcp_oauth_free(h->hs.oauth);
+  mcp_access_log_close(h->hs.access);
+  mcp_clients_free(&h->hs.clients);
+  free(h);
+  return code;
+}
+
+static int start_oauth(mcp_http *h, char *err, size_t errlen) {
+  const mcp_config *c = h->hs.srv->cfg;
+  if (!c->oauth_issuer[0]) return 0;
+  mcp_oauth_settings o = {.issuer = c->oauth_issuer,
+                          .jwks = c->oauth_jwks,
+                          .resource = c->oauth_resource,
+                          .claim = c->oauth_claim,
+                          .scopes = c->oauth_scopes};
+  if (mcp_oauth_new(&o, &h->hs.oauth, err, errlen)) return -1;
+  char why[256];
+  if (!mcp_oauth_ready(h->hs.oauth, why, sizeof why)) /* the issuer may be back soon: serve, and try again */
+    mcp_log(h->hs.srv, MCP_LOG_WARNING, "OAuth keys not loaded yet (%s): access tokens get 503 until they are", why);
+  return 0;
+}
+
 int mcp_http_start(mcp_server *s, mcp_http **out, char *err, size_t errlen) {
   *out = NULL;
   mcp_http *h = calloc(1, sizeof *h);
@@ -543,29 +625,32 @@ int mcp_http_start(mcp_server *s, mcp_http **out, char *err, size_t errlen) {
   struct sockaddr_storage ss;
   if (parse_listen(s->cfg->listen, &ss, &h->hs.loopback, err, errlen)) return free(h), 2;
   if (mcp_clients_load(&h->hs.clients, s->cfg->token, s->cfg->tokens, err, errlen)) return free(h), 2;
-  if (!h->hs.loopback && !h->hs.clients.n) {
+  /* OAuth is authentication too: every request then needs a token */
+  bool authenticated = h->hs.clients.n || s->cfg->oauth_issuer[0];
+  if (!h->hs.loopback && !authenticated) {
     snprintf(err, errlen,
-             "refusing to listen on %s without --token or --tokens: anyone who can reach it could run code",
+             "refusing to listen on %s without --token, --tokens or --oauth-issuer: anyone who can reach it could "
+             "run code",
              s->cfg->listen);
-    return mcp_clients_free(&h->hs.clients), free(h), 2;
+    return unstart(h, 2);
   }
   /* loopback is not a free pass once other users' sessions or the
      operator's upstream tools are behind this port: any local process could
      reach them */
   const char *store = s->cfg->store[0] ? s->cfg->store : getenv("WASMBOX_STORE");
-  if (!h->hs.clients.n && !s->cfg->allow_anonymous && (s->cfg->upstream[0] || (store && store[0]))) {
+  if (!authenticated && !s->cfg->allow_anonymous && (s->cfg->upstream[0] || (store && store[0]))) {
     snprintf(err, errlen,
-             "refusing to serve %s without --token or --tokens: with %s any local process could %s; give "
-             "--allow-anonymous to serve it anyway",
+             "refusing to serve %s without --token, --tokens or --oauth-issuer: with %s any local process could %s; "
+             "give --allow-anonymous to serve it anyway",
              s->cfg->upstream[0] ? "upstream tools" : "a shared session store",
              s->cfg->upstream[0] ? "--upstream" : "--store",
              s->cfg->upstream[0] ? "call the operator's tools" : "reach every session in the store");
-    return mcp_clients_free(&h->hs.clients), free(h), 2;
+    return unstart(h, 2);
   }
+  if (start_oauth(h, err, errlen)) return unstart(h, 2);
   if (s->cfg->access_log[0] && !(h->hs.access = mcp_access_log_open(s->cfg->access_log, err, errlen)))
-    return mcp_clients_free(&h->hs.clients), free(h), 2;
-  if (!libmhd_load(err, errlen))
-    return mcp_access_log_close(h->hs.access), mcp_clients_free(&h->hs.clients), free(h), 1;
+    return unstart(h, 2);
+  if (!libmhd_load(err, errlen)) return unstart(h, 1);
   pthread_mutex_init(&h->hs.lock, NULL);
   signal(SIGPIPE, SIG_IGN);
   unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
@@ -578,9 +663,7 @@ int mcp_http_start(mcp_server *s, mcp_http **out, char *err, size_t errlen) {
   if (!h->daemon) {
     snprintf(err, errlen, "cannot listen on %s: %s", s->cfg->listen, strerror(errno));
     pthread_mutex_destroy(&h->hs.lock);
-    mcp_access_log_close(h->hs.access);
-    mcp_clients_free(&h->hs.clients);
-    return free(h), 1;
+    return unstart(h, 1);
   }
   const union MHD_DaemonInfo *di = libmhd.get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
   h->port = di ? di->port : 0;
@@ -598,6 +681,7 @@ void mcp_http_stop(mcp_http *h) {
   pthread_mutex_unlock(&h->hs.lock);
   if (h->monitoring) pthread_join(h->monitor, NULL);
   pthread_mutex_destroy(&h->hs.lock);
+  mcp_oauth_free(h->hs.oauth);
   mcp_access_log_close(h->hs.access);
   mcp_clients_free(&h->hs.clients);
   free(h);

@@ -29,8 +29,29 @@ static const wb_dynsym curl_symbols[] = {
     SYM(libcurl_api, slist_append, "curl_slist_append"), SYM(libcurl_api, slist_free_all, "curl_slist_free_all"),
 };
 
-static const wb_dynsym crypto_symbols[] = {SYM(libcrypto_api, sha256, "SHA256"),
-                                           SYM(libcrypto_api, q_mac, "EVP_Q_mac")};
+static const wb_dynsym crypto_symbols[] = {
+    SYM(libcrypto_api, sha256, "SHA256"),
+    SYM(libcrypto_api, q_mac, "EVP_Q_mac"),
+    SYM(libcrypto_api, pkey_ctx_new_from_name, "EVP_PKEY_CTX_new_from_name"),
+    SYM(libcrypto_api, pkey_ctx_new_from_pkey, "EVP_PKEY_CTX_new_from_pkey"),
+    SYM(libcrypto_api, pkey_ctx_free, "EVP_PKEY_CTX_free"),
+    SYM(libcrypto_api, pkey_fromdata_init, "EVP_PKEY_fromdata_init"),
+    SYM(libcrypto_api, pkey_fromdata, "EVP_PKEY_fromdata"),
+    SYM(libcrypto_api, pkey_public_check, "EVP_PKEY_public_check"),
+    SYM(libcrypto_api, pkey_get_bits, "EVP_PKEY_get_bits"),
+    SYM(libcrypto_api, pkey_free, "EVP_PKEY_free"),
+    SYM(libcrypto_api, md_ctx_new, "EVP_MD_CTX_new"),
+    SYM(libcrypto_api, md_ctx_free, "EVP_MD_CTX_free"),
+    SYM(libcrypto_api, digest_verify_init_ex, "EVP_DigestVerifyInit_ex"),
+    SYM(libcrypto_api, digest_verify, "EVP_DigestVerify"),
+    SYM(libcrypto_api, ecdsa_sig_new, "ECDSA_SIG_new"),
+    SYM(libcrypto_api, ecdsa_sig_set0, "ECDSA_SIG_set0"),
+    SYM(libcrypto_api, ecdsa_sig_free, "ECDSA_SIG_free"),
+    SYM(libcrypto_api, i2d_ecdsa_sig, "i2d_ECDSA_SIG"),
+    SYM(libcrypto_api, bn_bin2bn, "BN_bin2bn"),
+    SYM(libcrypto_api, bn_free, "BN_free"),
+    SYM(libcrypto_api, err_clear_error, "ERR_clear_error"),
+};
 
 static void curl_global(void) { libcurl.global_init(CURL_GLOBAL_DEFAULT); }
 

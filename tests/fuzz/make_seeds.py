@@ -193,3 +193,23 @@ write("fuzz_wasi", [b"\x00" + b"".join(p) for p in [
 # (more bytes, more functions)
 import random
 write("fuzz_wasm_fuel", [bytes(random.Random(i).getrandbits(8) for _ in range(300 + 900 * i)) for i in range(5)])
+
+# fuzz_oauth: 0 a token as is, 1 a JWKS, 2 a header and claims the harness
+# signs (second byte: 0 RSA key "r", 1 EC key "e"), 3 a reason to quote
+b64u = lambda b: __import__("base64").urlsafe_b64encode(b).rstrip(b"=")
+claims = {"iss": "https://issuer.example", "aud": "https://mcp.example/mcp", "sub": "alice", "exp": 2e9,
+          "nbf": 1.7e9, "scope": "openid mcp"}
+hdr = lambda alg, kid: json.dumps({"alg": alg, "typ": "JWT", "kid": kid}).encode()
+jot = lambda h, c, sig=b"c2ln": b64u(h) + b"." + b64u(json.dumps(c).encode()) + b"." + sig
+write("fuzz_oauth", [
+    b"\0" + jot(hdr("RS256", "r"), claims), b"\0" + jot(hdr("none", None), claims, b""),
+    b"\0" + jot(hdr("HS256", "r"), claims), b"\0" + jot(hdr("ES256", "e"), claims, b"A" * 86), b"\0a.b.c",
+    b"\1" + json.dumps({"keys": [{"kty": "RSA", "kid": "r", "n": "AQAB" * 64, "e": "AQAB"},
+                                 {"kty": "EC", "crv": "P-256", "x": "A" * 43, "y": "A" * 43},
+                                 {"kty": "oct", "k": "c2VjcmV0"}]}).encode(),
+    b"\2\0" + hdr("RS256", "r") + b"\0" + json.dumps(claims).encode(),
+    b"\2\1" + hdr("ES256", "e") + b"\0" + json.dumps(dict(claims, aud=["x", claims["aud"]], scp=["mcp"])).encode(),
+    b"\2\0" + hdr("RS256", None) + b"\0" + json.dumps(dict(claims, exp=1.6e9)).encode(),
+    b"\2\1" + json.dumps({"alg": "ES256", "crit": ["b64"]}).encode() + b"\0" + json.dumps(claims).encode(),
+    b"\3" + b'it said "no" \\ \n and \x01 more',
+])
