@@ -390,9 +390,9 @@ static enum MHD_Result handle_post(http_state *hs, struct MHD_Connection *c, req
     return refuse(rq, c, MHD_HTTP_BAD_REQUEST, RPC_PARSE_ERROR, why, NULL);
   }
   mcp_msg m = {.srv = hs->srv, .http = true, .transport = rq, .watch = watch};
-  /* the owner: the token's client; without tokens only loopback is served,
-     and that is the local operator */
-  m.owner = rq->client ? rq->client->name : "local";
+  /* the owner: the token's client, or "oauth:" and the token's claim;
+     without either only loopback is served, and that is the local operator */
+  m.owner = rq->client ? rq->client->name : rq->oauth_subject[0] ? rq->oauth_client : "local";
   m.admin = rq->client && rq->client->admin;
   m.h_version = header(c, "MCP-Protocol-Version");
   m.h_method = header(c, "Mcp-Method");

@@ -312,6 +312,31 @@ def main_server():
             check('a --tokens client beside OAuth: 200 (%d)' % st, st == 200)
         guard('static token', static_client)
 
+        def tenancy():
+            def call(bearer, name, args):
+                st, r, js = s.initialize(bearer)
+                h = {'Mcp-Session-Id': r.getheader('Mcp-Session-Id') or '', 'MCP-Protocol-Version': '2025-11-25'}
+                s.request(body={'jsonrpc': '2.0', 'method': 'notifications/initialized'}, bearer=bearer, headers=h)
+                st, r, js = s.request(body={'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call',
+                                            'params': {'name': name, 'arguments': args}}, bearer=bearer, headers=h)
+                res = (js or {}).get('result') or {}
+                return res.get('structuredContent'), res.get('isError'), json.dumps(res.get('content'))
+            made, _, _ = call(token(EC1), 'create_session', {})
+            sid = (made or {}).get('session_id', 'none')
+            call(token(EC1), 'execute_code', {'session_id': sid, 'code': 'x = 7'})
+            ghost = 's' + '0' * 24
+            _, _, nothing = call(token(EC1, sub='mallory'), 'execute_code', {'session_id': ghost, 'code': '1'})
+            _, err_m, text_m = call(token(EC1, sub='mallory'), 'execute_code', {'session_id': sid, 'code': 'print(x)'})
+            _, err_c, text_c = call(STATIC, 'execute_code', {'session_id': sid, 'code': 'print(x)'})
+            check('tenancy: another OAuth subject and a static client find no such session, as for one that '
+                  'never was', err_m and err_c and text_m.replace(sid, ghost) == nothing == text_c.replace(sid, ghost))
+            listed, _, _ = call(token(EC1, sub='mallory'), 'list_sessions', {})
+            check('tenancy: ... nor list it', sid not in json.dumps(listed))
+            out, _, _ = call(token(RSA1), 'execute_code', {'session_id': sid, 'code': 'print(x)'})
+            check('tenancy: the subject that made it uses it, with either of its keys (%r)' % (out or {}).get('stdout'),
+                  out and out['stdout'] == '7\n')
+        guard('tenancy', tenancy)
+
         def metadata():
             for path in ('/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'):
                 st, r, js = s.request('GET', path)
