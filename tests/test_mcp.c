@@ -2,6 +2,7 @@
  * reach only indirectly: UTF-8 and JSON-RPC framing, base64, argument
  * checks, settings precedence, /external preparation, and the protocol core
  * (mcp_handle) without a transport. */
+#include <dirent.h>
 #include "harness.h"
 
 #include <cjson/cJSON.h>
@@ -239,33 +240,43 @@ static void test_config(void **state) {
   mcp_config_free(&c);
 }
 
+/* --external-files: a copy at a stable place, replaced whole by the next
+ * start; what a failed start refused leaves the last copy as it was. */
 static void test_external(void **state) {
   (void)state;
-  char a[160], d[160], l[160], sub[200], *dir = NULL, err[512];
+  char a[160], d[160], l[160], sub[200], dir[200], err[512];
   snprintf(a, sizeof a, "%s/a.txt", tmpdir_);
   snprintf(d, sizeof d, "%s/d", tmpdir_);
   snprintf(l, sizeof l, "%s/l", tmpdir_);
   snprintf(sub, sizeof sub, "%s/b.txt", d);
+  snprintf(dir, sizeof dir, "%s/external", tmpdir_);
   write_text(a, "hello");
   mkdir(d, 0700);
   write_text(sub, "world");
-  const char *paths[] = {a, d};
-  assert_int_equal(mcp_external_prepare(paths, 2, 1 << 20, &dir, err, sizeof err), 0);
-  char p[300];
+  const char *paths[] = {a, d}, *only_a[] = {a};
+  assert_int_equal(mcp_external_prepare(paths, 2, 1 << 20, dir, err, sizeof err), 0);
+  char p[300], q[300];
   snprintf(p, sizeof p, "%s/d/b.txt", dir);
+  snprintf(q, sizeof q, "%s/a.txt", dir);
   assert_int_equal(access(p, R_OK), 0);
-  mcp_rmtree(dir);
-  assert_int_not_equal(access(dir, F_OK), 0);
-  free(dir);
-  assert_int_equal(mcp_external_prepare(paths, 2, 6, &dir, err, sizeof err), -1); /* 10 bytes > 6 */
+  assert_int_equal(mcp_external_prepare(only_a, 1, 1 << 20, dir, err, sizeof err), 0);
+  assert_int_not_equal(access(p, F_OK), 0); /* replaced whole */
+  assert_int_equal(access(q, R_OK), 0);
+  assert_int_equal(mcp_external_prepare(paths, 2, 6, dir, err, sizeof err), -1); /* 10 bytes > 6 */
+  assert_int_equal(access(q, R_OK), 0);                                          /* the last copy stays */
   assert_int_equal(symlink("/etc/passwd", l), 0);
   const char *link[] = {l};
-  assert_int_equal(mcp_external_prepare(link, 1, 1 << 20, &dir, err, sizeof err), -1);
+  assert_int_equal(mcp_external_prepare(link, 1, 1 << 20, dir, err, sizeof err), -1);
   assert_non_null(strstr(err, "symlink"));
   const char *twice[] = {a, a};
-  assert_int_equal(mcp_external_prepare(twice, 2, 1 << 20, &dir, err, sizeof err), -1);
+  assert_int_equal(mcp_external_prepare(twice, 2, 1 << 20, dir, err, sizeof err), -1);
   const char *missing[] = {"/no/such/file"};
-  assert_int_equal(mcp_external_prepare(missing, 1, 1 << 20, &dir, err, sizeof err), -1);
+  assert_int_equal(mcp_external_prepare(missing, 1, 1 << 20, dir, err, sizeof err), -1);
+  mcp_rmtree(dir);
+  assert_int_not_equal(access(dir, F_OK), 0);
+  DIR *left = opendir(tmpdir_);
+  for (struct dirent *e; left && (e = readdir(left));) assert_null(strstr(e->d_name, "external."));
+  if (left) closedir(left);
 }
 
 /* ---- the protocol core ---------------------------------------------------- */
