@@ -136,6 +136,26 @@ def restart(k):
 
 STORE = None
 
+# An upstream MCP server (stdio) with one tool, "drop", that the servers'
+# configuration makes wait for approval.
+UPSTREAM = r"""
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if 'id' not in m:
+        continue
+    if m['method'] == 'initialize':
+        r = {'protocolVersion': m['params']['protocolVersion'], 'capabilities': {'tools': {}},
+             'serverInfo': {'name': 'ops', 'version': '1'}}
+    elif m['method'] == 'tools/list':
+        r = {'tools': [{'name': 'drop', 'description': 'Drops.', 'inputSchema': {'type': 'object'}}]}
+    elif m['method'] == 'tools/call':
+        r = {'content': [{'type': 'text', 'text': 'dropped'}]}
+    else:
+        r = {}
+    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)
+"""
+
 
 def main():
     global TOKEN, STORE
@@ -311,6 +331,41 @@ def main():
           r8 and r8['stdout'] == 'True from the operator\n\n' and 'external' in stored and
           os.path.join(DIR, 'home7') not in stored)
     for p in extra:
+        p.terminate()
+
+    # a run paused for approval on one server; another server makes a call
+    # in the session meanwhile: the resume (its server's cache still at the
+    # paused generation) sees the store's newer one under the lease, and
+    # refuses to go on
+    up = os.path.join(DIR, 'upstream.py')
+    with open(up, 'w') as f:
+        f.write(UPSTREAM)
+    with open(os.path.join(DIR, 'servers.json'), 'w') as f:
+        json.dump({'mcpServers': {'ops': {'command': sys.executable, 'args': [up], 'allowed_tools': ['*'],
+                                          'requires_approval': ['drop']}}}, f)
+    coded = []
+    for k in (5, 6):
+        p = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:%d' % (PORT + k), '--store', STORE, '--tokens',
+                              os.path.join(DIR, 'tokens'), '--session-key', os.path.join(DIR, 'session.key'),
+                              '--upstream', os.path.join(DIR, 'servers.json')],
+                             env=dict(os.environ, WASMBOX_HOME=os.path.join(DIR, 'home%d' % k)),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p.stderr.readline()
+        coded.append(p)
+    _, csid = initialize(PORT + 5)
+    _, made, _, _ = tool(PORT + 5, csid, 'create_session', {})
+    cses = (made or {}).get('session_id')
+    tool(PORT + 5, csid, 'execute_code', {'session_id': cses, 'code': 'n = 1'})
+    _, paused, _, _ = tool(PORT + 5, csid, 'execute_code', {
+        'session_id': cses, 'code': 'from wasmbox import tools\nprint(tools.call("ops__drop"), n)'})
+    _, other, _, _ = tool(PORT + 6, csid, 'execute_code', {'session_id': cses, 'code': 'n = 2'})
+    _, resumed, rerr, rjs = tool(PORT + 5, csid, 'resume_execution',
+                                 {'resume_token': (paused or {}).get('resume_token', ''), 'approve': True})
+    check('a resume after another server\'s call in the session: refused from the store\'s generation, not run on '
+          'a stale cache (%s; %s)' % ((paused or {}).get('status'), json.dumps(rjs)[:160]),
+          paused and paused['status'] == 'paused' and other and other['status'] == 'ok' and
+          'changed since the run paused' in json.dumps(rjs))
+    for p in coded:
         p.terminate()
 
     # two clients hammer one session through the balancer
