@@ -125,7 +125,10 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   s->log_level = mcp_log_level_parse(cfg->log_level);
   if (s->log_level < MCP_LOG_DEBUG) s->log_level = MCP_LOG_WARNING;
   s->started = mcp_now();
-  wasmbox_options o = {.home = cfg->home[0] ? cfg->home : NULL, .store = cfg->store[0] ? cfg->store : NULL};
+  wasmbox_options o = {.home = cfg->home[0] ? cfg->home : NULL,
+                       .store = cfg->store[0] ? cfg->store : NULL,
+                       .store_timeout_s = cfg->store_timeout,
+                       .store_connections = (unsigned)cfg->store_connections};
   s->wb = wasmbox_open(&o, err, errlen);
   if (!s->wb) goto fail;
   if (cfg->n_external) {

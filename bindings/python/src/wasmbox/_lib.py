@@ -65,6 +65,8 @@ class Options(ctypes.Structure):
         ("warm_workers", ctypes.c_uint),
         ("one_shot", ctypes.c_bool),
         ("store", ctypes.c_char_p),
+        ("store_timeout_s", ctypes.c_double),
+        ("store_connections", ctypes.c_uint),
     ]
 
 
