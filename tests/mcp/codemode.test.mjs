@@ -436,7 +436,7 @@ test('every tool call is in the audit log', async () => {
   const lines = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.ok(lines.length > 30);
   for (const l of lines) {
-    assert.deepEqual(Object.keys(l), ['time', 'session', 'tool', 'arguments_bytes', 'arguments_sha256',
+    assert.deepEqual(Object.keys(l), ['time', 'session', 'client', 'tool', 'arguments_bytes', 'arguments_sha256',
       'duration_ms', 'outcome']);
   }
   assert.ok(lines.some((l) => l.tool === 'everything__get-env' && l.outcome === 'not_allowed'));
