@@ -431,7 +431,7 @@ cluster: $(BUILD)/wasmbox
 
 # the cluster used as a team would (tests/cluster.py)
 test-cluster: deps $(BUILD)/wasmbox
-	@python3 tests/cluster.py $(BUILD)/wasmbox && python3 tests/store.py $(BUILD)/wasmbox
+	@python3 tests/cluster.py $(BUILD)/wasmbox && python3 tests/store.py $(BUILD)/wasmbox && python3 tests/store_faults.py $(BUILD)/wasmbox
 
 # the layer map of ARCHITECTURE.md
 check-layers:

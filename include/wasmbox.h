@@ -287,6 +287,16 @@ typedef struct {
    * stored host path, or a name this server lacks, is refused. */
   const wasmbox_named_mount *named_mounts;
   size_t named_mounts_len;
+  /* Bounded waits on the store. store_timeout_s (0: 120) is how long a call
+   * waits for a session another call holds; every other statement may take
+   * a second more, and no reply is waited for longer than that plus one
+   * second, so a database that stops answering fails session calls, as
+   * "session store: ...", instead of holding them. store_connections (0:
+   * 32) connections are used at once at most: a session call holds one
+   * while it runs, and past the cap an operation fails at once with
+   * "session store busy: N connections in use". */
+  double store_timeout_s;
+  unsigned store_connections;
 } wasmbox_options;
 
 wasmbox *wasmbox_new(char *err, size_t errlen); /* default options */

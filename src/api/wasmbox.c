@@ -30,7 +30,9 @@ wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
   const char *url = opts && opts->store ? opts->store : getenv("WASMBOX_STORE");
   if (ok && url && *url) {
     wb_store *st = wb_store_of(wb, err, errlen);
-    ok = st && (wb->remote = wb_remote_open(url, st, opts ? opts->named_mounts : NULL,
+    wb_remote_limits lim = {.timeout_s = opts ? opts->store_timeout_s : 0,
+                            .max_conns = opts ? opts->store_connections : 0};
+    ok = st && (wb->remote = wb_remote_open(url, st, &lim, opts ? opts->named_mounts : NULL,
                                             opts ? opts->named_mounts_len : 0, err, errlen)) != NULL;
   }
   if (!ok) {

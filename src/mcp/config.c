@@ -145,6 +145,15 @@ static const wb_option options[] = {
      "sessions in a store that several servers share (postgres://...; default $WASMBOX_STORE); --home is then "
      "this server's cache",
      0},
+    {"--store-timeout", WB_OPT_DOUBLE, OFF(store_timeout), 0, 0, 1, 86400, NULL, "SECONDS",
+     "a session call waiting for another call's lease gives up after this long (default 120); any other store "
+     "statement may take a second more, and a store that stops answering fails session calls a second after "
+     "that",
+     0},
+    {"--store-connections", WB_OPT_U64, OFF(store_connections), 0, 0, 1, 10000, NULL, "N",
+     "store connections in use at once (default 32; a session call holds one while it runs); past it a session "
+     "call fails at once with \"session store busy\"",
+     0},
     {"--log-level", WB_OPT_TEXT, OFF(log_level), sizeof(((mcp_config *)0)->log_level), 0, 0, 0, NULL, "LEVEL",
      "what goes to stderr: error, warning (default), info, debug", 0},
 };

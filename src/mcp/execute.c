@@ -227,7 +227,11 @@ cJSON *tool_execute_code(mcp_msg *m, const cJSON *args) {
   const mcp_config *c = s->cfg;
   wasmbox_session_info info;
   const char *runs = lang ? lang : "python";
-  if (!lang && sid && wasmbox_session_info_get(s->wb, sid, &info, err, sizeof err) == WASMBOX_OK) runs = info.language;
+  int irc = !lang && sid ? wasmbox_session_info_get(s->wb, sid, &info, err, sizeof err) : WASMBOX_EUSAGE;
+  if (irc == WASMBOX_OK) runs = info.language;
+  /* a store that cannot answer this cannot lease the session either: one
+   * wait for it is enough */
+  if (irc == WASMBOX_EINTERNAL) return render("execute_code", m, irc, NULL, err, 0, NULL);
   if (!strcmp(runs, "python")) { /* the import policy is Python's */
     if (c->n_allow_imports) req.allow_imports = (const char *const *)c->allow_imports;
     req.allow_imports_len = c->n_allow_imports;

@@ -154,7 +154,9 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   wasmbox_options o = {.home = cfg->home[0] ? cfg->home : NULL,
                        .store = cfg->store[0] ? cfg->store : NULL,
                        .named_mounts = named,
-                       .named_mounts_len = nnamed};
+                       .named_mounts_len = nnamed,
+                       .store_timeout_s = cfg->store_timeout,
+                       .store_connections = (unsigned)cfg->store_connections};
   s->wb = wasmbox_open(&o, err, errlen);
   if (!s->wb) goto fail;
   if (cfg->session_key[0] && !(s->ids = mcp_ids_load(cfg->session_key, err, errlen))) goto fail;
@@ -281,40 +283,64 @@ static void forget(struct mcp_state *st, size_t i) {
   else c->removed = true;
 }
 
+/* The session's index in the table, or n_conns (lock held). */
+static size_t find(struct mcp_state *st, const char *id) {
+  size_t i = 0;
+  while (i < st->n_conns && strcmp(st->conns[i]->id, id)) i++;
+  return i;
+}
+
+/* Drop a reference (lock held); true: the caller frees c. */
+static bool unref(mcp_conn *c) { return --c->refs == 0 && c->removed; }
+
+/* A session made by another server behind the same balancer, which
+ * initialized it: added unless a request for it added it meanwhile. */
+static mcp_conn *adopt(mcp_server *s, const char *id, const char *version) {
+  struct mcp_state *st = s->state;
+  mcp_conn *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  snprintf(c->id, sizeof c->id, "%s", id);
+  snprintf(c->version, sizeof c->version, "%s", version);
+  atomic_init(&c->initialized, true);
+  pthread_mutex_lock(&st->lock);
+  size_t i = find(st, id);
+  mcp_conn *found = i < st->n_conns ? st->conns[i] : conn_add(s, c) ? c : NULL;
+  if (found && found != c) found->refs++;
+  pthread_mutex_unlock(&st->lock);
+  if (found != c) free(c);
+  return found;
+}
+
+/* The store is asked (ended()) with the table's lock released: a slow or
+ * hung store must not hold up requests of other sessions, or stateless
+ * ones. A reference keeps the entry alive meanwhile; whether it is still in
+ * the table is seen again under the lock. */
 mcp_conn *mcp_conn_get(mcp_server *s, const char *id) {
   struct mcp_state *st = s->state;
-  mcp_conn *found = NULL;
   pthread_mutex_lock(&st->lock);
-  for (size_t i = 0; i < st->n_conns; i++)
-    if (!strcmp(st->conns[i]->id, id)) {
-      if (s->ids && ended(s, id)) { /* ended through another server: forget it here too */
-        forget(st, i);
-        pthread_mutex_unlock(&st->lock);
-        return NULL;
-      }
-      found = st->conns[i];
-      found->refs++;
-      found->last_used = mcp_now();
-      break;
-    }
-  char version[16];
-  if (!found && s->ids && mcp_ids_check(s->ids, id, mcp_legacy_versions, version) && !ended(s, id) &&
-      (found = calloc(1, sizeof *found))) {
-    /* made by another server behind the same balancer, which initialized it */
-    snprintf(found->id, sizeof found->id, "%s", id);
-    snprintf(found->version, sizeof found->version, "%s", version);
-    atomic_init(&found->initialized, true);
-    if (!conn_add(s, found)) free(found), found = NULL;
-  }
+  size_t i = find(st, id);
+  mcp_conn *found = i < st->n_conns ? st->conns[i] : NULL;
+  if (found) found->refs++, found->last_used = mcp_now();
   pthread_mutex_unlock(&st->lock);
-  return found;
+  char version[16];
+  if (!found && s->ids && mcp_ids_check(s->ids, id, mcp_legacy_versions, version) && !ended(s, id))
+    return adopt(s, id, version);
+  if (!found || !s->ids || !ended(s, id)) return found;
+  /* ended through another server: forget it here too */
+  pthread_mutex_lock(&st->lock);
+  i = find(st, id);
+  if (i < st->n_conns && st->conns[i] == found) forget(st, i);
+  bool gone = unref(found);
+  pthread_mutex_unlock(&st->lock);
+  if (gone) free(found);
+  return NULL;
 }
 
 void mcp_conn_put(mcp_server *s, mcp_conn *c) {
   if (!c) return;
   struct mcp_state *st = s->state;
   pthread_mutex_lock(&st->lock);
-  bool gone = --c->refs == 0 && c->removed;
+  bool gone = unref(c);
   pthread_mutex_unlock(&st->lock);
   if (gone) free(c);
 }
@@ -322,20 +348,17 @@ void mcp_conn_put(mcp_server *s, mcp_conn *c) {
 bool mcp_conn_remove(mcp_server *s, const char *id) {
   struct mcp_state *st = s->state;
   char version[16];
-  bool found = false;
   pthread_mutex_lock(&st->lock);
-  for (size_t i = 0; i < st->n_conns; i++)
-    if (!strcmp(st->conns[i]->id, id)) {
-      forget(st, i);
-      found = true;
-      break;
-    }
-  /* a signed id (this server's or another's): ended for every server */
+  size_t i = find(st, id);
+  bool found = i < st->n_conns;
+  if (found) forget(st, i);
+  pthread_mutex_unlock(&st->lock);
+  /* a signed id (this server's or another's): ended for every server (the
+   * store is asked without the lock, as in mcp_conn_get) */
   if (s->ids && (found || mcp_ids_check(s->ids, id, mcp_legacy_versions, version)) && !ended(s, id)) {
     mark_ended(s, id);
     found = true;
   }
-  pthread_mutex_unlock(&st->lock);
   return found;
 }
 

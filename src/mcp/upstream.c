@@ -23,22 +23,34 @@
 #define BACKOFF_MAX 30.0
 #define SUMMARY_MAX 200
 
+/* A server's tool list as it last gave it: never changed once made, and
+ * shared by reference, so that searches read it while a call to the
+ * server is in flight. */
+typedef struct {
+  cJSON *tools; /* the upstream's tool definitions (tools/list) */
+  char **names; /* server__tool of each, parallel */
+  bool *clash;  /* parallel: its alias is another tool's too, so no call reaches it */
+  size_t n;
+  unsigned refs; /* under the server's list_mu */
+} toolset;
+
 typedef struct {
   char *prefix; /* the sandbox's name of the server */
   char *label;  /* its name in the file */
   mcp_client *client;
+  /* the client and the fields below: one request at a time. A call takes
+   * it by its own deadline (a call in flight to a hung server makes the
+   * next call of that server time out, never wait past its deadline) */
   pthread_mutex_t mu;
   /* its allowed_tools and requires_approval: patterns over its own tool
    * names, matched against the upstream's name and the sandbox's alias */
   char **allow, **approval;
   size_t nallow, napproval;
-  cJSON *tools; /* the upstream's tool definitions (tools/list) */
-  char **names; /* server__tool of each, parallel */
-  bool *clash;  /* parallel: its alias is another tool's too, so no call reaches it */
-  size_t ntools;
-  bool listed;
-  char error[512]; /* why the last start failed */
-  double retry_at; /* no new start before (monotonic seconds) */
+  pthread_mutex_t list_mu; /* `tools` and the counts: held for moments only */
+  toolset *tools;          /* the last list, NULL: none */
+  bool listed;             /* `tools` is the running server's current list (mu) */
+  char error[512];         /* why the last start failed */
+  double retry_at;         /* no new start before (monotonic seconds) */
   double backoff;
 } upstream;
 
@@ -229,6 +241,7 @@ static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errle
     return false;
   }
   pthread_mutex_init(&up->mu, NULL);
+  pthread_mutex_init(&up->list_mu, NULL);
   up->backoff = BACKOFF_MIN;
   u->n++;
   return true;
@@ -284,14 +297,44 @@ mcp_upstreams *mcp_upstreams_open(const mcp_upstreams_config *cfg, char *err, si
   return u;
 }
 
+static void toolset_free(toolset *ts) {
+  if (!ts) return;
+  cJSON_Delete(ts->tools);
+  free_strings(ts->names, ts->n);
+  free(ts->clash);
+  free(ts);
+}
+
+/* The server's last list with a reference (NULL: none); toolset_put. */
+static toolset *toolset_get(upstream *up) {
+  pthread_mutex_lock(&up->list_mu);
+  toolset *ts = up->tools;
+  if (ts) ts->refs++;
+  pthread_mutex_unlock(&up->list_mu);
+  return ts;
+}
+
+static void toolset_put(upstream *up, toolset *ts) {
+  if (!ts) return;
+  pthread_mutex_lock(&up->list_mu);
+  bool gone = --ts->refs == 0;
+  pthread_mutex_unlock(&up->list_mu);
+  if (gone) toolset_free(ts);
+}
+
+/* ts (or none) becomes the server's list; readers of the old one keep it
+ * until they are done. */
+static void set_tools(upstream *up, toolset *ts) {
+  if (ts) ts->refs = 1;
+  pthread_mutex_lock(&up->list_mu);
+  toolset *old = up->tools;
+  up->tools = ts;
+  pthread_mutex_unlock(&up->list_mu);
+  toolset_put(up, old);
+}
+
 static void forget_tools(upstream *up) {
-  cJSON_Delete(up->tools);
-  free_strings(up->names, up->ntools);
-  free(up->clash);
-  up->tools = NULL;
-  up->names = NULL;
-  up->clash = NULL;
-  up->ntools = 0;
+  set_tools(up, NULL);
   up->listed = false;
 }
 
@@ -306,6 +349,7 @@ void mcp_upstreams_free(mcp_upstreams *u) {
     free_strings(up->allow, up->nallow);
     free_strings(up->approval, up->napproval);
     pthread_mutex_destroy(&up->mu);
+    pthread_mutex_destroy(&up->list_mu);
   }
   free(u->all);
   free_strings(u->allow, u->nallow);
@@ -322,7 +366,8 @@ size_t mcp_upstreams_count(const mcp_upstreams *u) { return u ? u->n : 0; }
 /* The server's tools, its connection started if need be (up->mu held).
  * False with a message: it could not be reached. */
 static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errlen) {
-  if (mcp_client_started(up->client) && mcp_client_take_list_changed(up->client)) forget_tools(up);
+  /* a changed list is fetched again; the old one serves searches meanwhile */
+  if (mcp_client_started(up->client) && mcp_client_take_list_changed(up->client)) up->listed = false;
   if (mcp_client_started(up->client) && up->listed) return true;
   if (!mcp_client_started(up->client)) {
     forget_tools(up);
@@ -398,10 +443,15 @@ static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errl
       if (!strcmp(names[j], names[i])) clash[i] = clash[j] = true;
     i++;
   }
-  up->tools = all;
-  up->names = names;
-  up->clash = clash;
-  up->ntools = n;
+  toolset *ts = calloc(1, sizeof *ts);
+  if (!ts) {
+    free_strings(names, n);
+    free(clash);
+    cJSON_Delete(all);
+    return !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "out of memory");
+  }
+  *ts = (toolset){.tools = all, .names = names, .clash = clash, .n = n};
+  set_tools(up, ts);
   up->listed = true;
   up->backoff = BACKOFF_MIN;
   return true;
@@ -420,22 +470,22 @@ static upstream *server_of(mcp_upstreams *u, const char *full) {
 /* May code call tool i? Its server's allowed_tools (over the upstream's own
  * name and the alias part) and --allow-tools (over the full alias) together:
  * some pattern of either lets it in and no "!" of either keeps it out. */
-static bool tool_allowed(const mcp_upstreams *u, const upstream *up, size_t i) {
-  if (up->clash[i]) return false;
-  const char *own[2] = {cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(up->tools, (int)i), "name")->valuestring,
-                        up->names[i] + strlen(up->prefix) + 2};
-  const char *full = up->names[i];
+static bool tool_allowed(const mcp_upstreams *u, const upstream *up, const toolset *ts, size_t i) {
+  if (ts->clash[i]) return false;
+  const char *own[2] = {cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ts->tools, (int)i), "name")->valuestring,
+                        ts->names[i] + strlen(up->prefix) + 2};
+  const char *full = ts->names[i];
   int server = wb_patterns_match((const char *const *)up->allow, up->nallow, own, 2);
   int wide = wb_patterns_match((const char *const *)u->allow, u->nallow, &full, 1);
   return server >= 0 && wide >= 0 && (server > 0 || wide > 0);
 }
 
-static cJSON *describe(const upstream *up, size_t i, int detail) {
-  const cJSON *tool = cJSON_GetArrayItem(up->tools, (int)i);
+static cJSON *describe(const upstream *up, const toolset *ts, size_t i, int detail) {
+  const cJSON *tool = cJSON_GetArrayItem(ts->tools, (int)i);
   cJSON *d = detail == MCP_DETAIL_SCHEMA ? cJSON_Duplicate(tool, true) : cJSON_CreateObject();
   if (!d) return NULL;
   cJSON_DeleteItemFromObjectCaseSensitive(d, "name");
-  cJSON_AddStringToObject(d, "name", up->names[i]);
+  cJSON_AddStringToObject(d, "name", ts->names[i]);
   if (detail == MCP_DETAIL_SUMMARY) {
     const cJSON *desc = cJSON_GetObjectItemCaseSensitive(tool, "description");
     char line[SUMMARY_MAX + 4] = "";
@@ -479,7 +529,8 @@ static int score(const char *query, const char *name, const char *desc) {
 }
 
 typedef struct {
-  upstream *up;
+  const upstream *up;
+  const toolset *ts;
   size_t i;
   int score;
   size_t order;
@@ -491,6 +542,30 @@ static int by_score(const void *a, const void *b) {
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The server's tool list for a search or a schema, with a reference
+ * (toolset_put), or NULL with a message. It never waits for a request in
+ * flight: a server busy with a call is read from its last list. A server
+ * that is free is started or listed again first if need be. */
+static toolset *tools_now(upstream *up, uint64_t deadline, char *err, size_t errlen) {
+  if (pthread_mutex_trylock(&up->mu) == 0) {
+    bool ok = ensure_tools(up, deadline, err, errlen);
+    pthread_mutex_unlock(&up->mu);
+    if (!ok) return NULL;
+  }
+  toolset *ts = toolset_get(up);
+  if (!ts)
+    wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "upstream '%s' is busy with another request and has not listed its tools",
+            up->label);
+  return ts;
+}
+
+static void unavailable_add(cJSON *list, const upstream *up, const char *err) {
+  cJSON *miss = cJSON_CreateObject();
+  cJSON_AddStringToObject(miss, "server", up->label);
+  cJSON_AddStringToObject(miss, "error", err);
+  cJSON_AddItemToArray(list, miss);
+}
+
 cJSON *mcp_upstreams_search(mcp_upstreams *u, const char *query, unsigned limit, int detail, double seconds,
                             cJSON **unavailable) {
   uint64_t deadline = wb_monotonic_ns() + (uint64_t)(seconds * 1e9);
@@ -498,33 +573,30 @@ cJSON *mcp_upstreams_search(mcp_upstreams *u, const char *query, unsigned limit,
   *unavailable = cJSON_CreateArray();
   hit *hits = NULL;
   size_t nhits = 0, order = 0;
-  /* every server is locked while its entries are described: they point
-   * into its tool list */
+  toolset *held[MCP_UPSTREAMS_MAX] = {NULL}; /* referenced while hits point into them */
   for (size_t s = 0; s < u->n; s++) {
     upstream *up = &u->all[s];
     char err[512];
-    pthread_mutex_lock(&up->mu);
-    if (!ensure_tools(up, deadline, err, sizeof err)) {
-      cJSON *miss = cJSON_CreateObject();
-      cJSON_AddStringToObject(miss, "server", up->label);
-      cJSON_AddStringToObject(miss, "error", err);
-      cJSON_AddItemToArray(*unavailable, miss);
+    toolset *ts = held[s] = tools_now(up, deadline, err, sizeof err);
+    if (!ts) {
+      unavailable_add(*unavailable, up, err);
       continue;
     }
-    hit *grown = realloc(hits, (nhits + up->ntools + 1) * sizeof *hits);
+    hit *grown = realloc(hits, (nhits + ts->n + 1) * sizeof *hits);
     if (!grown) continue;
     hits = grown;
-    for (size_t i = 0; i < up->ntools; i++) {
-      if (!tool_allowed(u, up, i)) continue;
-      const cJSON *desc = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(up->tools, (int)i), "description");
-      int sc = score(query ? query : "", up->names[i], cJSON_IsString(desc) ? desc->valuestring : NULL);
-      if (sc > 0) hits[nhits++] = (hit){up, i, sc, order++};
+    for (size_t i = 0; i < ts->n; i++) {
+      if (!tool_allowed(u, up, ts, i)) continue;
+      const cJSON *desc = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ts->tools, (int)i), "description");
+      int sc = score(query ? query : "", ts->names[i], cJSON_IsString(desc) ? desc->valuestring : NULL);
+      if (sc > 0) hits[nhits++] = (hit){up, ts, i, sc, order++};
     }
   }
   if (nhits) qsort(hits, nhits, sizeof *hits, by_score);
-  for (size_t k = 0; k < nhits && k < limit; k++) cJSON_AddItemToArray(out, describe(hits[k].up, hits[k].i, detail));
+  for (size_t k = 0; k < nhits && k < limit; k++)
+    cJSON_AddItemToArray(out, describe(hits[k].up, hits[k].ts, hits[k].i, detail));
   free(hits);
-  for (size_t s = 0; s < u->n; s++) pthread_mutex_unlock(&u->all[s].mu);
+  for (size_t s = 0; s < u->n; s++) toolset_put(&u->all[s], held[s]);
   return out;
 }
 
@@ -539,9 +611,9 @@ static int reply_with(cJSON *v, char **reply, char *err, size_t errlen) {
 /* Must a person approve a call of tool i first? Its server's
  * requires_approval matched as allowed_tools is ("!" excludes), or its
  * destructiveHint with --approve-destructive. */
-static bool needs_approval(const mcp_upstreams *u, const upstream *up, size_t i, const cJSON *def) {
+static bool needs_approval(const mcp_upstreams *u, const upstream *up, const toolset *ts, size_t i, const cJSON *def) {
   const char *own[2] = {cJSON_GetObjectItemCaseSensitive(def, "name")->valuestring,
-                        up->names[i] + strlen(up->prefix) + 2};
+                        ts->names[i] + strlen(up->prefix) + 2};
   if (wb_patterns_match((const char *const *)up->approval, up->napproval, own, 2) > 0) return true;
   const cJSON *ann = cJSON_GetObjectItemCaseSensitive(def, "annotations");
   return u->approve_destructive && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ann, "destructiveHint"));
@@ -562,6 +634,84 @@ static int check_arguments(const char *name, const cJSON *schema, const wasmbox_
   snprintf(err, errlen, "%s: the arguments do not match its inputSchema: %s (tools.schema('%s') shows it)", name, why,
            name);
   return WASMBOX_TOOL_BAD_ARGUMENTS;
+}
+
+/* Tool `name` of the list: its index, or why no call or schema reaches it
+ * (rc set). */
+static size_t tool_index(const mcp_upstreams *u, const upstream *up, const toolset *ts, const char *name, int *rc,
+                         char *err, size_t errlen) {
+  size_t i = 0;
+  while (i < ts->n && strcmp(ts->names[i], name)) i++;
+  *rc = WASMBOX_TOOL_OK;
+  if (i == ts->n)
+    *rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
+                  "no tool '%s': tools.search() or tools.list() show the tools there are", name);
+  else if (ts->clash[i])
+    *rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
+                  "tool '%s' is ambiguous: several tools of upstream '%s' have this name once mapped to "
+                  "[A-Za-z0-9_-]; wasmbox calls none of them",
+                  name, up->label);
+  else if (!tool_allowed(u, up, ts, i)) {
+    wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "tool '%s' is not allowed on this server", name);
+    *rc = WASMBOX_TOOL_NOT_ALLOWED;
+  }
+  return i;
+}
+
+/* A schema, from the last list like a search: never behind a call. */
+static int schema_of(const mcp_upstreams *u, upstream *up, const char *name, uint64_t deadline, char **reply, char *err,
+                     size_t errlen) {
+  toolset *ts = tools_now(up, deadline, err, errlen);
+  if (!ts) return WASMBOX_TOOL_ERROR;
+  int rc;
+  size_t i = tool_index(u, up, ts, name, &rc, err, errlen);
+  if (!rc) rc = reply_with(describe(up, ts, i, MCP_DETAIL_SCHEMA), reply, err, errlen);
+  toolset_put(up, ts);
+  return rc;
+}
+
+/* Take the server's lock by the deadline: a call in flight to it (a hung
+ * upstream) makes this call time out at its own deadline, not the other's. */
+static bool lock_by(upstream *up, uint64_t deadline, char *err, size_t errlen) {
+  struct timespec at = {.tv_sec = (time_t)(deadline / 1000000000u), .tv_nsec = (long)(deadline % 1000000000u)};
+  if (!pthread_mutex_clocklock(&up->mu, CLOCK_MONOTONIC, &at)) return true;
+  wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
+          "upstream '%s' is busy: another call to it was still running at this call's deadline", up->label);
+  return false;
+}
+
+/* A call: with the server's lock, so that its list is the current one. */
+static int call(const mcp_upstreams *u, upstream *up, const wasmbox_tool_request *req, uint64_t deadline, char **reply,
+                char *err, size_t errlen) {
+  if (!lock_by(up, deadline, err, errlen)) return WASMBOX_TOOL_ERROR;
+  int rc = WASMBOX_TOOL_ERROR;
+  toolset *ts = ensure_tools(up, deadline, err, errlen) ? toolset_get(up) : NULL;
+  size_t i = ts ? tool_index(u, up, ts, req->name, &rc, err, errlen) : 0;
+  const cJSON *def = ts && !rc ? cJSON_GetArrayItem(ts->tools, (int)i) : NULL;
+  if (def) rc = check_arguments(ts->names[i], cJSON_GetObjectItemCaseSensitive(def, "inputSchema"), req, err, errlen);
+  if (def && rc == WASMBOX_TOOL_OK && !req->approved && needs_approval(u, up, ts, i, def)) {
+    wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "tool '%s' needs approval", req->name);
+    rc = WASMBOX_TOOL_NEEDS_APPROVAL;
+  }
+  if (def && rc == WASMBOX_TOOL_OK) {
+    const cJSON *orig = cJSON_GetObjectItemCaseSensitive(def, "name");
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "name", orig->valuestring);
+    cJSON *args = cJSON_ParseWithLength(req->arguments, req->arguments_len);
+    cJSON_AddItemToObject(params, "arguments", args ? args : cJSON_CreateObject());
+    char e2[1024];
+    cJSON *res = mcp_client_request(up->client, "tools/call", params, deadline, e2, sizeof e2);
+    if (!res) rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "%s: %s", req->name, e2);
+    else rc = reply_with(res, reply, err, errlen);
+    if (!mcp_client_started(up->client)) {
+      /* the call lost the connection: the next request starts it again */
+      snprintf(up->error, sizeof up->error, "%.500s", e2);
+      up->retry_at = now_s() + up->backoff;
+    }
+  }
+  toolset_put(up, ts);
+  pthread_mutex_unlock(&up->mu);
+  return rc;
 }
 
 int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **reply, char *err, size_t errlen) {
@@ -586,55 +736,8 @@ int mcp_upstreams_handle(void *ctx, const wasmbox_tool_request *req, char **repl
     return wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
                    "no tool '%s': tools.search() or tools.list() show the tools there are", req->name);
   uint64_t deadline = wb_monotonic_ns() + (uint64_t)(req->seconds_left * 1e9);
-  pthread_mutex_lock(&up->mu);
-  int rc = WASMBOX_TOOL_OK;
-  size_t i = 0;
-  if (!ensure_tools(up, deadline, err, errlen)) {
-    rc = WASMBOX_TOOL_ERROR;
-  } else {
-    while (i < up->ntools && strcmp(up->names[i], req->name)) i++;
-    if (i == up->ntools)
-      rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
-                   "no tool '%s': tools.search() or tools.list() show the tools there are", req->name);
-    else if (up->clash[i])
-      rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
-                   "tool '%s' is ambiguous: several tools of upstream '%s' have this name once mapped to "
-                   "[A-Za-z0-9_-]; wasmbox calls none of them",
-                   req->name, up->label);
-    else if (!tool_allowed(u, up, i)) {
-      wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "tool '%s' is not allowed on this server", req->name);
-      rc = WASMBOX_TOOL_NOT_ALLOWED;
-    }
-  }
-  bool schema = !strcmp(req->op, "schema");
-  const cJSON *def = rc == WASMBOX_TOOL_OK ? cJSON_GetArrayItem(up->tools, (int)i) : NULL;
-  if (def && schema) {
-    rc = reply_with(describe(up, i, MCP_DETAIL_SCHEMA), reply, err, errlen);
-  } else if (def) {
-    rc = check_arguments(up->names[i], cJSON_GetObjectItemCaseSensitive(def, "inputSchema"), req, err, errlen);
-  }
-  if (def && !schema && rc == WASMBOX_TOOL_OK && !req->approved && needs_approval(u, up, i, def)) {
-    wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "tool '%s' needs approval", req->name);
-    rc = WASMBOX_TOOL_NEEDS_APPROVAL;
-  }
-  if (def && !schema && rc == WASMBOX_TOOL_OK) {
-    const cJSON *orig = cJSON_GetObjectItemCaseSensitive(def, "name");
-    cJSON *params = cJSON_CreateObject();
-    cJSON_AddStringToObject(params, "name", orig->valuestring);
-    cJSON *args = cJSON_ParseWithLength(req->arguments, req->arguments_len);
-    cJSON_AddItemToObject(params, "arguments", args ? args : cJSON_CreateObject());
-    char e2[1024];
-    cJSON *res = mcp_client_request(up->client, "tools/call", params, deadline, e2, sizeof e2);
-    if (!res) rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "%s: %s", req->name, e2);
-    else rc = reply_with(res, reply, err, errlen);
-    if (!mcp_client_started(up->client)) {
-      /* the call lost the connection: the next request starts it again */
-      snprintf(up->error, sizeof up->error, "%.500s", e2);
-      up->retry_at = now_s() + up->backoff;
-    }
-  }
-  pthread_mutex_unlock(&up->mu);
-  return rc;
+  if (!strcmp(req->op, "schema")) return schema_of(u, up, req->name, deadline, reply, err, errlen);
+  return call(u, up, req, deadline, reply, err, errlen);
 }
 
 /* ---- audit ------------------------------------------------------------------------------ */

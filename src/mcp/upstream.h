@@ -6,8 +6,11 @@
  * Contract: mcp_upstreams_open() reads and checks the file and starts
  * nothing; a server starts at the first request that needs it, is restarted
  * with back-off after it dies, and is stopped by mcp_upstreams_free().
- * Requests to one server are serialised; different servers run in
- * parallel. Every request returns by its deadline. A tool exists for the
+ * Calls to one server are serialised, each waiting for the server at
+ * most until its own deadline; different servers run in parallel. A
+ * search, a list or a schema never waits for a call in flight: a busy
+ * server is read from the tool list it gave last. Every request returns
+ * by its deadline. A tool exists for the
  * sandbox only if the server-wide patterns allow it (the server's own
  * "allowed_tools" and --allow-tools; none by default); each call can narrow
  * that further (the library's allowed_tools). A call of a tool that a

@@ -4,7 +4,14 @@
  * connects anew, so the pool outlives a database restart. Statements take
  * text parameters (len < 0) and binary ones (bytea, len >= 0) and return
  * results in binary format. Errors are one line in err, prefixed with
- * "session store:". */
+ * "session store".
+ *
+ * Every wait is bounded (wb_pg_limits): the server ends a lock wait and a
+ * statement by its own timeouts, and the client gives up on a reply (or a
+ * new connection) that does not come in time, so a database that stopped
+ * answering (a paused process, a hung host) holds no thread for longer.
+ * At most max_conns connections are in use at once: past that a take
+ * fails at once, "session store busy: N connections in use". */
 #ifndef WASMBOX_SESSION_PG_H
 #define WASMBOX_SESSION_PG_H
 
@@ -16,12 +23,30 @@ typedef struct wb_pg wb_pg;
 typedef struct wb_pg_conn wb_pg_conn;
 typedef struct pg_result wb_pg_res; /* libpq's PGresult */
 
+/* Each connection has lock_timeout = lock_s and statement_timeout =
+ * statement_s (its libpq `options`, before any options the URL gives, which
+ * may override them); the client waits for each reply at most statement_s +
+ * WB_PG_GRACE_S, the time for the server's own timeout error to arrive, and
+ * for a new connection at most WB_PG_CONNECT_S. */
+typedef struct {
+  double lock_s, statement_s;
+  unsigned max_conns; /* in use at once */
+} wb_pg_limits;
+#define WB_PG_GRACE_S 1.0
+#define WB_PG_CONNECT_S 5.0
+
 /* Loads libpq and keeps the URL; it connects only when first needed.
  * setup: statements run once on the first connection (the schema). */
-wb_pg *wb_pg_open(const char *url, const char *setup, char *err, size_t n);
+wb_pg *wb_pg_open(const char *url, const char *setup, const wb_pg_limits *lim, char *err, size_t n);
 void wb_pg_free(wb_pg *pg);
 
 wb_pg_conn *wb_pg_take(wb_pg *pg, char *err, size_t n);
+/* A connection for a question whose answer the caller can do without: it
+ * waits at most wait_s for connecting and for each reply, and while the
+ * database is not answering (an exchange timed out and none succeeded
+ * since) it fails at once, except for one probe every WB_PG_PROBE_S. */
+#define WB_PG_PROBE_S 5.0
+wb_pg_conn *wb_pg_take_quick(wb_pg *pg, double wait_s, char *err, size_t n);
 void wb_pg_give(wb_pg *pg, wb_pg_conn *c);
 
 typedef struct {

@@ -35,12 +35,11 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS wasmbox_checkpoints (session text NOT NULL, id text NOT NULL,"
     " created float8 NOT NULL, head bytea NOT NULL, log_id text NOT NULL, PRIMARY KEY (session, id));"
     "CREATE TABLE IF NOT EXISTS wasmbox_ended (id text PRIMARY KEY, at float8 NOT NULL);"
-    "SELECT pg_advisory_unlock(7301001);"
-    /* a lease waits this long for another holder, then fails */
-    "SET lock_timeout = '120s';";
+    "SELECT pg_advisory_unlock(7301001);";
 
 struct wb_remote {
   wb_pg *pg;
+  double lease_s; /* a lease waits this long for another holder, then fails */
   wb_store *st;
   wasmbox_named_mount named[WASMBOX_MAX_MOUNTS]; /* copies */
   size_t nnamed;
@@ -259,8 +258,8 @@ static uint8_t *read_entry(int ws, const entry *e, size_t *len) {
 
 /* ---- open, leases -------------------------------------------------------------------- */
 
-wb_remote *wb_remote_open(const char *url, wb_store *cache, const wasmbox_named_mount *named, size_t nnamed, char *err,
-                          size_t n) {
+wb_remote *wb_remote_open(const char *url, wb_store *cache, const wb_remote_limits *lim,
+                          const wasmbox_named_mount *named, size_t nnamed, char *err, size_t n) {
   if (strncmp(url, "postgres://", 11) && strncmp(url, "postgresql://", 13)) {
     wb_fail(err, n, 0, "session store '%s': only postgres:// (or postgresql://) URLs are known", url);
     return NULL;
@@ -278,6 +277,7 @@ wb_remote *wb_remote_open(const char *url, wb_store *cache, const wasmbox_named_
     }
   wb_remote *r = calloc(1, sizeof *r);
   bool ok = r != NULL;
+  if (r) pthread_mutex_init(&r->lock, NULL);
   for (size_t i = 0; ok && i < nnamed; i++, r->nnamed++)
     ok = (r->named[i].name = strdup(named[i].name)) && (r->named[i].host_dir = strdup(named[i].host_dir));
   if (!ok) {
@@ -285,12 +285,19 @@ wb_remote *wb_remote_open(const char *url, wb_store *cache, const wasmbox_named_
     wb_remote_free(r);
     return NULL;
   }
-  if (!(r->pg = wb_pg_open(url, schema, err, n))) {
+  /* The lease is the one statement that waits on a lock, so lock_timeout
+   * is the lease's wait. statement_timeout bounds everything else and is a
+   * second longer, so that a lease that waits its whole time ends with
+   * lock_timeout's error ("busy"), not with statement_timeout's. */
+  r->lease_s = lim && lim->timeout_s > 0 ? lim->timeout_s : WB_LEASE_WAIT_S;
+  wb_pg_limits pl = {.lock_s = r->lease_s,
+                     .statement_s = r->lease_s + 1,
+                     .max_conns = lim && lim->max_conns ? lim->max_conns : WB_STORE_CONNECTIONS};
+  if (!(r->pg = wb_pg_open(url, schema, &pl, err, n))) {
     wb_remote_free(r);
     return NULL;
   }
   r->st = cache;
-  pthread_mutex_init(&r->lock, NULL);
   return r;
 }
 
@@ -339,7 +346,7 @@ static wb_lease *lease_take(wb_remote *r, const char *id, char *err, size_t n, i
   wb_pg_arg a[] = {TEXT(id)};
   if (!(l->c = wb_pg_take(r->pg, err, n)) || !wb_pg_ok(l->c, lock_sql, 1, a, err, n)) {
     if (l->c && !strcmp(wb_pg_sqlstate(l->c), "55P03"))
-      wb_fail(err, n, 0, "session %s is busy: another call has held it for more than %d s", id, WB_LEASE_WAIT_S);
+      wb_fail(err, n, 0, "session %s is busy: another call has held it for more than %g s", id, r->lease_s);
     wb_pg_give(r->pg, l->c);
     free(l);
     return NULL;
@@ -1273,10 +1280,13 @@ int wb_remote_ended_add(wb_remote *r, const char *id, double keep_s, char *err, 
   return ok ? WASMBOX_OK : WASMBOX_EINTERNAL;
 }
 
+/* Asked for every request of an MCP session with a signed id, stateless
+ * calls too: it may not make them wait on a store that stopped answering
+ * (wb_pg_take_quick), and "cannot tell" lets the request go on. */
 int wb_remote_ended_has(wb_remote *r, const char *id, double keep_s, char *err, size_t n) {
   char old[32];
   snprintf(old, sizeof old, "%.6f", wb_now_s() - keep_s);
-  wb_pg_conn *c = conn(r, err, n);
+  wb_pg_conn *c = wb_pg_take_quick(r->pg, WB_QUICK_WAIT_S, err, n);
   wb_pg_arg a[] = {TEXT(id), TEXT(old)};
   wb_pg_res *res =
       c ? wb_pg_exec(c, "SELECT 1 FROM wasmbox_ended WHERE id = $1 AND at >= $2::float8", 2, a, err, n) : NULL;

@@ -23,18 +23,33 @@
 
 #include "session/session.h"
 
-/* How long a call waits for a session that another call holds. */
+/* How long a call waits for a session that another call holds, by
+ * default; any other statement may take a second more, and nothing waits
+ * for the database longer than that plus WB_PG_GRACE_S (pg.h). */
 #define WB_LEASE_WAIT_S 120
+/* Connections in use at once, by default. A call on a session holds one
+ * for its whole run (the lease), so this is the number of session calls
+ * one server runs at once; 32 is well above what its workers run in
+ * parallel on a few cores, and three servers stay under PostgreSQL's
+ * default max_connections (100). */
+#define WB_STORE_CONNECTIONS 32
+/* ended_has: the most one stateless request waits for the store */
+#define WB_QUICK_WAIT_S 1.0
 
 typedef struct wb_remote wb_remote;
 typedef struct wb_lease wb_lease;
 
+typedef struct {
+  double timeout_s;   /* the lease's wait (0: WB_LEASE_WAIT_S) */
+  unsigned max_conns; /* 0: WB_STORE_CONNECTIONS */
+} wb_remote_limits;
+
 /* Loads libpq; connects when first needed (so a server may start before
- * its database). named: the mounts sessions in the store may have, by name
- * (wasmbox_options.named_mounts): the store's meta holds names, a cache's
- * meta this server's host paths. */
-wb_remote *wb_remote_open(const char *url, wb_store *cache, const wasmbox_named_mount *named, size_t nnamed, char *err,
-                          size_t n);
+ * its database). lim may be NULL (the defaults). named: the mounts sessions
+ * in the store may have, by name (wasmbox_options.named_mounts): the
+ * store's meta holds names, a cache's meta this server's host paths. */
+wb_remote *wb_remote_open(const char *url, wb_store *cache, const wb_remote_limits *lim,
+                          const wasmbox_named_mount *named, size_t nnamed, char *err, size_t n);
 void wb_remote_free(wb_remote *r);
 /* Leases (with their reloads) and publishes so far, those that failed, and
  * the seconds they took in all. */

@@ -285,6 +285,25 @@ test('a hung upstream is cut off by the call\'s timeout and the server keeps ser
     'Echo: still here\n');
 });
 
+test('a call stuck in an upstream holds up neither searches nor other servers; the next call of it ends at its own deadline', async () => {
+  const stuck = run("from wasmbox import tools\ntools.call('hang__wait')\n", { timeout_seconds: 12 });
+  await new Promise((r) => setTimeout(r, 1500)); // it is in the upstream now
+  let t0 = Date.now();
+  const s = await run(`from wasmbox import tools
+names = [t['name'] for t in tools.search('wait never answers', 50)]
+print('hang__wait' in names, tools.everything.echo(message='free'))
+`, { timeout_seconds: 10 });
+  const searched = Date.now() - t0;
+  assert.equal(s.stdout, 'True Echo: free\n', JSON.stringify(s));
+  assert.ok(searched < 4000, `search and echo took ${searched} ms`);
+  t0 = Date.now();
+  const second = await run("from wasmbox import tools\ntools.call('hang__wait')\nprint('never')\n", { timeout_seconds: 2 });
+  const waited = Date.now() - t0;
+  assert.equal(second.status, 'timeout');
+  assert.ok(waited < 5000, `a second call of the hung server took ${waited} ms (its timeout: 2 s)`);
+  assert.equal((await stuck).status, 'timeout');
+});
+
 test('a killed upstream is started again', async () => {
   execFileSync('pkill', ['-f', 'mcp-server-memory']);
   await new Promise((r) => setTimeout(r, 200));
@@ -417,7 +436,7 @@ test('every tool call is in the audit log', async () => {
   const lines = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.ok(lines.length > 30);
   for (const l of lines) {
-    assert.deepEqual(Object.keys(l), ['time', 'session', 'tool', 'arguments_bytes', 'arguments_sha256',
+    assert.deepEqual(Object.keys(l), ['time', 'session', 'client', 'tool', 'arguments_bytes', 'arguments_sha256',
       'duration_ms', 'outcome']);
   }
   assert.ok(lines.some((l) => l.tool === 'everything__get-env' && l.outcome === 'not_allowed'));

@@ -11,12 +11,17 @@ import os
 SOVERSION = 0
 OK, EUSAGE, EINTERNAL = 0, 2, 4
 ID_MAX = 64
+OWNER_MAX = 256
 
 c_char_pp = ctypes.POINTER(ctypes.c_char_p)
 
 
 class Mount(ctypes.Structure):
     _fields_ = [("host_dir", ctypes.c_char_p), ("guest_path", ctypes.c_char_p)]
+
+
+class NamedMount(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("host_dir", ctypes.c_char_p)]
 
 
 class Request(ctypes.Structure):
@@ -55,6 +60,8 @@ class Request(ctypes.Structure):
         ("allowed_tools_len", ctypes.c_size_t),
         ("max_tool_calls", ctypes.c_uint),
         ("max_tool_bytes", ctypes.c_uint64),
+        ("owner", ctypes.c_char_p),
+        ("owner_scope", ctypes.c_char_p),
     ]
 
 
@@ -65,6 +72,10 @@ class Options(ctypes.Structure):
         ("warm_workers", ctypes.c_uint),
         ("one_shot", ctypes.c_bool),
         ("store", ctypes.c_char_p),
+        ("named_mounts", ctypes.POINTER(NamedMount)),
+        ("named_mounts_len", ctypes.c_size_t),
+        ("store_timeout_s", ctypes.c_double),
+        ("store_connections", ctypes.c_uint),
     ]
 
 
@@ -78,6 +89,7 @@ class SessionOptions(ctypes.Structure):
         ("mounts_len", ctypes.c_size_t),
         ("packages", c_char_pp),
         ("packages_len", ctypes.c_size_t),
+        ("owner", ctypes.c_char_p),
     ]
 
 
@@ -90,6 +102,7 @@ class SessionInfo(ctypes.Structure):
         ("ttl_seconds", ctypes.c_double),
         ("disk_bytes", ctypes.c_uint64),
         ("checkpoints", ctypes.c_size_t),
+        ("owner", ctypes.c_char * OWNER_MAX),
     ]
 
 
@@ -103,7 +116,7 @@ class FileInfo(ctypes.Structure):
     ]
 
 
-STRUCTS = {"wasmbox_mount": Mount, "wasmbox_request": Request, "wasmbox_options": Options,
+STRUCTS = {"wasmbox_mount": Mount, "wasmbox_named_mount": NamedMount, "wasmbox_request": Request, "wasmbox_options": Options,
            "wasmbox_session_options": SessionOptions, "wasmbox_session_info": SessionInfo,
            "wasmbox_file_info": FileInfo}
 
