@@ -22,22 +22,16 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import check, finish  # noqa: E402
+
 W = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLUSTER = os.path.join(HERE, '..', 'deploy', 'cluster.sh')
 PG = os.path.join(HERE, '..', 'deploy', 'pg.sh')
 DIR = tempfile.mkdtemp(prefix='wasmbox-cluster-')
 PORT = 18800 + os.getpid() % 1000 * 10
-N = 0
-BAD = 0
 
-
-def check(what, cond):
-    global N, BAD
-    N += 1
-    print(('ok %d - %s' if cond else 'not ok %d - %s') % (N, what), flush=True)
-    if not cond:
-        BAD += 1
 
 
 def cluster(cmd):
@@ -121,14 +115,19 @@ def log_lines(k):
         return []
 
 
-def restart(k):
-    """Server k again, as cluster.sh started it."""
+def serve(k, *extra):
+    """A server at PORT + k with state directory homeK, on the cluster's store, tokens and session key."""
     p = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:%d' % (PORT + k), '--store', STORE, '--tokens',
-                          os.path.join(DIR, 'tokens'), '--session-key', os.path.join(DIR, 'session.key'), '--access-log',
-                          os.path.join(DIR, 'server%d.log' % k)],
+                          os.path.join(DIR, 'tokens'), '--session-key', os.path.join(DIR, 'session.key'), *extra],
                          env=dict(os.environ, WASMBOX_HOME=os.path.join(DIR, 'home%d' % k)),
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     p.stderr.readline()  # "listening on ..."
+    return p
+
+
+def restart(k):
+    """Server k again, as cluster.sh started it."""
+    p = serve(k, '--access-log', os.path.join(DIR, 'server%d.log' % k))
     with open(os.path.join(DIR, 'server%d.pid' % k), 'w') as f:
         f.write(str(p.pid))
     return p
@@ -310,19 +309,11 @@ def main():
     os.makedirs(ext, exist_ok=True)
     with open(os.path.join(ext, 'shared.txt'), 'w') as f:
         f.write('from the operator\n')
-    extra = []
-    for k in (7, 8):
-        p = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:%d' % (PORT + k), '--store', STORE, '--tokens',
-                              os.path.join(DIR, 'tokens'), '--session-key', os.path.join(DIR, 'session.key'),
-                              '--external-files', os.path.join(ext, 'shared.txt')],
-                             env=dict(os.environ, WASMBOX_HOME=os.path.join(DIR, 'home%d' % k)),
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        p.stderr.readline()
-        extra.append(p)
+    extra = [serve(k, '--external-files', os.path.join(ext, 'shared.txt')) for k in (7, 8)]
     _, esid = initialize(PORT + 7)
     _, made, _, _ = tool(PORT + 7, esid, 'create_session', {})
     eses = (made or {}).get('session_id')
-    _, r7, _, _ = tool(PORT + 7, esid, 'execute_code', {'session_id': eses, 'code': 'y = open("/external/shared.txt").read()'})
+    tool(PORT + 7, esid, 'execute_code', {'session_id': eses, 'code': 'y = open("/external/shared.txt").read()'})
     _, r8, _, _ = tool(PORT + 8, esid, 'execute_code', {'session_id': eses,
                                                           'code': 'print(y == open("/external/shared.txt").read(), y)'})
     stored = psql_meta(eses)
@@ -343,15 +334,7 @@ def main():
     with open(os.path.join(DIR, 'servers.json'), 'w') as f:
         json.dump({'mcpServers': {'ops': {'command': sys.executable, 'args': [up], 'allowed_tools': ['*'],
                                           'requires_approval': ['drop']}}}, f)
-    coded = []
-    for k in (5, 6):
-        p = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:%d' % (PORT + k), '--store', STORE, '--tokens',
-                              os.path.join(DIR, 'tokens'), '--session-key', os.path.join(DIR, 'session.key'),
-                              '--upstream', os.path.join(DIR, 'servers.json')],
-                             env=dict(os.environ, WASMBOX_HOME=os.path.join(DIR, 'home%d' % k)),
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        p.stderr.readline()
-        coded.append(p)
+    coded = [serve(k, '--upstream', os.path.join(DIR, 'servers.json')) for k in (5, 6)]
     _, csid = initialize(PORT + 5)
     _, made, _, _ = tool(PORT + 5, csid, 'create_session', {})
     cses = (made or {}).get('session_id')
@@ -434,5 +417,4 @@ try:
 finally:
     cluster('stop')
     shutil.rmtree(DIR, ignore_errors=True)
-print('%d passed, %d failed' % (N - BAD, BAD))
-sys.exit(1 if BAD else 0)
+finish()

@@ -16,22 +16,17 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import check, finish  # noqa: E402
+
+
 W = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
 PG = os.path.join(HERE, '..', 'deploy', 'pg.sh')
 DIR = tempfile.mkdtemp(prefix='wasmbox-store-')
 PORT = 15400 + os.getpid() % 1000
-N = 0
-BAD = 0
 URL = None
 
-
-def check(what, cond):
-    global N, BAD
-    N += 1
-    print(('ok %d - %s' if cond else 'not ok %d - %s') % (N, what), flush=True)
-    if not cond:
-        BAD += 1
 
 
 def wb(home, *args, store=None, code=None):
@@ -228,5 +223,4 @@ try:
 finally:
     subprocess.run(['bash', PG, 'stop', DIR], capture_output=True, timeout=60)
     shutil.rmtree(DIR, ignore_errors=True)
-print('%d passed, %d failed' % (N - BAD, BAD))
-sys.exit(1 if BAD else 0)
+finish()

@@ -28,6 +28,10 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import check, finish  # noqa: E402
+
+
 W = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
 PG = os.path.join(HERE, '..', 'deploy', 'pg.sh')
@@ -37,16 +41,7 @@ TIMEOUT = 3  # --store-timeout: replies are waited for TIMEOUT + 2 s at most
 CONNS = 2    # --store-connections
 PAUSE = 10
 TOKEN = os.urandom(16).hex()
-N = 0
-BAD = 0
 
-
-def check(what, cond):
-    global N, BAD
-    N += 1
-    print(('ok %d - %s' if cond else 'not ok %d - %s') % (N, what), flush=True)
-    if not cond:
-        BAD += 1
 
 
 def post(body, sid=None, timeout=60):
@@ -236,5 +231,4 @@ try:
 finally:
     subprocess.run(['bash', PG, 'stop', DIR], capture_output=True, timeout=120)
     shutil.rmtree(DIR, ignore_errors=True)
-print('%d passed, %d failed' % (N - BAD, BAD))
-sys.exit(1 if BAD else 0)
+finish()

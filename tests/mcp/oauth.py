@@ -28,6 +28,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tap import check, finish, guard  # noqa: E402
+
+
 W = os.path.abspath(sys.argv[1])
 TMP = tempfile.mkdtemp(prefix='wasmbox-oauth-test-')
 ENV = {k: v for k, v in os.environ.items() if not k.startswith('WASMBOX_MCP_')}
@@ -36,25 +40,9 @@ ISSUER = 'https://issuer.test.example'
 RESOURCE = 'https://mcp.test.example/mcp'
 METADATA_URL = 'https://mcp.test.example/.well-known/oauth-protected-resource/mcp'
 SCOPE = 'mcp:tools'
-N = 0
-BAD = 0
 PROCS = []
 
 
-def check(what, cond):
-    global N, BAD
-    N += 1
-    print(('ok %d - %s' if cond else 'not ok %d - %s') % (N, what), flush=True)
-    if not cond:
-        BAD += 1
-
-
-def guard(what, fn):
-    """Run a group of checks; an exception is one failed check, not a crash."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        check('%s (raised %r)' % (what, e), False)
 
 
 # ---- the authorization server's part ---------------------------------------------
@@ -468,5 +456,4 @@ def main():
 
 
 main()
-print('%d passed, %d failed' % (N - BAD, BAD))
-sys.exit(1 if BAD else 0)
+finish()

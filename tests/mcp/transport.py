@@ -19,34 +19,22 @@ import threading
 import time
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tap import check, finish, guard  # noqa: E402
+
+
 W = os.path.abspath(sys.argv[1])
 TMP = tempfile.mkdtemp(prefix='wasmbox-mcp-test-')
 ENV = dict(os.environ, WASMBOX_HOME=os.path.join(TMP, 'home'))
 for k in list(ENV):
     if k.startswith('WASMBOX_MCP_'):
         del ENV[k]
-N = 0
-BAD = 0
 PROCS = []
 META = {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
         'io.modelcontextprotocol/clientCapabilities': {},
         'io.modelcontextprotocol/clientInfo': {'name': 'transport.py', 'version': '1'}}
 
 
-def check(what, cond):
-    global N, BAD
-    N += 1
-    print(('ok %d - %s' if cond else 'not ok %d - %s') % (N, what), flush=True)
-    if not cond:
-        BAD += 1
-
-
-def guard(what, fn):
-    """Run a group of checks; an exception is one failed check, not a crash."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        check('%s (raised %r)' % (what, e), False)
 
 
 # ---- HTTP helpers -------------------------------------------------------------
@@ -1235,5 +1223,4 @@ finally:
         if p.poll() is None:
             p.kill()
     shutil.rmtree(TMP, ignore_errors=True)
-print('%d passed, %d failed' % (N - BAD, BAD))
-sys.exit(1 if BAD else 0)
+finish()
