@@ -66,8 +66,9 @@ struct mcp_msg {
   mcp_conn *conn; /* NULL over HTTP without a session */
   bool http;
   /* who asks: the owner of what it makes (a token's client, "oauth:" and a
-   * claim, or "local": stdio, and loopback without tokens); an admin sees
-   * every owner's sessions and paused runs */
+   * claim, or "local": stdio, and loopback without tokens); an admin (a
+   * role=admin token, or stdio: the operator's own process) sees every
+   * owner's sessions and paused runs */
   const char *owner;
   bool admin;
   const char *h_version, *h_method, *h_name; /* HTTP headers, or NULL */

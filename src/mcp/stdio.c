@@ -46,7 +46,9 @@ static void emit(stdio_state *st, const cJSON *v) {
 }
 
 static void answer(stdio_state *st, cJSON *msg) {
-  mcp_msg m = {.srv = st->srv, .conn = &st->conn, .owner = "local"};
+  /* stdio is the operator's own process, with the state directory in its
+     hands: it sees every session, as the CLI does */
+  mcp_msg m = {.srv = st->srv, .conn = &st->conn, .owner = "local", .admin = true};
   cJSON *resp = mcp_handle(&m, msg);
   for (const cJSON *n = m.notes ? m.notes->child : NULL; n; n = n->next) emit(st, n);
   if (resp) emit(st, resp);
