@@ -348,6 +348,20 @@ def main():
           'a stale cache (%s; %s)' % ((paused or {}).get('status'), json.dumps(rjs)[:160]),
           paused and paused['status'] == 'paused' and other and other['status'] == 'ok' and
           'changed since the run paused' in json.dumps(rjs))
+    # the paused run is in the store: another server resumes it, once, and
+    # only for its owner and MCP session
+    _, paused, _, _ = tool(PORT + 5, csid, 'execute_code', {
+        'session_id': cses, 'code': 'from wasmbox import tools\nprint(tools.call("ops__drop"), n)'})
+    token_ = (paused or {}).get('resume_token', '')
+    _, rsid6 = initialize(PORT + 6, rival)
+    _, _, _, rival_js = tool(PORT + 6, rsid6, 'resume_execution', {'resume_token': token_, 'approve': True},
+                             token=rival)
+    _, done, _, djs = tool(PORT + 6, csid, 'resume_execution', {'resume_token': token_, 'approve': True})
+    _, _, _, again = tool(PORT + 5, csid, 'resume_execution', {'resume_token': token_, 'approve': True})
+    check('a run paused on one server is resumed on another from the store (%r), not by another client, and '
+          'once' % (done or json.dumps(djs)[:160]),
+          'no paused run has this resume token' in json.dumps(rival_js) and done and done['status'] == 'ok' and
+          done['stdout'] == 'dropped 2\n' and 'no paused run has this resume token' in json.dumps(again))
     for p in coded:
         p.terminate()
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "api/library.h"
+#include "session/remote.h"
 #include "util/os.h"
 
 #define MAGIC "WBPAUSE2" /* 2: the owner and scope follow it */
@@ -31,34 +32,45 @@ static bool token_ok(const char *t) {
   return true;
 }
 
-int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
-                   const char *wasi_journal, size_t wasi_journal_len, char token[WB_TOKEN_LEN + 1], char *err,
-                   size_t errlen) {
+static int new_token(char token[WB_TOKEN_LEN + 1], char *err, size_t errlen) {
   unsigned char r[WB_TOKEN_LEN / 2];
   if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
     snprintf(err, errlen, "no randomness for a resume token: %s", strerror(errno));
     return WASMBOX_EINTERNAL;
   }
   for (size_t i = 0; i < sizeof r; i++) snprintf(token + 2 * i, 3, "%02x", r[i]);
+  return WASMBOX_OK;
+}
+
+/* The paused run's bytes (the file's, or the store's row). */
+static void encode_run(wb_buf *b, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
+                       const char *wasi_journal, size_t wasi_journal_len, double created) {
+  wb_buf_append(b, MAGIC, 8);
+  wb_put_str(b, sent->owner ? sent->owner : "");
+  wb_put_str(b, sent->owner_scope ? sent->owner_scope : "");
+  wb_encode_request(b, sent, NULL);
+  wb_put_u32(b, (uint32_t)sent->allowed_tools_len);
+  for (size_t i = 0; i < sent->allowed_tools_len; i++) wb_put_str(b, sent->allowed_tools[i]);
+  wb_put_u32(b, t->max_calls);
+  wb_put_u64(b, t->max_bytes);
+  wb_put_u64(b, session_gen);
+  wb_put_f64(b, created);
+  wb_put_bytes(b, wasi_journal ? wasi_journal : "", wasi_journal ? wasi_journal_len : 0);
+  wb_put_bytes(b, t->journal.data ? t->journal.data : "", t->journal.len);
+  wb_put_bytes(b, t->paused, t->paused_len);
+}
+
+int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
+                   const char *wasi_journal, size_t wasi_journal_len, char token[WB_TOKEN_LEN + 1], char *err,
+                   size_t errlen) {
+  int rc = new_token(token, err, errlen);
+  if (rc) return rc;
   wb_buf b = {0};
-  wb_buf_append(&b, MAGIC, 8);
-  wb_put_str(&b, sent->owner ? sent->owner : "");
-  wb_put_str(&b, sent->owner_scope ? sent->owner_scope : "");
-  wb_encode_request(&b, sent, NULL);
-  wb_put_u32(&b, (uint32_t)sent->allowed_tools_len);
-  for (size_t i = 0; i < sent->allowed_tools_len; i++) wb_put_str(&b, sent->allowed_tools[i]);
-  wb_put_u32(&b, t->max_calls);
-  wb_put_u64(&b, t->max_bytes);
-  wb_put_u64(&b, session_gen);
-  wb_put_f64(&b, now_s());
-  wb_put_bytes(&b, wasi_journal ? wasi_journal : "", wasi_journal ? wasi_journal_len : 0);
-  wb_put_bytes(&b, t->journal.data ? t->journal.data : "", t->journal.len);
-  wb_put_bytes(&b, t->paused, t->paused_len);
+  encode_run(&b, sent, session_gen, t, wasi_journal, wasi_journal_len, now_s());
   char dir[4096], tmp[4200], path[4200];
   snprintf(dir, sizeof dir, "%s/paused", home);
   snprintf(tmp, sizeof tmp, "%s/.new-%s", dir, token);
   snprintf(path, sizeof path, "%s/%s", dir, token);
-  int rc = WASMBOX_OK;
   if (b.failed) {
     snprintf(err, errlen, "out of memory");
     rc = WASMBOX_EINTERNAL;
@@ -75,6 +87,36 @@ int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t sessi
       rc = WASMBOX_EINTERNAL;
     }
   }
+  wb_buf_free(&b);
+  return rc;
+}
+
+/* In the store, a run's mounts are named as the session's are (rows are
+ * data): this server's directories become names on the way in and names
+ * this server's directories on the way out. */
+int wb_paused_save_remote(wb_remote *remote, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
+                          const char *wasi_journal, size_t wasi_journal_len, char token[WB_TOKEN_LEN + 1], char *err,
+                          size_t errlen) {
+  wasmbox_request named = *sent;
+  wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
+  if (sent->mounts_len > WASMBOX_MAX_MOUNTS) return wb_usage(err, errlen, "too many mounts to keep");
+  for (size_t i = 0; i < sent->mounts_len; i++) {
+    const char *name = wb_remote_mount_name(remote, sent->mounts[i].host_dir);
+    if (!name)
+      return wb_usage(err, errlen, "its mount %s is not one of the named mounts the servers share",
+                      sent->mounts[i].guest_path);
+    mounts[i] = (wasmbox_mount){.host_dir = name, .guest_path = sent->mounts[i].guest_path};
+  }
+  named.mounts = mounts;
+  named.workspace = NULL; /* the resuming server's own */
+  int rc = new_token(token, err, errlen);
+  if (rc) return rc;
+  double created = now_s();
+  wb_buf b = {0};
+  encode_run(&b, &named, session_gen, t, wasi_journal, wasi_journal_len, created);
+  rc = b.failed ? (snprintf(err, errlen, "out of memory"), WASMBOX_EINTERNAL)
+                : wb_remote_paused_put(remote, token, named.owner ? named.owner : "",
+                                       named.owner_scope ? named.owner_scope : "", created, b.data, b.len, err, errlen);
   wb_buf_free(&b);
   return rc;
 }
@@ -97,49 +139,37 @@ static uint8_t *read_run(const char *path, size_t *len) {
 
 static bool same_or_unchecked(const char *want, const char *have) { return !want || !strcmp(want, have); }
 
-int wb_paused_take(const char *home, const char *token, const char *owner, const char *scope, wb_paused *p, char *err,
-                   size_t errlen) {
-  memset(p, 0, sizeof *p);
-  if (!token_ok(token)) return wb_usage(err, errlen, "a resume token is %d hexadecimal characters", WB_TOKEN_LEN);
-  char path[4200], taken[4300];
-  snprintf(path, sizeof path, "%s/paused/%s", home, token);
-  snprintf(taken, sizeof taken, "%s/paused/.taken-%s-%ld", home, token, (long)getpid());
-  static const char none[] = "no paused run has this resume token (it was used, or never existed)";
-  size_t len = 0;
-  if (!(p->bytes = read_run(path, &len))) return wb_usage(err, errlen, "%s", none);
-  wb_reader r = {.p = p->bytes + 8, .len = len >= 8 ? len - 8 : 0};
+static const char none[] = "no paused run has this resume token (it was used, or never existed)";
+
+/* The owner and scope at the head of p->bytes; false when the run is not
+ * this caller's (owner NULL: anyone's). */
+static bool owned(wb_paused *p, size_t len, wb_reader *r, const char *owner, const char *scope) {
+  *r = (wb_reader){.p = p->bytes + 8, .len = len >= 8 ? len - 8 : 0};
   bool ok = len >= 8 && !memcmp(p->bytes, MAGIC, 8);
-  p->owner = ok ? wb_get_str(&r) : NULL;
-  p->scope = ok ? wb_get_str(&r) : NULL;
-  /* another's run is, to this caller, none at all: it is not claimed and
-     stays for its owner (an old or damaged file is nobody's) */
-  if (owner && !(p->owner && p->scope && !strcmp(owner, p->owner) && same_or_unchecked(scope, p->scope))) {
-    wb_paused_free(p);
-    return wb_usage(err, errlen, "%s", none);
-  }
-  /* the rename is the claim: of two resumes, one wins */
-  if (rename(path, taken) != 0) {
-    wb_paused_free(p);
-    return wb_usage(err, errlen, "%s", none);
-  }
-  unlink(taken);
+  p->owner = ok ? wb_get_str(r) : NULL;
+  p->scope = ok ? wb_get_str(r) : NULL;
+  return !owner || (p->owner && p->scope && !strcmp(owner, p->owner) && same_or_unchecked(scope, p->scope));
+}
+
+/* The rest of a claimed run; p->bytes is freed on failure. */
+static int decode_run(wb_paused *p, wb_reader *r, char *err, size_t errlen) {
   wb_journal_wire nowire;
-  ok = ok && p->owner && p->scope && wb_decode_request(&r, &p->req, &p->storage, &nowire);
-  uint32_t n = ok ? wb_get_u32(&r) : 0;
+  bool ok = p->owner && p->scope && wb_decode_request(r, &p->req, &p->storage, &nowire);
+  uint32_t n = ok ? wb_get_u32(r) : 0;
   if (n > WASMBOX_MAX_ALLOWED_TOOLS) ok = false;
-  for (uint32_t i = 0; ok && i < n; i++) ok = (p->allowed[i] = wb_get_str(&r)) != NULL;
+  for (uint32_t i = 0; ok && i < n; i++) ok = (p->allowed[i] = wb_get_str(r)) != NULL;
   p->req.allowed_tools = p->allowed;
   p->req.allowed_tools_len = n;
-  p->req.max_tool_calls = wb_get_u32(&r);
-  p->req.max_tool_bytes = wb_get_u64(&r);
+  p->req.max_tool_calls = wb_get_u32(r);
+  p->req.max_tool_bytes = wb_get_u64(r);
   p->req.owner = p->owner && p->owner[0] ? p->owner : NULL;
   p->req.owner_scope = p->scope && p->scope[0] ? p->scope : NULL;
-  p->session_gen = wb_get_u64(&r);
-  p->created = wb_get_f64(&r);
-  p->wasi_journal = wb_get_bytes(&r, &p->wasi_journal_len);
-  p->tool_journal = wb_get_bytes(&r, &p->tool_journal_len);
-  p->pending = wb_get_bytes(&r, &p->pending_len);
-  if (!ok || r.bad || r.at != r.len || !p->pending || !p->wasi_journal || !p->tool_journal) {
+  p->session_gen = wb_get_u64(r);
+  p->created = wb_get_f64(r);
+  p->wasi_journal = wb_get_bytes(r, &p->wasi_journal_len);
+  p->tool_journal = wb_get_bytes(r, &p->tool_journal_len);
+  p->pending = wb_get_bytes(r, &p->pending_len);
+  if (!ok || r->bad || r->at != r->len || !p->pending || !p->wasi_journal || !p->tool_journal) {
     wb_paused_free(p);
     return wb_usage(err, errlen, "the paused run of this token is damaged");
   }
@@ -149,6 +179,55 @@ int wb_paused_take(const char *home, const char *token, const char *owner, const
                     WASMBOX_RESUME_TTL_S / 3600);
   }
   return WASMBOX_OK;
+}
+
+int wb_paused_take(const char *home, const char *token, const char *owner, const char *scope, wb_paused *p, char *err,
+                   size_t errlen) {
+  memset(p, 0, sizeof *p);
+  if (!token_ok(token)) return wb_usage(err, errlen, "a resume token is %d hexadecimal characters", WB_TOKEN_LEN);
+  char path[4200], taken[4300];
+  snprintf(path, sizeof path, "%s/paused/%s", home, token);
+  snprintf(taken, sizeof taken, "%s/paused/.taken-%s-%ld", home, token, (long)getpid());
+  size_t len = 0;
+  if (!(p->bytes = read_run(path, &len))) return wb_usage(err, errlen, "%s", none);
+  wb_reader r;
+  /* another's run is, to this caller, none at all: it is not claimed and
+     stays for its owner (an old or damaged file is nobody's); the rename
+     is the claim: of two resumes, one wins */
+  if (!owned(p, len, &r, owner, scope) || rename(path, taken) != 0) {
+    wb_paused_free(p);
+    return wb_usage(err, errlen, "%s", none);
+  }
+  unlink(taken);
+  return decode_run(p, &r, err, errlen);
+}
+
+int wb_paused_take_remote(wb_remote *remote, const char *token, const char *owner, const char *scope, wb_paused *p,
+                          char *err, size_t errlen) {
+  memset(p, 0, sizeof *p);
+  if (!token_ok(token)) return wb_usage(err, errlen, "a resume token is %d hexadecimal characters", WB_TOKEN_LEN);
+  size_t len = 0;
+  /* the store claims it (one resume wins) only when it is this caller's */
+  int rc = wb_remote_paused_take(remote, token, owner, scope, &p->bytes, &len, err, errlen);
+  if (rc) return rc == WASMBOX_EUSAGE ? wb_usage(err, errlen, "%s", none) : rc;
+  wb_reader r;
+  if (!owned(p, len, &r, owner, scope)) {
+    wb_paused_free(p);
+    return wb_usage(err, errlen, "the paused run of this token is damaged");
+  }
+  rc = decode_run(p, &r, err, errlen);
+  /* its mounts' names, as this server has them */
+  wasmbox_mount *m = (wasmbox_mount *)p->req.mounts;
+  for (size_t i = 0; !rc && i < p->req.mounts_len; i++) {
+    const char *dir = wb_remote_mount_dir(remote, m[i].host_dir);
+    if (!dir) {
+      rc = wb_usage(err, errlen, "the paused run mounts '%.64s', which this server does not have", m[i].host_dir);
+      wb_paused_free(p);
+    } else {
+      m[i].host_dir = dir;
+    }
+  }
+  return rc;
 }
 
 void wb_paused_free(wb_paused *p) {

@@ -16,6 +16,7 @@
 
 #include "api/tools.h"
 #include "api/worker_protocol.h"
+#include "session/remote.h"
 #include "wasmbox.h"
 
 #define WB_TOKEN_LEN 32 /* hex characters */
@@ -46,6 +47,13 @@ int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t sessi
  * token" and is left where it is; NULL owner: any, NULL scope: any scope. */
 int wb_paused_take(const char *home, const char *token, const char *owner, const char *scope, wb_paused *p, char *err,
                    size_t errlen);
+/* The same kept in the shared store (session/remote.h), so that any server
+ * resumes it; its mounts go in by name (wasmbox_options.named_mounts). */
+int wb_paused_save_remote(wb_remote *remote, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
+                          const char *wasi_journal, size_t wasi_journal_len, char token[WB_TOKEN_LEN + 1], char *err,
+                          size_t errlen);
+int wb_paused_take_remote(wb_remote *remote, const char *token, const char *owner, const char *scope, wb_paused *p,
+                          char *err, size_t errlen);
 void wb_paused_free(wb_paused *p);
 /* Remove paused runs older than WASMBOX_RESUME_TTL_S, and what a crash left
  * half written or half taken (older than an hour). */

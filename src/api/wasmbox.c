@@ -160,7 +160,10 @@ static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_res
     snprintf(why, sizeof why, "it read more than %u MB of clock and randomness, too much to keep",
              WB_JOURNAL_MAX >> 20);
   else if (!r->pending_tool || !have_gen) snprintf(why, sizeof why, "its state could not be read back");
-  else if (wb_paused_save(wb->home, with, gen, tools, r->journal, r->journal_len, token, why, sizeof why) != 0)
+  else if ((wb->remote
+                ? wb_paused_save_remote(wb->remote, with, gen, tools, r->journal, r->journal_len, token, why,
+                                        sizeof why)
+                : wb_paused_save(wb->home, with, gen, tools, r->journal, r->journal_len, token, why, sizeof why)) != 0)
     ;
   else r->resume_token = strdup(token);
   if (!r->resume_token) {
@@ -195,7 +198,9 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
   cJSON_Delete(given);
   if (!given_ok) return wb_usage(err, errlen, "the result to give the guest must be a JSON object (a CallToolResult)");
   wb_paused p;
-  int rc = wb_paused_take(wb->home, rr->resume_token, rr->owner, rr->owner ? rr->owner_scope : NULL, &p, err, errlen);
+  const char *scope = rr->owner ? rr->owner_scope : NULL;
+  int rc = wb->remote ? wb_paused_take_remote(wb->remote, rr->resume_token, rr->owner, scope, &p, err, errlen)
+                      : wb_paused_take(wb->home, rr->resume_token, rr->owner, scope, &p, err, errlen);
   if (rc) return rc;
   wasmbox_request q = p.req;
   q.workspace = q.session_id ? NULL : rr->workspace;

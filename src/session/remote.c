@@ -35,6 +35,8 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS wasmbox_checkpoints (session text NOT NULL, id text NOT NULL,"
     " created float8 NOT NULL, head bytea NOT NULL, log_id text NOT NULL, PRIMARY KEY (session, id));"
     "CREATE TABLE IF NOT EXISTS wasmbox_ended (id text PRIMARY KEY, at float8 NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS wasmbox_paused (token text PRIMARY KEY, owner text NOT NULL, scope text NOT NULL,"
+    " created float8 NOT NULL, data bytea NOT NULL);"
     "SELECT pg_advisory_unlock(7301001);";
 
 struct wb_remote {
@@ -1229,8 +1231,13 @@ int wb_remote_prune(wb_remote *r, size_t *removed, char *err, size_t n) {
   snprintf(now, sizeof now, "%.6f", wb_now_s());
   wb_pg_conn *c = conn(r, err, n);
   wb_pg_arg a[] = {TEXT(now)};
+  char stale[32]; /* paused runs past WASMBOX_RESUME_TTL_S */
+  snprintf(stale, sizeof stale, "%.6f", wb_now_s() - WASMBOX_RESUME_TTL_S);
+  wb_pg_arg sa[] = {TEXT(stale)};
   wb_pg_res *res =
-      c ? wb_pg_exec(c, "SELECT id FROM wasmbox_sessions WHERE last_used + ttl < $1::float8", 1, a, err, n) : NULL;
+      c && wb_pg_ok(c, "DELETE FROM wasmbox_paused WHERE created < $1::float8", 1, sa, err, n)
+          ? wb_pg_exec(c, "SELECT id FROM wasmbox_sessions WHERE last_used + ttl < $1::float8", 1, a, err, n)
+          : NULL;
   bool ok = res != NULL;
   for (int i = 0; ok && i < wb_pg_rows(res); i++) {
     char id[WASMBOX_ID_MAX];
@@ -1294,4 +1301,56 @@ int wb_remote_ended_has(wb_remote *r, const char *id, double keep_s, char *err, 
   wb_pg_clear(res);
   wb_pg_give(r->pg, c);
   return has;
+}
+
+/* ---- paused runs (api/paused.h) ---------------------------------------------------- */
+
+const char *wb_remote_mount_name(const wb_remote *r, const char *host_dir) {
+  for (size_t i = 0; host_dir && i < r->nnamed; i++)
+    if (!strcmp(r->named[i].host_dir, host_dir)) return r->named[i].name;
+  return NULL;
+}
+
+const char *wb_remote_mount_dir(const wb_remote *r, const char *name) {
+  for (size_t i = 0; name && i < r->nnamed; i++)
+    if (!strcmp(r->named[i].name, name)) return r->named[i].host_dir;
+  return NULL;
+}
+
+int wb_remote_paused_put(wb_remote *r, const char *token, const char *owner, const char *scope, double created,
+                         const void *data, size_t len, char *err, size_t n) {
+  char at[32];
+  snprintf(at, sizeof at, "%.6f", created);
+  wb_pg_conn *c = conn(r, err, n);
+  wb_pg_arg a[] = {TEXT(token), TEXT(owner), TEXT(scope), TEXT(at), BYTES(data, len)};
+  bool ok = c && wb_pg_ok(c, "INSERT INTO wasmbox_paused VALUES ($1, $2, $3, $4::float8, $5)", 5, a, err, n);
+  wb_pg_give(r->pg, c);
+  return ok ? WASMBOX_OK : WASMBOX_EINTERNAL;
+}
+
+int wb_remote_paused_take(wb_remote *r, const char *token, const char *owner, const char *scope, uint8_t **data,
+                          size_t *len, char *err, size_t n) {
+  *data = NULL;
+  *len = 0;
+  wb_pg_conn *c = conn(r, err, n);
+  /* the DELETE is the claim, and only of this caller's run (owner NULL:
+     anyone's; scope NULL: any) */
+  wb_pg_arg a[] = {TEXT(token), owner ? TEXT(owner) : (wb_pg_arg){0}, scope ? TEXT(scope) : (wb_pg_arg){0}};
+  wb_pg_res *res = c ? wb_pg_exec(c,
+                                  "DELETE FROM wasmbox_paused WHERE token = $1 AND ($2::text IS NULL OR owner = $2) "
+                                  "AND ($2::text IS NULL OR $3::text IS NULL OR scope = $3) RETURNING data",
+                                  3, a, err, n)
+                     : NULL;
+  int code = !res                   ? WASMBOX_EINTERNAL
+             : wb_pg_rows(res) == 1 ? WASMBOX_OK
+                                    : wb_fail(err, n, WASMBOX_EUSAGE, "no paused run has this resume token");
+  if (!code) {
+    size_t k = 0;
+    const uint8_t *b = wb_pg_bytes(res, 0, 0, &k);
+    if ((*data = malloc(k + 1))) memcpy(*data, b, k), *len = k;
+    else code = wb_fail(err, n, WASMBOX_EINTERNAL, "out of memory");
+  }
+  wb_pg_clear(res);
+  wb_pg_give(r->pg, c);
+  return code;
 }

@@ -51,6 +51,17 @@ typedef struct {
 wb_remote *wb_remote_open(const char *url, wb_store *cache, const wb_remote_limits *lim,
                           const wasmbox_named_mount *named, size_t nnamed, char *err, size_t n);
 void wb_remote_free(wb_remote *r);
+/* Paused runs (api/paused.h) as rows: put one; take one (deleted, so one
+ * resume wins) only when its owner and scope are the caller's (owner NULL:
+ * anyone's; scope NULL: any), else EUSAGE as for none. */
+int wb_remote_paused_put(wb_remote *r, const char *token, const char *owner, const char *scope, double created,
+                         const void *data, size_t len, char *err, size_t n);
+int wb_remote_paused_take(wb_remote *r, const char *token, const char *owner, const char *scope, uint8_t **data,
+                          size_t *len, char *err, size_t n);
+/* This server's named mount: its name for a directory, its directory for a
+ * name; NULL when it has none. */
+const char *wb_remote_mount_name(const wb_remote *r, const char *host_dir);
+const char *wb_remote_mount_dir(const wb_remote *r, const char *name);
 /* Leases (with their reloads) and publishes so far, those that failed, and
  * the seconds they took in all. */
 void wb_remote_stats(wb_remote *r, uint64_t *ops, uint64_t *failures, double *seconds);
