@@ -23,6 +23,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jose import Key, jwt  # noqa: E402
 from tap import check, finish  # noqa: E402
 
 W = os.path.abspath(sys.argv[1])
@@ -309,7 +310,15 @@ def main():
     os.makedirs(ext, exist_ok=True)
     with open(os.path.join(ext, 'shared.txt'), 'w') as f:
         f.write('from the operator\n')
-    extra = [serve(k, '--external-files', os.path.join(ext, 'shared.txt')) for k in (7, 8)]
+    # they also take OAuth access tokens: a third kind of client
+    issuer, resource, key = 'https://issuer.cluster.test', 'https://mcp.cluster.test/mcp', Key('EC', 'k1')
+    with open(os.path.join(DIR, 'jwks.json'), 'w') as f:
+        json.dump({'keys': [key.jwk()]}, f)
+    extra = [serve(k, '--external-files', os.path.join(ext, 'shared.txt'), '--oauth-issuer', issuer,
+                   '--oauth-jwks', os.path.join(DIR, 'jwks.json'), '--oauth-resource', resource) for k in (7, 8)]
+    now = int(time.time())
+    carol = jwt(key, {'alg': 'ES256', 'typ': 'JWT', 'kid': 'k1'},
+                {'iss': issuer, 'aud': resource, 'sub': 'carol', 'exp': now + 900, 'iat': now})
     _, esid = initialize(PORT + 7)
     _, made, _, _ = tool(PORT + 7, esid, 'create_session', {})
     eses = (made or {}).get('session_id')
@@ -321,6 +330,24 @@ def main():
           'names it: %s)' % (r8 and r8.get('stdout'), stored),
           r8 and r8['stdout'] == 'True from the operator\n\n' and 'external' in stored and
           os.path.join(DIR, 'home7') not in stored)
+    # carol (OAuth) makes a session on server 7: agent (a token) finds no
+    # such session on server 8, carol finds hers there, the admin sees it
+    _, osid7 = initialize(PORT + 7, carol)
+    _, made, _, _ = tool(PORT + 7, osid7, 'create_session', {}, token=carol)
+    oses = (made or {}).get('session_id', 'none')
+    tool(PORT + 7, osid7, 'execute_code', {'session_id': oses, 'code': 'z = 3'}, token=carol)
+    _, asid8 = initialize(PORT + 8)
+    _, _, aerr, ajs = tool(PORT + 8, asid8, 'execute_code', {'session_id': oses, 'code': 'print(z)'})
+    _, _, _, gjs = tool(PORT + 8, asid8, 'execute_code', {'session_id': 's' + '0' * 24, 'code': '1'})
+    _, mine, _, _ = tool(PORT + 8, osid7, 'execute_code', {'session_id': oses, 'code': 'print(z)'}, token=carol)
+    _, osid8 = initialize(PORT + 8, ops)
+    _, listed, _, _ = tool(PORT + 8, osid8, 'list_sessions', {}, token=ops)
+    owners = {x['session_id']: x.get('owner') for x in (listed or {}).get('sessions', [])}
+    check('an OAuth client\'s session, across servers: another client finds none, as for one that never was; its '
+          'owner uses it (%r); the admin sees oauth:carol (%s)' % ((mine or {}).get('stdout'), owners.get(oses)),
+          aerr and json.dumps(ajs['result']['content']).replace(oses, 's' + '0' * 24) ==
+          json.dumps(gjs['result']['content']) and mine and mine['stdout'] == '3\n' and
+          owners.get(oses) == 'oauth:carol')
     for p in extra:
         p.terminate()
 

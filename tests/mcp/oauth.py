@@ -9,7 +9,6 @@ serves the JWKS from a local HTTP server whose keys it rotates. Needs the
 
 usage: oauth.py WASMBOX
 """
-import base64
 import hashlib
 import hmac
 import http.client
@@ -24,13 +23,9 @@ import tempfile
 import threading
 import time
 
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from jose import Key, b64u, jwt  # noqa: E402
 from tap import check, finish, guard  # noqa: E402
-
 
 W = os.path.abspath(sys.argv[1])
 TMP = tempfile.mkdtemp(prefix='wasmbox-oauth-test-')
@@ -43,41 +38,7 @@ SCOPE = 'mcp:tools'
 PROCS = []
 
 
-
-
 # ---- the authorization server's part ---------------------------------------------
-
-def b64u(b):
-    return base64.urlsafe_b64encode(b).rstrip(b'=').decode()
-
-
-def uint(n, size=None):
-    return n.to_bytes(size or (n.bit_length() + 7) // 8, 'big')
-
-
-class Key:
-    def __init__(self, kind, kid):
-        self.kind, self.kid = kind, kid
-        self.priv = rsa.generate_private_key(65537, 2048) if kind == 'RSA' else ec.generate_private_key(ec.SECP256R1())
-        self.alg = 'RS256' if kind == 'RSA' else 'ES256'
-
-    def jwk(self):
-        pub = self.priv.public_key().public_numbers()
-        if self.kind == 'RSA':
-            return {'kty': 'RSA', 'kid': self.kid, 'use': 'sig', 'alg': 'RS256', 'n': b64u(uint(pub.n)),
-                    'e': b64u(uint(pub.e))}
-        return {'kty': 'EC', 'kid': self.kid, 'crv': 'P-256', 'x': b64u(uint(pub.x, 32)), 'y': b64u(uint(pub.y, 32))}
-
-    def public_pem(self):
-        return self.priv.public_key().public_bytes(serialization.Encoding.PEM,
-                                                   serialization.PublicFormat.SubjectPublicKeyInfo)
-
-    def sign(self, data):
-        if self.kind == 'RSA':
-            return self.priv.sign(data, padding.PKCS1v15(), hashes.SHA256())
-        r, s = decode_dss_signature(self.priv.sign(data, ec.ECDSA(hashes.SHA256())))
-        return uint(r, 32) + uint(s, 32)  # JWS form: r || s
-
 
 def claims(**over):
     now = int(time.time())
@@ -91,8 +52,7 @@ def token(key, header=None, sig=None, **over):
     h = {'alg': key.alg, 'typ': 'JWT', 'kid': key.kid}
     h.update(header or {})
     h = {k: v for k, v in h.items() if v is not None}
-    data = (b64u(json.dumps(h).encode()) + '.' + b64u(json.dumps(claims(**over)).encode())).encode()
-    return data.decode() + '.' + b64u(sig(data) if sig else key.sign(data))
+    return jwt(key, h, claims(**over), sig)
 
 
 class Jwks:
