@@ -25,6 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from jose import Key, b64u, jwt  # noqa: E402
+import served  # noqa: E402
 from tap import check, finish, guard  # noqa: E402
 
 W = os.path.abspath(sys.argv[1])
@@ -82,51 +83,10 @@ class Jwks:
 
 # ---- the server ----------------------------------------------------------------------
 
-class Server:
+class Server(served.Server):
     def __init__(self, *args, listen='127.0.0.1:0'):
-        self.proc = subprocess.Popen([W, 'serve', '--listen', listen, *args], stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+        super().__init__(W, *args, env=ENV, listen=listen)
         PROCS.append(self.proc)
-        self.log = []
-        for _ in range(10):  # warnings may come first
-            line = self.proc.stderr.readline().decode()
-            self.log.append(line)
-            if 'listening on http://' in line or not line:
-                break
-        if 'listening on http://' not in line:
-            raise RuntimeError('server did not start: %r' % ''.join(self.log))
-        self.port = int(line.rsplit(':', 1)[1].split('/')[0])
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        for line in self.proc.stderr:
-            self.log.append(line.decode(errors='replace'))
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            code = self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = None
-        if code != 0 or 'Sanitizer' in ''.join(self.log):
-            check('server stopped cleanly (exit %r)%s' % (code, ''.join('\n    ' + x for x in self.log[-20:])), False)
-
-    def request(self, method='POST', path='/mcp', body=None, bearer=None, headers=None, timeout=30):
-        c = http.client.HTTPConnection('127.0.0.1', self.port, timeout=timeout)
-        h = {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream'}
-        if bearer is not None:
-            h['Authorization'] = 'Bearer ' + bearer
-        h.update(headers or {})
-        c.request(method, path, body=json.dumps(body).encode() if body is not None else None, headers=h)
-        r = c.getresponse()
-        data = r.read()
-        c.close()
-        try:
-            js = json.loads(data) if data else None
-        except ValueError:
-            js = None
-        return r.status, r, js
 
     def initialize(self, bearer):
         return self.request(body={'jsonrpc': '2.0', 'id': 0, 'method': 'initialize', 'params': {
@@ -197,7 +157,7 @@ def main_server():
             ch = challenge(r)
             check('no token: 401 with resource_metadata, scope and no error (%d, %r)' % (st, ch),
                   st == 401 and ch == 'Bearer resource_metadata="%s", scope="%s"' % (METADATA_URL, SCOPE))
-            st, r, _ = s.request('GET', '/metrics')
+            st, r, _ = s.request('GET', path='/metrics')
             check('/metrics without a token: 401 with resource_metadata (%d)' % st,
                   st == 401 and 'resource_metadata=' in challenge(r))
             c = http.client.HTTPConnection('127.0.0.1', s.port, timeout=30)
@@ -287,17 +247,17 @@ def main_server():
 
         def metadata():
             for path in ('/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'):
-                st, r, js = s.request('GET', path)
+                st, r, js = s.request('GET', path=path)
                 check('GET %s without a token: 200 JSON (%d)' % (path, st),
                       st == 200 and r.getheader('Content-Type') == 'application/json')
                 check('its document: resource, authorization_servers, bearer methods, scopes (%r)' % js,
                       js and js.get('resource') == RESOURCE and js.get('authorization_servers') == [ISSUER] and
                       js.get('bearer_methods_supported') == ['header'] and js.get('scopes_supported') == [SCOPE])
-            st, _, _ = s.request('GET', '/.well-known/oauth-protected-resource', headers={'Host': 'evil.example'})
+            st, _, _ = s.request('GET', path='/.well-known/oauth-protected-resource', headers={'Host': 'evil.example'})
             check('the metadata keeps the Host check: 403 (%d)' % st, st == 403)
-            st, _, _ = s.request('POST', '/.well-known/oauth-protected-resource', body={})
+            st, _, _ = s.request('POST', path='/.well-known/oauth-protected-resource', body={})
             check('the metadata is only read: POST 405 (%d)' % st, st == 405)
-            st, _, _ = s.request('GET', '/.well-known/oauth-protected-resource/other')
+            st, _, _ = s.request('GET', path='/.well-known/oauth-protected-resource/other')
             check('another path under it: 404 (%d)' % st, st == 404)
         guard('metadata', metadata)
 
@@ -345,7 +305,7 @@ def file_and_settings():
         check('JWKS from a file, identity from client_id: 200 (%d)' % st, st == 200)
         refused(s, 'no client_id claim', token(EC1, aud=aud), reason='client_id claim',
                 metadata='https://mcp.test.example/.well-known/oauth-protected-resource')
-        st, r, js = s.request('GET', '/.well-known/oauth-protected-resource')
+        st, r, js = s.request('GET', path='/.well-known/oauth-protected-resource')
         check('a resource at / has its metadata at /.well-known/oauth-protected-resource, no scopes (%d, %r)'
               % (st, js), st == 200 and js['resource'] == 'https://mcp.test.example/' and 'scopes_supported' not in js)
         st, r, _ = s.initialize(None)

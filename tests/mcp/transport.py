@@ -20,6 +20,7 @@ import time
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import served  # noqa: E402
 from tap import check, finish, guard  # noqa: E402
 
 
@@ -39,53 +40,10 @@ META = {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
 
 # ---- HTTP helpers -------------------------------------------------------------
 
-class Server:
+class Server(served.Server):
     def __init__(self, *args, env=None):
-        self.proc = subprocess.Popen([W, 'serve', '--listen', '127.0.0.1:0', *args], stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env or ENV)
+        super().__init__(W, *args, env=env or ENV)
         PROCS.append(self.proc)
-        line = self.proc.stderr.readline().decode()
-        if 'listening on http://127.0.0.1:' not in line:
-            raise RuntimeError('server did not start: %r' % line)
-        self.port = int(line.rsplit(':', 1)[1].split('/')[0])
-        self.log = []
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        for line in self.proc.stderr:
-            self.log.append(line.decode(errors='replace'))
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            code = self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = None
-        time.sleep(0.1)
-        log = ''.join(self.log)
-        if 'Sanitizer' in log or code != 0:
-            check('server stopped cleanly (exit %r)%s' % (code, ''.join('\n    ' + x for x in log.splitlines()[-30:])),
-                  False)
-
-    def request(self, method='POST', body=b'', headers=None, timeout=30):
-        c = http.client.HTTPConnection('127.0.0.1', self.port, timeout=timeout)
-        h = {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream'}
-        h.update(headers or {})
-        if isinstance(body, (dict, list)):
-            body = json.dumps(body).encode()
-        c.request(method, '/mcp', body=body if method == 'POST' else None, headers=h)
-        r = c.getresponse()
-        data = r.read()
-        c.close()
-        try:
-            js = json.loads(data) if data else None
-        except ValueError:
-            js = None
-        return r.status, r, js
 
     def initialize(self, version='2025-11-25', headers=None):
         st, r, js = self.request(body={'jsonrpc': '2.0', 'id': 0, 'method': 'initialize', 'params': {
