@@ -73,6 +73,8 @@ static bool entry_parse(const char *line, wb_manifest *files) {
   char *p = ok ? malloc(plen / 2 + 1) : NULL;
   ok = p && plen % 2 == 0 && unhex(path, (uint8_t *)p, plen / 2);
   if (ok) p[plen / 2] = 0;
+  /* a NUL would cut the path: another entry than the one recorded */
+  ok = ok && strlen(p) == plen / 2;
   wb_entry *e = ok ? wb_manifest_add(files, p) : NULL;
   free(p);
   ok = e && unhex(hash, e->hash, 32);
@@ -182,6 +184,11 @@ char *wb_meta_to_store(const wasmbox_named_mount *named, size_t nnamed, const ch
   bool ok = meta_of(text, len, &m);
   if (!ok) return wb_fail(err, n, 0, "the session's meta cannot be read"), NULL;
   for (size_t i = 0; ok && i < m.nmounts; i++) {
+    /* a cache's meta holds host paths: a name here was never resolved */
+    if (!m.mounts[i].host_dir) {
+      ok = refuse(err, n, "the session's meta cannot be read");
+      break;
+    }
     size_t k = 0;
     while (k < nnamed && strcmp(named[k].host_dir, m.mounts[i].host_dir)) k++;
     if (k == nnamed)
