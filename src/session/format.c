@@ -123,17 +123,26 @@ static void put_hex(FILE *f, const char *s) {
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) fprintf(f, "%02x", *p);
 }
 
+static int hex_digit(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+/* Only what put_hex writes: pairs of hex digits, no NUL, not empty (an
+ * empty or odd string would not come back the same once written again). */
 static char *get_hex(const char *h) {
-  size_t n = strlen(h) / 2;
-  char *s = malloc(n + 1);
+  size_t len = strlen(h), n = len / 2;
+  char *s = len && len % 2 == 0 ? malloc(n + 1) : NULL;
   if (!s) return NULL;
   for (size_t i = 0; i < n; i++) {
-    unsigned v;
-    if (sscanf(h + 2 * i, "%2x", &v) != 1 || v == 0) {
+    int hi = hex_digit(h[2 * i]), lo = hex_digit(h[2 * i + 1]);
+    if (hi < 0 || lo < 0 || (hi | lo) == 0) {
       free(s);
       return NULL;
     }
-    s[i] = (char)v;
+    s[i] = (char)(hi << 4 | lo);
   }
   s[n] = 0;
   return s;

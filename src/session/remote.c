@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "session/pg.h"
+#include "session/rows.h"
 #include "util/os.h"
 #include "session/store.h"
 #include "session/tree.h"
@@ -58,128 +59,9 @@ struct wb_lease {
 #define TEXT(s) ((wb_pg_arg){.v = (s), .len = -1})
 #define BYTES(p, l) ((wb_pg_arg){.v = (p), .len = (int)(l)})
 
-/* ---- the cache's record of what it holds (the `stored` file) ------------------ */
-
-typedef struct {
-  char kind; /* 'f' file, 'd' directory, 'l' symlink */
-  uint64_t ino, size, mtime;
-  uint8_t hash[32]; /* sha256 of the content, as the store has it */
-  char *path;       /* relative to the workspace, '/'-separated */
-} entry;
-
-typedef struct {
-  entry *v;
-  size_t n, cap;
-} manifest;
-
-typedef struct {
-  int64_t version; /* the store's */
-  uint64_t gen, log_no, log_len, ws_no;
-  char log_id[40];
-  manifest files;
-} marker;
-
-static void manifest_clear(manifest *m) {
-  for (size_t i = 0; i < m->n; i++) free(m->v[i].path);
-  free(m->v);
-  *m = (manifest){0};
-}
-
-static entry *manifest_add(manifest *m, const char *path) {
-  if (m->n == m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 32;
-    entry *v = realloc(m->v, cap * sizeof *v);
-    if (!v) return NULL;
-    m->v = v, m->cap = cap;
-  }
-  entry *e = &m->v[m->n];
-  *e = (entry){0};
-  if (!(e->path = strdup(path))) return NULL;
-  m->n++;
-  return e;
-}
-
-static int by_path(const void *a, const void *b) { return strcmp(((const entry *)a)->path, ((const entry *)b)->path); }
-
-static entry *manifest_find(const manifest *m, const char *path) {
-  entry key = {.path = (char *)path};
-  return m->n ? bsearch(&key, m->v, m->n, sizeof *m->v, by_path) : NULL;
-}
-
-static void hex(char *out, const uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", p[i]);
-  out[2 * n] = 0;
-}
-
-static bool unhex(const char *s, uint8_t *out, size_t n) {
-  if (strlen(s) != 2 * n) return false;
-  for (size_t i = 0; i < n; i++) {
-    unsigned v;
-    if (sscanf(s + 2 * i, "%2x", &v) != 1) return false;
-    out[i] = (uint8_t)v;
-  }
-  return true;
-}
-
-static void marker_clear(marker *mk) { manifest_clear(&mk->files); }
-
-/* false when missing or damaged: the cache then claims nothing */
-static bool marker_read(int dir, marker *mk) {
-  *mk = (marker){0};
-  size_t len;
-  char *text = wb_read_small(dir, "stored", &len);
-  if (!text) return false;
-  char *save = NULL, *line = strtok_r(text, "\n", &save);
-  bool ok = line && !strcmp(line, "wasmbox-stored 1");
-  line = ok ? strtok_r(NULL, "\n", &save) : NULL;
-  long long v;
-  unsigned long long g, no, ln, ws;
-  ok = line && sscanf(line, "%lld %llu %39s %llu %llu %llu", &v, &g, mk->log_id, &no, &ln, &ws) == 6;
-  if (ok) mk->version = v, mk->gen = g, mk->log_no = no, mk->log_len = ln, mk->ws_no = ws;
-  while (ok && (line = strtok_r(NULL, "\n", &save))) {
-    char kind, hash[65], path[8200];
-    unsigned long long ino, size, mtime;
-    ok = sscanf(line, "%c %llu %llu %llu %64s %8199s", &kind, &ino, &size, &mtime, hash, path) == 6;
-    size_t plen = ok ? strlen(path) : 0;
-    char *p = ok ? malloc(plen / 2 + 1) : NULL;
-    ok = p && plen % 2 == 0 && unhex(path, (uint8_t *)p, plen / 2);
-    if (ok) p[plen / 2] = 0;
-    entry *e = ok ? manifest_add(&mk->files, p) : NULL;
-    free(p);
-    ok = e && unhex(hash, e->hash, 32);
-    if (e) e->kind = kind, e->ino = ino, e->size = size, e->mtime = mtime;
-  }
-  free(text);
-  if (ok) qsort(mk->files.v, mk->files.n, sizeof *mk->files.v, by_path);
-  else marker_clear(mk);
-  return ok;
-}
-
-static bool marker_write(int dir, const marker *mk) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f) return false;
-  fprintf(f, "wasmbox-stored 1\n%lld %llu %s %llu %llu %llu\n", (long long)mk->version, (unsigned long long)mk->gen,
-          mk->log_id, (unsigned long long)mk->log_no, (unsigned long long)mk->log_len, (unsigned long long)mk->ws_no);
-  for (size_t i = 0; i < mk->files.n; i++) {
-    const entry *e = &mk->files.v[i];
-    char h[65], *p = malloc(2 * strlen(e->path) + 1);
-    if (!p) break;
-    hex(h, e->hash, 32);
-    hex(p, (const uint8_t *)e->path, strlen(e->path));
-    fprintf(f, "%c %llu %llu %llu %s %s\n", e->kind, (unsigned long long)e->ino, (unsigned long long)e->size,
-            (unsigned long long)e->mtime, h, p);
-    free(p);
-  }
-  bool ok = fclose(f) == 0 && wb_write_atomic(dir, "stored", text, len, "", 0);
-  free(text);
-  return ok;
-}
-
 /* ---- the workspace as it is on disk ----------------------------------------------- */
 
-static bool walk(int dir, const char *prefix, manifest *m, int depth) {
+static bool walk(int dir, const char *prefix, wb_manifest *m, int depth) {
   if (depth > DEPTH_MAX) return false;
   int it = dup(dir);
   DIR *d = it >= 0 ? fdopendir(it) : NULL;
@@ -205,14 +87,14 @@ static bool walk(int dir, const char *prefix, manifest *m, int depth) {
       break;
     }
     snprintf(path, plen, "%s%s%s", prefix, *prefix ? "/" : "", de->d_name);
-    entry *e = manifest_add(m, path);
+    wb_entry *e = wb_manifest_add(m, path);
     ok = e != NULL;
     if (ok && kind != 'd')
-      *e = (entry){.kind = kind,
-                   .ino = sb.st_ino,
-                   .size = (uint64_t)sb.st_size,
-                   .mtime = (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec,
-                   .path = e->path};
+      *e = (wb_entry){.kind = kind,
+                      .ino = sb.st_ino,
+                      .size = (uint64_t)sb.st_size,
+                      .mtime = (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec,
+                      .path = e->path};
     if (ok && kind == 'd') {
       e->kind = 'd';
       int sub = openat(dir, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -226,7 +108,7 @@ static bool walk(int dir, const char *prefix, manifest *m, int depth) {
 }
 
 /* Content of a file or a symlink's target under the workspace. */
-static uint8_t *read_entry(int ws, const entry *e, size_t *len) {
+static uint8_t *read_entry(int ws, const wb_entry *e, size_t *len) {
   if (e->kind == 'l') {
     char *buf = malloc(4097);
     ssize_t r = buf ? readlinkat(ws, e->path, buf, 4096) : -1;
@@ -369,76 +251,6 @@ static bool tx(wb_pg_conn *c, const char *sql, char *err, size_t n) { return wb_
 
 /* ---- bringing the cache to the store's version ------------------------------------------ */
 
-/* Parse a HEAD as the store holds it (the bytes of the HEAD file). */
-static bool head_parse(const uint8_t *p, size_t len, wb_head *h, uint8_t **globals) {
-  if (len < sizeof *h) return false;
-  memcpy(h, p, sizeof *h);
-  if (memcmp(h->magic, WB_HEAD_MAGIC, 8) || len != sizeof *h + h->globals_size || h->pages > 65536) return false;
-  *globals = malloc(h->globals_size ? h->globals_size : 1);
-  if (*globals) memcpy(*globals, p + sizeof *h, h->globals_size);
-  return *globals != NULL;
-}
-
-/* ---- meta between the cache and the store: mounts by name ---------------------------- */
-
-/* A cache's meta (host paths) as the store keeps it (names). */
-static char *meta_to_store(wb_remote *r, const char *text, size_t len, size_t *out_len, char *err, size_t n) {
-  char *copy = malloc(len + 1), *out = NULL;
-  wb_meta m;
-  if (!copy) return wb_fail(err, n, 0, "out of memory"), NULL;
-  memcpy(copy, text, len);
-  copy[len] = 0;
-  bool ok = wb_meta_parse(copy, &m);
-  free(copy);
-  if (!ok) return wb_fail(err, n, 0, "the session's meta cannot be read"), NULL;
-  for (size_t i = 0; ok && i < m.nmounts; i++) {
-    size_t k = 0;
-    while (k < r->nnamed && strcmp(r->named[k].host_dir, m.mounts[i].host_dir)) k++;
-    if (k == r->nnamed)
-      ok = refuse(err, n,
-                  "mount %s of the session is not one of the named mounts this server shares with the others "
-                  "(wasmbox_options.named_mounts): a session in a shared store mounts only those",
-                  m.mounts[i].guest_path);
-    else ok = (m.mount_names[i] = strdup(r->named[k].name)) != NULL;
-  }
-  if (ok && !wb_meta_format(&m, &out, out_len)) ok = refuse(err, n, "out of memory");
-  wb_meta_clear(&m);
-  return ok ? out : NULL;
-}
-
-/* The store's meta (names) as this server's cache keeps it (its own host
- * paths). What the store holds is data: a host path in it is refused, and
- * so is a name this server does not have. */
-static char *meta_from_store(wb_remote *r, const char *id, const uint8_t *meta, size_t len, size_t *out_len, char *err,
-                             size_t n) {
-  char *copy = len < (16u << 20) ? malloc(len + 1) : NULL, *out = NULL;
-  wb_meta m;
-  if (!copy) return wb_fail(err, n, 0, "the store's meta of session %s is too large", id), NULL;
-  memcpy(copy, meta, len);
-  copy[len] = 0;
-  bool ok = wb_meta_parse(copy, &m);
-  free(copy);
-  if (!ok) return wb_fail(err, n, 0, "the store holds a damaged meta for session %s", id), NULL;
-  for (size_t i = 0; ok && i < m.nmounts; i++) {
-    if (!m.mount_names[i]) {
-      ok = refuse(err, n, "the store's meta of session %s names a host directory: refused as damaged", id);
-      break;
-    }
-    size_t k = 0;
-    while (k < r->nnamed && strcmp(r->named[k].name, m.mount_names[i])) k++;
-    if (k == r->nnamed)
-      ok = refuse(err, n,
-                  "session %s mounts '%s', which this server does not have (give every server the same "
-                  "named mounts)",
-                  id, m.mount_names[i]);
-    else if ((m.mounts[i].host_dir = strdup(r->named[k].host_dir))) free(m.mount_names[i]), m.mount_names[i] = NULL;
-    else ok = false;
-  }
-  if (ok && !wb_meta_format(&m, &out, out_len)) ok = refuse(err, n, "out of memory");
-  wb_meta_clear(&m);
-  return ok ? out : NULL;
-}
-
 /* The session directory in the cache; a new one has the store's meta and
  * an empty state (no log, no files) for the pull to fill. */
 static int cache_dir(wb_store *st, const char *id, const uint8_t *meta, size_t meta_len, const wb_head *sh,
@@ -505,21 +317,11 @@ static bool pull_log(wb_lease *l, int dir, const char *log_id, uint64_t log_no, 
   return ok;
 }
 
-/* A relative path of plain components: no empty ones, no "." or "..". */
-static bool path_ok(const char *p) {
-  for (const char *c = p;;) {
-    size_t len = strcspn(c, "/");
-    if (!len || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.')) return false;
-    if (!c[len]) return true;
-    c += len + 1;
-  }
-}
-
 /* Write one file, directory or symlink of the store's workspace at e->path
  * (what is there is replaced: a file by rename, so hard-linked copies keep
  * their content). Its directory is opened beneath the workspace, so no
  * symlink leads the write out. */
-static bool pull_entry(wb_lease *l, int ws, entry *e, char *err, size_t n) {
+static bool pull_entry(wb_lease *l, int ws, wb_entry *e, char *err, size_t n) {
   char rel[8200], tmp[64];
   snprintf(rel, sizeof rel, "%s", e->path);
   const char *name;
@@ -583,11 +385,12 @@ static bool remove_entry(int ws, const char *path) {
 
 /* Make the workspace ws match the store's list (res: path, kind, hash), keeping
  * what the marker shows unchanged; *out gets the new manifest. */
-static bool pull_workspace(wb_lease *l, int ws, const marker *mk, wb_pg_res *res, manifest *out, char *err, size_t n) {
-  manifest local = {0};
+static bool pull_workspace(wb_lease *l, int ws, const wb_marker *mk, wb_pg_res *res, wb_manifest *out, char *err,
+                           size_t n) {
+  wb_manifest local = {0};
   bool ok = walk(ws, "", &local, 0);
-  if (!ok) return manifest_clear(&local), refuse(err, n, "cannot read the cached workspace");
-  qsort(local.v, local.n, sizeof *local.v, by_path);
+  if (!ok) return wb_manifest_clear(&local), refuse(err, n, "cannot read the cached workspace");
+  wb_manifest_sort(&local);
   for (int i = 0; ok && i < wb_pg_rows(res); i++) {
     size_t plen, hlen, klen;
     const uint8_t *p = wb_pg_bytes(res, i, 0, &plen), *k = wb_pg_bytes(res, i, 1, &klen),
@@ -600,18 +403,18 @@ static bool pull_workspace(wb_lease *l, int ws, const marker *mk, wb_pg_res *res
     memcpy(path, p, plen);
     path[plen] = 0;
     /* paths come from our own walk; still, nothing may climb out */
-    if (!path_ok(path)) {
+    if (!wb_row_path_ok(path)) {
       ok = refuse(err, n, "the store holds a path outside the workspace for session %s", l->id);
       break;
     }
-    entry *e = manifest_add(out, path);
+    wb_entry *e = wb_manifest_add(out, path);
     if (!e) {
       ok = false;
       break;
     }
     e->kind = (char)k[0];
     memcpy(e->hash, h, 32);
-    const entry *was = manifest_find(&local, path), *rec = manifest_find(&mk->files, path);
+    const wb_entry *was = wb_manifest_find(&local, path), *rec = wb_manifest_find(&mk->files, path);
     bool same = was && was->kind == e->kind &&
                 (e->kind == 'd' || (rec && rec->kind == e->kind && !memcmp(rec->hash, e->hash, 32) &&
                                     rec->ino == was->ino && rec->size == was->size && rec->mtime == was->mtime));
@@ -619,18 +422,18 @@ static bool pull_workspace(wb_lease *l, int ws, const marker *mk, wb_pg_res *res
   }
   /* what the store does not have goes, deepest first */
   for (size_t i = local.n; ok && i-- > 0;)
-    if (!manifest_find(out, local.v[i].path)) ok = remove_entry(ws, local.v[i].path);
-  manifest_clear(&local);
+    if (!wb_manifest_find(out, local.v[i].path)) ok = remove_entry(ws, local.v[i].path);
+  wb_manifest_clear(&local);
   if (!ok) return false;
   /* the new manifest's stat fields, as written */
-  manifest now = {0};
+  wb_manifest now = {0};
   ok = walk(ws, "", &now, 0);
-  qsort(now.v, now.n, sizeof *now.v, by_path);
+  wb_manifest_sort(&now);
   for (size_t i = 0; ok && i < out->n; i++) {
-    const entry *w = manifest_find(&now, out->v[i].path);
+    const wb_entry *w = wb_manifest_find(&now, out->v[i].path);
     if (w) out->v[i].ino = w->ino, out->v[i].size = w->size, out->v[i].mtime = w->mtime;
   }
-  manifest_clear(&now);
+  wb_manifest_clear(&now);
   return ok || refuse(err, n, "cannot read the cached workspace");
 }
 
@@ -638,20 +441,20 @@ static bool pull_workspace(wb_lease *l, int ws, const marker *mk, wb_pg_res *res
  * entries, and files and links not touched since (inode, size, mtime). A
  * write that never reached the store (a server that died before it
  * published) must not come back later as part of another commit. */
-static bool workspace_matches(int dir, uint64_t ws_no, const marker *mk) {
+static bool workspace_matches(int dir, uint64_t ws_no, const wb_marker *mk) {
   char name[64];
   wb_state_name(name, sizeof name, "ws", ws_no);
   int ws = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  manifest now = {0};
+  wb_manifest now = {0};
   bool ok = ws >= 0 && walk(ws, "", &now, 0) && now.n == mk->files.n;
   if (ws >= 0) close(ws);
-  if (ok) qsort(now.v, now.n, sizeof *now.v, by_path);
+  if (ok) wb_manifest_sort(&now);
   for (size_t i = 0; ok && i < now.n; i++) {
-    const entry *a = &now.v[i], *b = &mk->files.v[i];
+    const wb_entry *a = &now.v[i], *b = &mk->files.v[i];
     ok = !strcmp(a->path, b->path) && a->kind == b->kind &&
          (a->kind == 'd' || (a->ino == b->ino && a->size == b->size && a->mtime == b->mtime));
   }
-  manifest_clear(&now);
+  wb_manifest_clear(&now);
   return ok;
 }
 
@@ -676,12 +479,12 @@ static int pull(wb_lease *l, bool *reloaded, char *err, size_t n) {
   wb_pg_text(row, 0, 3, log_id, sizeof log_id);
   wb_head sh, lh;
   uint8_t *globals = NULL, *lglobals = NULL;
-  if (!head_parse(head, head_len, &sh, &globals)) {
+  if (!wb_head_parse(head, head_len, &sh, &globals)) {
     wb_pg_clear(row);
     return wb_fail(err, n, WASMBOX_EINTERNAL, "the store holds a damaged HEAD for session %s", l->id);
   }
   size_t local_len = 0;
-  char *local = meta_from_store(l->r, l->id, meta, meta_len, &local_len, err, n);
+  char *local = wb_meta_from_store(l->r->named, l->r->nnamed, l->id, meta, meta_len, &local_len, err, n);
   int dir = local ? cache_dir(st, l->id, (const uint8_t *)local, local_len, &sh, globals) : -1;
   bool translated = local != NULL;
   free(local);
@@ -699,15 +502,16 @@ static int pull(wb_lease *l, bool *reloaded, char *err, size_t n) {
   }
   bool have_head = wb_head_read(dir, &lh, &lglobals);
   if (have_head) wb_session_repair(dir, &lh); /* what a local call left */
-  marker mk;
-  bool have_mk = marker_read(dir, &mk);
+  wb_marker mk;
+  bool have_mk = wb_marker_read(dir, &mk);
   int rc = WASMBOX_OK;
   if (have_mk && have_head && mk.version == version && lh.gen == mk.gen && lh.log_no == mk.log_no &&
       lh.log_len == mk.log_len && lh.ws_no == mk.ws_no && workspace_matches(dir, lh.ws_no, &mk)) {
     /* the cache holds this version */
   } else {
     *reloaded = true;
-    marker fresh = {.version = version, .gen = sh.gen, .log_no = sh.log_no, .log_len = sh.log_len, .ws_no = sh.ws_no};
+    wb_marker fresh = {
+        .version = version, .gen = sh.gen, .log_no = sh.log_no, .log_len = sh.log_len, .ws_no = sh.ws_no};
     snprintf(fresh.log_id, sizeof fresh.log_id, "%s", log_id);
     /* the log: only what is new, when the cache's copy is a prefix of it */
     bool delta = have_mk && have_head && !strcmp(mk.log_id, log_id) && mk.log_no == sh.log_no &&
@@ -726,21 +530,21 @@ static int pull(wb_lease *l, bool *reloaded, char *err, size_t n) {
     int ws = ok ? openat(dir, ws_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
     wb_pg_res *files =
         ws >= 0 ? wb_pg_exec(l->c, "SELECT path, kind, hash FROM wasmbox_files WHERE owner = $1", 1, a, err, n) : NULL;
-    ok = files && pull_workspace(l, ws, have_mk ? &mk : &(marker){0}, files, &fresh.files, err, n);
+    ok = files && pull_workspace(l, ws, have_mk ? &mk : &(wb_marker){0}, files, &fresh.files, err, n);
     wb_pg_clear(files);
     if (ws >= 0) close(ws);
-    qsort(fresh.files.v, fresh.files.n, sizeof *fresh.files.v, by_path);
+    wb_manifest_sort(&fresh.files);
     /* HEAD last: until it is written the cache's old state stands */
-    ok = ok && wb_head_write(dir, &sh, globals) && wb_session_repair(dir, &sh) && marker_write(dir, &fresh);
+    ok = ok && wb_head_write(dir, &sh, globals) && wb_session_repair(dir, &sh) && wb_marker_write(dir, &fresh);
     if (!ok) {
       unlinkat(dir, "stored", 0);
       rc = err[0] ? WASMBOX_EINTERNAL
                   : wb_fail(err, n, WASMBOX_EINTERNAL, "cannot cache session %s: %s", l->id, strerror(errno));
     }
-    marker_clear(&fresh);
+    wb_marker_clear(&fresh);
     wb_live_forget(st, l->id);
   }
-  if (have_mk) marker_clear(&mk);
+  if (have_mk) wb_marker_clear(&mk);
   free(globals);
   free(lglobals);
   close(lockfd);
@@ -765,7 +569,8 @@ int wb_remote_acquire(wb_remote *r, const char *id, wb_lease **out, bool *reload
 
 /* ---- publishing what the cache holds ------------------------------------------------------- */
 
-static bool push_log(wb_lease *l, int dir, const wb_head *h, const marker *mk, char log_id[40], char *err, size_t n) {
+static bool push_log(wb_lease *l, int dir, const wb_head *h, const wb_marker *mk, char log_id[40], char *err,
+                     size_t n) {
   bool whole = h->log_no != mk->log_no || h->log_len < mk->log_len;
   uint64_t from = whole ? 0 : mk->log_len;
   if (whole) wb_random_name(log_id, 40, "l");
@@ -797,11 +602,11 @@ static bool push_log(wb_lease *l, int dir, const wb_head *h, const marker *mk, c
 
 /* Upsert the entries that changed since the marker, delete those gone;
  * *changed: anything was written. `now` gets the hashes. */
-static bool push_files(wb_lease *l, int ws, const marker *mk, manifest *now, bool *changed, char *err, size_t n) {
+static bool push_files(wb_lease *l, int ws, const wb_marker *mk, wb_manifest *now, bool *changed, char *err, size_t n) {
   bool ok = true;
   for (size_t i = 0; ok && i < now->n; i++) {
-    entry *e = &now->v[i];
-    const entry *was = manifest_find(&mk->files, e->path);
+    wb_entry *e = &now->v[i];
+    const wb_entry *was = wb_manifest_find(&mk->files, e->path);
     if (was && was->kind == e->kind &&
         (e->kind == 'd' || (was->ino == e->ino && was->size == e->size && was->mtime == e->mtime))) {
       memcpy(e->hash, was->hash, 32);
@@ -826,7 +631,7 @@ static bool push_files(wb_lease *l, int ws, const marker *mk, manifest *now, boo
     wb_pg_clear(res);
   }
   for (size_t i = 0; ok && i < mk->files.n; i++) {
-    if (manifest_find(now, mk->files.v[i].path)) continue;
+    if (wb_manifest_find(now, mk->files.v[i].path)) continue;
     *changed = true;
     const char *p = mk->files.v[i].path;
     wb_pg_arg a[] = {TEXT(l->id), BYTES(p, strlen(p))};
@@ -843,9 +648,9 @@ static int publish(wb_lease *l, char *err, size_t n) {
   if (dir < 0) return code;
   wb_head h;
   uint8_t *globals = NULL;
-  marker mk;
-  manifest now = {0};
-  bool have_mk = marker_read(dir, &mk);
+  wb_marker mk;
+  wb_manifest now = {0};
+  bool have_mk = wb_marker_read(dir, &mk);
   /* a call that never finished (its worker killed) leaves its workspace
    * changes beside a copy from before: put that back before reading */
   bool ok = have_mk && wb_head_read(dir, &h, &globals) && wb_session_repair(dir, &h);
@@ -857,7 +662,7 @@ static int publish(wb_lease *l, char *err, size_t n) {
   wb_state_name(ws_name, sizeof ws_name, "ws", h.ws_no);
   int ws = openat(dir, ws_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   ok = ws >= 0 && walk(ws, "", &now, 0);
-  qsort(now.v, now.n, sizeof *now.v, by_path);
+  wb_manifest_sort(&now);
   if (!ok) {
     if (ws >= 0) close(ws);
     code = wb_fail(err, n, WASMBOX_EINTERNAL, "cannot read the workspace of session %s", l->id);
@@ -890,12 +695,12 @@ static int publish(wb_lease *l, char *err, size_t n) {
   wb_pg_clear(res);
   ok = ok && tx(l->c, "COMMIT", err, n);
   if (ok) {
-    marker_clear(&mk);
-    mk = (marker){
+    wb_marker_clear(&mk);
+    mk = (wb_marker){
         .version = next, .gen = h.gen, .log_no = h.log_no, .log_len = h.log_len, .ws_no = h.ws_no, .files = now};
-    now = (manifest){0};
+    now = (wb_manifest){0};
     snprintf(mk.log_id, sizeof mk.log_id, "%s", log_id);
-    ok = marker_write(dir, &mk); /* else the next lease reloads: the store has it */
+    ok = wb_marker_write(dir, &mk); /* else the next lease reloads: the store has it */
     code = WASMBOX_OK;
   } else {
     char e2[256];
@@ -904,8 +709,8 @@ static int publish(wb_lease *l, char *err, size_t n) {
   }
 out:
   if (code) unlinkat(dir, "stored", 0); /* stale: reloaded at the next lease */
-  if (have_mk) marker_clear(&mk);
-  manifest_clear(&now);
+  if (have_mk) wb_marker_clear(&mk);
+  wb_manifest_clear(&now);
   free(globals);
   close(lockfd);
   close(dir);
@@ -935,12 +740,12 @@ int wb_remote_create(wb_remote *r, const wasmbox_session_options *o, char id[WAS
   int dir = openat(r->st->sessions, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   size_t local_len = 0, meta_len = 0, head_len = 0;
   char *local = dir >= 0 ? wb_read_small(dir, "meta", &local_len) : NULL;
-  char *meta = local ? meta_to_store(r, local, local_len, &meta_len, err, n) : NULL;
+  char *meta = local ? wb_meta_to_store(r->named, r->nnamed, local, local_len, &meta_len, err, n) : NULL;
   char *head = dir >= 0 ? wb_read_small(dir, "HEAD", &head_len) : NULL;
   int failed = local && !meta ? WASMBOX_EUSAGE : WASMBOX_EINTERNAL; /* a mount the store cannot name */
   free(local);
   wb_meta m = {0};
-  marker mk = {.version = 1};
+  wb_marker mk = {.version = 1};
   wb_random_name(mk.log_id, sizeof mk.log_id, "l");
   bool ok = meta && head && wb_meta_read(dir, &m);
   wb_pg_conn *c = ok ? conn(r, err, n) : NULL;
@@ -953,7 +758,7 @@ int wb_remote_create(wb_remote *r, const wasmbox_session_options *o, char id[WAS
   ok = c &&
        wb_pg_ok(c, "INSERT INTO wasmbox_sessions VALUES ($1, 1, $2, $3::float8, $4::float8, $3::float8, $5, $6, $7)", 7,
                 a, err, n) &&
-       marker_write(dir, &mk);
+       wb_marker_write(dir, &mk);
   wb_pg_give(r->pg, c);
   wb_meta_clear(&m);
   free(meta);
@@ -1074,7 +879,7 @@ int wb_remote_restore(wb_remote *r, const char *id, const char *cid, char *err, 
     size_t hl, cl;
     const uint8_t *hp = wb_pg_bytes(cp, 0, 0, &hl), *cp_cur = wb_pg_bytes(cp, 0, 2, &cl);
     wb_pg_text(cp, 0, 1, cp_log, sizeof cp_log);
-    ok = head_parse(hp, hl, &h, &globals) && head_parse(cp_cur, cl, &cur, &cur_globals);
+    ok = wb_head_parse(hp, hl, &h, &globals) && wb_head_parse(cp_cur, cl, &cur, &cur_globals);
     if (!ok) wb_fail(err, n, 0, "the store holds a damaged HEAD for session %s", id);
   }
   wb_pg_clear(cp);
@@ -1147,19 +952,6 @@ static const char info_sql[] =
     " (SELECT coalesce(sum(octet_length(data)), 0)::int8 FROM wasmbox_files f WHERE f.owner = s.id),"
     " meta FROM wasmbox_sessions s";
 
-/* The session's owner, from its meta as the store keeps it: "" when the
- * meta names none or cannot be read (a damaged row is nobody's to use). */
-static void owner_of_meta(const uint8_t *meta, size_t len, char owner[WASMBOX_OWNER_MAX]) {
-  owner[0] = 0;
-  char *text = meta && len < (16u << 20) ? malloc(len + 1) : NULL;
-  if (!text) return;
-  memcpy(text, meta, len);
-  text[len] = 0;
-  wb_meta m;
-  if (wb_meta_parse(text, &m)) snprintf(owner, WASMBOX_OWNER_MAX, "%s", m.owner), wb_meta_clear(&m);
-  free(text);
-}
-
 static void info_row(const wb_pg_res *res, int i, wasmbox_session_info *o) {
   memset(o, 0, sizeof *o);
   wb_pg_text(res, i, 0, o->id, sizeof o->id);
@@ -1171,7 +963,7 @@ static void info_row(const wb_pg_res *res, int i, wasmbox_session_info *o) {
   o->disk_bytes = (uint64_t)wb_pg_i64(res, i, 6);
   size_t len = 0;
   const uint8_t *meta = wb_pg_bytes(res, i, 7, &len);
-  owner_of_meta(meta, len, o->owner);
+  wb_meta_owner(meta, len, o->owner);
 }
 
 /* The cache's copy of the meta says it when there is one (an owner never
@@ -1189,7 +981,7 @@ int wb_remote_owner(wb_remote *r, const char *id, char owner[WASMBOX_OWNER_MAX],
                                     : wb_fail(err, n, WASMBOX_EUSAGE, "no session %s", id);
   size_t len = 0;
   const uint8_t *meta = code ? NULL : wb_pg_bytes(res, 0, 0, &len);
-  if (meta) owner_of_meta(meta, len, owner);
+  if (meta) wb_meta_owner(meta, len, owner);
   wb_pg_clear(res);
   wb_pg_give(r->pg, c);
   return code;

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the harnesses' seed corpora (tests/fuzz/corpus/NAME/): a few
 well-formed inputs each, from which libFuzzer mutates. Run it again after a
-change of the wire format or the MCP methods; findings are added by hand."""
+change of the wire format or the MCP methods; findings are added by hand.
+  make_seeds.py [BUILD]   (BUILD: where build/fuzz/ is, for the harnesses
+                           that write their own seeds; default build)"""
 import json
 import os
 import struct
@@ -213,3 +215,20 @@ write("fuzz_oauth", [
     b"\2\1" + json.dumps({"alg": "ES256", "crit": ["b64"]}).encode() + b"\0" + json.dumps(claims).encode(),
     b"\3" + b'it said "no" \\ \n and \x01 more',
 ])
+
+# fuzz_store_rows and fuzz_paused_file: seeds made by the real writers (a
+# meta through wb_meta_to_store, a marker through wb_marker_format, paused
+# runs through the library): each harness writes its own when WB_FUZZ_SEEDS
+# names a directory (build them first: make build/fuzz/NAME)
+import subprocess
+import sys
+build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "build")
+env = dict(os.environ, ASAN_OPTIONS="handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:use_sigaltstack=0")
+for name in ("fuzz_store_rows", "fuzz_paused_file"):
+    exe = os.path.join(build, "fuzz", name)
+    if not os.path.exists(exe):
+        print("make_seeds.py: %s is not built: its seeds are left as they are" % exe, file=sys.stderr)
+        continue
+    d = os.path.join(here, "corpus", name)
+    os.makedirs(d, exist_ok=True)
+    subprocess.run([exe], env=dict(env, WB_FUZZ_SEEDS=d), check=True)
