@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "mcp/libs.h"
-#include "mcp/mcp_client.h"
+#include "mcp/upstream_conn.h"
 #include "mcp/schema_check.h"
 #include "util/os.h"
 #include "util/patterns.h"
@@ -37,8 +37,8 @@ typedef struct {
 typedef struct {
   char *prefix; /* the sandbox's name of the server */
   char *label;  /* its name in the file */
-  mcp_client *client;
-  /* the client and the fields below: one request at a time. A call takes
+  upstream_conn *conn;
+  /* the connection and the fields below: one request at a time. A call takes
    * it by its own deadline (a call in flight to a hung server makes the
    * next call of that server time out, never wait past its deadline) */
   pthread_mutex_t mu;
@@ -192,15 +192,15 @@ static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errle
   upstream *up = &u->all[u->n];
   memset(up, 0, sizeof *up);
   if (ok) {
-    mcp_client_spec spec = {.command = http ? NULL : command->valuestring,
-                            .args = (const char *const *)args,
-                            .nargs = nargs,
-                            .env = (const char *const *)env,
-                            .nenv = nenv,
-                            .url = http ? url->valuestring : NULL,
-                            .headers = (const char *const *)headers,
-                            .nheaders = nheaders};
-    ok = (up->client = mcp_client_new(&spec)) && (up->label = strdup(label)) && (up->prefix = sanitize(label, true));
+    upstream_conn_spec spec = {.command = http ? NULL : command->valuestring,
+                               .args = (const char *const *)args,
+                               .nargs = nargs,
+                               .env = (const char *const *)env,
+                               .nenv = nenv,
+                               .url = http ? url->valuestring : NULL,
+                               .headers = (const char *const *)headers,
+                               .nheaders = nheaders};
+    ok = (up->conn = upstream_conn_new(&spec)) && (up->label = strdup(label)) && (up->prefix = sanitize(label, true));
     if (!ok) wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "out of memory");
   } else {
     wb_fail(err, errlen, WASMBOX_TOOL_ERROR,
@@ -233,7 +233,7 @@ static bool add_server(mcp_upstreams *u, const cJSON *e, char *err, size_t errle
                     "rename one",
                     u->all[i].label, label, up->prefix);
   if (!ok) {
-    mcp_client_free(up->client);
+    upstream_conn_free(up->conn);
     free(up->label);
     free(up->prefix);
     free_strings(up->allow, up->nallow);
@@ -342,7 +342,7 @@ void mcp_upstreams_free(mcp_upstreams *u) {
   if (!u) return;
   for (size_t i = 0; i < u->n; i++) {
     upstream *up = &u->all[i];
-    mcp_client_free(up->client);
+    upstream_conn_free(up->conn);
     forget_tools(up);
     free(up->prefix);
     free(up->label);
@@ -367,15 +367,15 @@ size_t mcp_upstreams_count(const mcp_upstreams *u) { return u ? u->n : 0; }
  * False with a message: it could not be reached. */
 static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errlen) {
   /* a changed list is fetched again; the old one serves searches meanwhile */
-  if (mcp_client_started(up->client) && mcp_client_take_list_changed(up->client)) up->listed = false;
-  if (mcp_client_started(up->client) && up->listed) return true;
-  if (!mcp_client_started(up->client)) {
+  if (upstream_conn_started(up->conn) && upstream_conn_take_list_changed(up->conn)) up->listed = false;
+  if (upstream_conn_started(up->conn) && up->listed) return true;
+  if (!upstream_conn_started(up->conn)) {
     forget_tools(up);
     double t = now_s();
     if (t < up->retry_at)
       return !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "upstream '%s' is down (%s); next attempt in %.1f s", up->label,
                       up->error, up->retry_at - t);
-    if (!mcp_client_start(up->client, deadline, up->error, sizeof up->error)) {
+    if (!upstream_conn_start(up->conn, deadline, up->error, sizeof up->error)) {
       up->retry_at = now_s() + up->backoff;
       up->backoff = up->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : up->backoff * 2;
       return !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "upstream '%s' could not be started: %s", up->label, up->error);
@@ -391,7 +391,7 @@ static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errl
       cJSON_AddItemToObject(params, "cursor", cursor);
       cursor = NULL;
     }
-    cJSON *res = mcp_client_request(up->client, "tools/list", params, deadline, err, errlen);
+    cJSON *res = upstream_conn_request(up->conn, "tools/list", params, deadline, err, errlen);
     cJSON *tools = cJSON_GetObjectItemCaseSensitive(res, "tools");
     if (!cJSON_IsArray(tools)) {
       if (res)
@@ -419,7 +419,7 @@ static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errl
   }
   if (!ok) {
     cJSON_Delete(all);
-    if (!mcp_client_started(up->client)) snprintf(up->error, sizeof up->error, "%.500s", err);
+    if (!upstream_conn_started(up->conn)) snprintf(up->error, sizeof up->error, "%.500s", err);
     return false;
   }
   size_t n = (size_t)cJSON_GetArraySize(all);
@@ -700,10 +700,10 @@ static int call(const mcp_upstreams *u, upstream *up, const wasmbox_tool_request
     cJSON *args = cJSON_ParseWithLength(req->arguments, req->arguments_len);
     cJSON_AddItemToObject(params, "arguments", args ? args : cJSON_CreateObject());
     char e2[1024];
-    cJSON *res = mcp_client_request(up->client, "tools/call", params, deadline, e2, sizeof e2);
+    cJSON *res = upstream_conn_request(up->conn, "tools/call", params, deadline, e2, sizeof e2);
     if (!res) rc = wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "%s: %s", req->name, e2);
     else rc = reply_with(res, reply, err, errlen);
-    if (!mcp_client_started(up->client)) {
+    if (!upstream_conn_started(up->conn)) {
       /* the call lost the connection: the next request starts it again */
       snprintf(up->error, sizeof up->error, "%.500s", e2);
       up->retry_at = now_s() + up->backoff;

@@ -1,5 +1,5 @@
-/* A client of one upstream MCP server (see mcp_client.h). */
-#include "mcp/mcp_client.h"
+/* A connection to one upstream MCP server (see upstream_conn.h). */
+#include "mcp/upstream_conn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +27,7 @@
  * there. */
 static const char *const inherited[] = {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TZ"};
 
-struct mcp_client {
+struct upstream_conn {
   char **argv;    /* stdio: command and arguments, NULL-terminated */
   char **envp;    /* stdio: the inherited variables and the server's own env */
   char *url;      /* HTTP */
@@ -48,8 +48,8 @@ struct mcp_client {
 
 static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
 
-mcp_client *mcp_client_new(const mcp_client_spec *spec) {
-  mcp_client *c = calloc(1, sizeof *c);
+upstream_conn *upstream_conn_new(const upstream_conn_spec *spec) {
+  upstream_conn *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   c->pid = -1;
   c->to = c->from = -1;
@@ -80,7 +80,7 @@ mcp_client *mcp_client_new(const mcp_client_spec *spec) {
     for (size_t j = 0; ok && j < spec->nenv; j++) ok = (c->envp[n++] = strdup(spec->env[j])) != NULL;
   }
   if (!ok) {
-    mcp_client_free(c);
+    upstream_conn_free(c);
     return NULL;
   }
   return c;
@@ -91,9 +91,9 @@ static void free_list(char **v) {
   free(v);
 }
 
-void mcp_client_free(mcp_client *c) {
+void upstream_conn_free(upstream_conn *c) {
   if (!c) return;
-  mcp_client_stop(c);
+  upstream_conn_stop(c);
   free_list(c->argv);
   free_list(c->envp);
   free_list(c->headers);
@@ -101,15 +101,15 @@ void mcp_client_free(mcp_client *c) {
   free(c);
 }
 
-bool mcp_client_started(const mcp_client *c) { return c->started; }
+bool upstream_conn_started(const upstream_conn *c) { return c->started; }
 
-bool mcp_client_take_list_changed(mcp_client *c) {
+bool upstream_conn_take_list_changed(upstream_conn *c) {
   bool v = c->list_changed;
   c->list_changed = false;
   return v;
 }
 
-void mcp_client_stop(mcp_client *c) {
+void upstream_conn_stop(upstream_conn *c) {
   c->started = false;
   c->session[0] = 0;
   c->version[0] = 0;
@@ -145,7 +145,7 @@ void mcp_client_stop(mcp_client *c) {
 
 /* A request or notification from the upstream: the reply to send (NULL:
  * none). */
-static cJSON *from_upstream(mcp_client *c, const cJSON *msg) {
+static cJSON *from_upstream(upstream_conn *c, const cJSON *msg) {
   const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
   const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
   if (!cJSON_IsString(method)) return NULL;
@@ -191,7 +191,7 @@ static cJSON *response_for(cJSON *msg, long long id, bool *done, char *err, size
 
 /* ---- stdio ------------------------------------------------------------------------ */
 
-static bool write_line(mcp_client *c, const cJSON *msg, uint64_t deadline) {
+static bool write_line(upstream_conn *c, const cJSON *msg, uint64_t deadline) {
   char *text = cJSON_PrintUnformatted(msg);
   if (!text) return false;
   size_t n = strlen(text);
@@ -217,7 +217,7 @@ static bool write_line(mcp_client *c, const cJSON *msg, uint64_t deadline) {
 /* The next whole message from the process, NULL at the deadline or when
  * the connection is lost (*lost). Lines that are not JSON end it too: a
  * server that writes logs to stdout is broken for every client. */
-static cJSON *read_message(mcp_client *c, uint64_t deadline, bool *lost, char *err, size_t errlen) {
+static cJSON *read_message(upstream_conn *c, uint64_t deadline, bool *lost, char *err, size_t errlen) {
   for (;;) {
     char *nl = c->in.len ? memchr(c->in.data, '\n', c->in.len) : NULL;
     if (nl) {
@@ -232,9 +232,9 @@ static cJSON *read_message(mcp_client *c, uint64_t deadline, bool *lost, char *e
       }
       return msg;
     }
-    if (c->in.len > MCP_CLIENT_MESSAGE_MAX) {
+    if (c->in.len > UPSTREAM_CONN_MESSAGE_MAX) {
       *lost = true;
-      wb_fail(err, errlen, 0, "the upstream sent a message over %u MB", MCP_CLIENT_MESSAGE_MAX >> 20);
+      wb_fail(err, errlen, 0, "the upstream sent a message over %u MB", UPSTREAM_CONN_MESSAGE_MAX >> 20);
       return NULL;
     }
     uint64_t now = wb_monotonic_ns();
@@ -282,7 +282,7 @@ static cJSON *read_message(mcp_client *c, uint64_t deadline, bool *lost, char *e
   }
 }
 
-static bool spawn_process(mcp_client *c, char *err, size_t errlen) {
+static bool spawn_process(upstream_conn *c, char *err, size_t errlen) {
   int to[2], from[2];
   if (pipe2(to, O_CLOEXEC) != 0) return wb_fail(err, errlen, 0, "pipe: %s", strerror(errno));
   if (pipe2(from, O_CLOEXEC) != 0) {
@@ -323,9 +323,9 @@ static bool spawn_process(mcp_client *c, char *err, size_t errlen) {
   return true;
 }
 
-static cJSON *stdio_request(mcp_client *c, cJSON *req, long long id, uint64_t deadline, char *err, size_t errlen) {
+static cJSON *stdio_request(upstream_conn *c, cJSON *req, long long id, uint64_t deadline, char *err, size_t errlen) {
   if (!write_line(c, req, deadline)) {
-    mcp_client_stop(c);
+    upstream_conn_stop(c);
     wb_fail(err, errlen, 0, "the upstream does not read its stdin (it exited?)");
     return NULL;
   }
@@ -334,7 +334,7 @@ static cJSON *stdio_request(mcp_client *c, cJSON *req, long long id, uint64_t de
     bool lost = false;
     cJSON *msg = read_message(c, deadline, &lost, err, errlen);
     if (!msg) {
-      if (lost) mcp_client_stop(c);
+      if (lost) upstream_conn_stop(c);
       return NULL;
     }
     bool done = false;
@@ -358,7 +358,7 @@ typedef struct {
 
 static size_t on_body(char *p, size_t size, size_t n, void *ctx) {
   http_answer *a = ctx;
-  if (a->body.len + size * n > MCP_CLIENT_MESSAGE_MAX) {
+  if (a->body.len + size * n > UPSTREAM_CONN_MESSAGE_MAX) {
     a->too_big = true;
     return 0;
   }
@@ -387,7 +387,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx) {
 }
 
 /* POST one message; *status the HTTP status (0: no answer). */
-static bool http_post(mcp_client *c, const cJSON *msg, uint64_t deadline, http_answer *a, long *status, char *err,
+static bool http_post(upstream_conn *c, const cJSON *msg, uint64_t deadline, http_answer *a, long *status, char *err,
                       size_t errlen) {
   *status = 0;
   uint64_t now = wb_monotonic_ns();
@@ -426,7 +426,7 @@ static bool http_post(mcp_client *c, const cJSON *msg, uint64_t deadline, http_a
   free(text);
   if (rc != CURLE_OK) {
     if (a->too_big)
-      return wb_fail(err, errlen, 0, "the upstream sent a message over %u MB", MCP_CLIENT_MESSAGE_MAX >> 20);
+      return wb_fail(err, errlen, 0, "the upstream sent a message over %u MB", UPSTREAM_CONN_MESSAGE_MAX >> 20);
     return wb_fail(err, errlen, 0, "%s: %s", c->url,
                    rc == CURLE_OPERATION_TIMEDOUT ? "the upstream did not answer in time" : libcurl.easy_strerror(rc));
   }
@@ -477,7 +477,7 @@ static cJSON *answer_messages(http_answer *a) {
   return all;
 }
 
-static cJSON *http_request(mcp_client *c, cJSON *req, long long id, uint64_t deadline, char *err, size_t errlen) {
+static cJSON *http_request(upstream_conn *c, cJSON *req, long long id, uint64_t deadline, char *err, size_t errlen) {
   http_answer a = {0};
   long status;
   if (!http_post(c, req, deadline, &a, &status, err, errlen)) {
@@ -519,7 +519,7 @@ static cJSON *http_request(mcp_client *c, cJSON *req, long long id, uint64_t dea
 
 /* ---- requests ------------------------------------------------------------------------ */
 
-static cJSON *send_message(mcp_client *c, const char *method, cJSON *params, bool notification, uint64_t deadline,
+static cJSON *send_message(upstream_conn *c, const char *method, cJSON *params, bool notification, uint64_t deadline,
                            char *err, size_t errlen) {
   cJSON *msg = cJSON_CreateObject();
   if (!msg) {
@@ -550,13 +550,13 @@ static cJSON *send_message(mcp_client *c, const char *method, cJSON *params, boo
   return res;
 }
 
-bool mcp_client_start(mcp_client *c, uint64_t deadline, char *err, size_t errlen) {
+bool upstream_conn_start(upstream_conn *c, uint64_t deadline, char *err, size_t errlen) {
   if (c->started) return true;
-  mcp_client_stop(c);
+  upstream_conn_stop(c);
   if (!c->url && !spawn_process(c, err, errlen)) return false;
   c->started = true; /* for the requests below */
   cJSON *params = cJSON_CreateObject();
-  cJSON_AddStringToObject(params, "protocolVersion", MCP_CLIENT_PROTOCOL);
+  cJSON_AddStringToObject(params, "protocolVersion", UPSTREAM_CONN_PROTOCOL);
   cJSON_AddObjectToObject(params, "capabilities");
   cJSON *info = cJSON_AddObjectToObject(params, "clientInfo");
   cJSON_AddStringToObject(info, "name", MCP_SERVER_NAME);
@@ -566,7 +566,7 @@ bool mcp_client_start(mcp_client *c, uint64_t deadline, char *err, size_t errlen
   if (!res || !cJSON_IsString(v) || strlen(v->valuestring) >= sizeof c->version) {
     if (res) wb_fail(err, errlen, 0, "the upstream's initialize result names no protocol version");
     cJSON_Delete(res);
-    mcp_client_stop(c);
+    upstream_conn_stop(c);
     return false;
   }
   snprintf(c->version, sizeof c->version, "%s", v->valuestring);
@@ -577,8 +577,8 @@ bool mcp_client_start(mcp_client *c, uint64_t deadline, char *err, size_t errlen
   return true;
 }
 
-cJSON *mcp_client_request(mcp_client *c, const char *method, cJSON *params, uint64_t deadline, char *err,
-                          size_t errlen) {
+cJSON *upstream_conn_request(upstream_conn *c, const char *method, cJSON *params, uint64_t deadline, char *err,
+                             size_t errlen) {
   if (!c->started) {
     cJSON_Delete(params);
     wb_fail(err, errlen, 0, "the upstream is not connected");
