@@ -10,7 +10,7 @@
 
 #include "api/result.h"
 #include "api/sandbox.h"
-#include "api/tools.h"
+#include "api/guest_tools.h"
 #include "util/os.h"
 
 #define POOL_MAX 8

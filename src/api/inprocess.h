@@ -8,7 +8,7 @@
 #define WASMBOX_API_INPROCESS_H
 
 #include "api/library.h"
-#include "api/resolve.h"
+#include "api/resolve_request.h"
 #include "api/worker_protocol.h"
 #include "engine/host_imports.h"
 
@@ -19,7 +19,7 @@ void wb_inprocess_free(wb_inprocess *ip);
 
 /* Run `req` as `rs` resolved it; `wb->here` must be set. The guest's tool
  * requests go to `tools` (a worker's: to its parent; the library's:
- * api/tools.h); `jw` says whether to record its journal and what to
+ * api/guest_tools.h); `jw` says whether to record its journal and what to
  * replay (wasi/journal.h), and a result then holds the journal. */
 int wb_inprocess_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *rs, const wb_tool_route *tools,
                      const wb_journal_wire *jw, wasmbox_result **out, char *err, size_t errlen);

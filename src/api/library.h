@@ -9,9 +9,9 @@
  *   worker_child.c     a worker process: jails itself, runs calls in it
  *   worker_protocol.c  the frames and messages between the two
  *   inprocess.c        runs a call in this process (pool, sessions)
- *   tools.c, paused.c  code mode: the checks on a guest's tool requests;
+ *   guest_tools.c, paused.c  code mode: the checks on a guest's tool requests;
  *                      runs paused for approval, kept on disk
- *   resolve.c          a request's defaults, caps and checks, once
+ *   resolve_request.c  a request's defaults, caps and checks, once
  *   result.c, guidance.c, policy.c, sandbox.c   results, hints, the import
  *                      policy, the sandbox's file-system layout
  *   library.c          this header */

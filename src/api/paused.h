@@ -5,7 +5,7 @@
  * sent it (worker_protocol's encoding),
  * the tool settings that do not travel with it, the session's generation,
  * the WASI journal (wasi/journal.h), the tool journal and the pending
- * request (api/tools.h). Reading trusts nothing: a file is whole and
+ * request (api/guest_tools.h). Reading trusts nothing: a file is whole and
  * well-formed or refused as damaged. */
 #ifndef WASMBOX_API_PAUSED_H
 #define WASMBOX_API_PAUSED_H
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api/tools.h"
+#include "api/guest_tools.h"
 #include "api/worker_protocol.h"
 #include "session/remote.h"
 #include "wasmbox.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "api/library.h"
-#include "api/resolve.h"
+#include "api/resolve_request.h"
 #include "util/buf.h"
 
 #define POLICY_NAMES_MAX 256

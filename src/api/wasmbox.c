@@ -13,12 +13,12 @@
 #include "api/lease.h"
 #include "api/paused.h"
 #include "api/result.h"
-#include "api/tools.h"
+#include "api/guest_tools.h"
 #include "util/os.h"
 #include "wasi/journal.h"
 #include "api/library.h"
 #include "api/policy.h"
-#include "api/resolve.h"
+#include "api/resolve_request.h"
 #include "api/worker_parent.h"
 
 wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {

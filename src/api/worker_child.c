@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "api/inprocess.h"
-#include "api/tools.h"
+#include "api/guest_tools.h"
 #include "api/worker_protocol.h"
 #include "session/dirty.h"
 #include "util/os.h"

@@ -32,7 +32,7 @@
 
 #include "api/result.h"
 #include "api/worker_child.h"
-#include "api/tools.h"
+#include "api/guest_tools.h"
 #include "api/worker_protocol.h"
 #include "wasi/journal.h"
 #include "util/os.h"
@@ -586,7 +586,7 @@ static bool result_fits(const wasmbox_result *p, const wasmbox_request *req, con
 }
 
 /* A TOOL frame from a worker: checked and answered as if the guest asked
- * here (api/tools.h). False: malformed, or the reply could not be sent. */
+ * here (api/guest_tools.h). False: malformed, or the reply could not be sent. */
 static bool answer_tool(int sock, wb_tools *tools, const uint8_t *msg, size_t len, uint64_t deadline) {
   wb_reader rd = {.p = msg, .len = len};
   uint32_t seq;

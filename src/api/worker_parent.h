@@ -11,8 +11,8 @@
 #include <stdbool.h>
 
 #include "api/library.h"
-#include "api/resolve.h"
-#include "api/tools.h"
+#include "api/resolve_request.h"
+#include "api/guest_tools.h"
 #include "api/worker_protocol.h"
 #include "jail/jail.h"
 

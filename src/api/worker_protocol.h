@@ -7,7 +7,7 @@
  * SETUP with READY (its jail report) or ERROR, and each RUN with RESULT or
  * ERROR. While a RUN runs, the worker may send TOOL (a guest's tool request,
  * numbered) and the parent answers each with TOOL_REPLY (the same number,
- * the reply); the parent checks and answers them itself (api/tools.h), so
+ * the reply); the parent checks and answers them itself (api/guest_tools.h), so
  * a worker can ask only what its guest could. Payloads are built with
  * wb_put_* and read with wb_get_*.
  *
@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api/resolve.h"
+#include "api/resolve_request.h"
 #include "api/result.h"
 #include "jail/jail.h"
 #include "util/buf.h"

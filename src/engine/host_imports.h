@@ -6,7 +6,7 @@
  * the current outcome; the last report of a call wins.
  *   wasmbox.tool_request(req, req_len) -> reply_len
  *   wasmbox.tool_reply(buf, len)
- * a tool request (JSON text, see api/tools.h) goes to the call's route,
+ * a tool request (JSON text, see api/guest_tools.h) goes to the call's route,
  * whose reply is held until tool_reply copies it (at most len bytes) and
  * drops it; a new request drops a reply never taken. Without a route every
  * request gets an error reply.

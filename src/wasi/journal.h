@@ -1,7 +1,7 @@
 /* A call's journal: what its guest learned from outside that another run of
  * the same code from the same state would not learn the same way (clock
  * readings, random bytes), so that a paused call (code mode's approval,
- * api/tools.h) can be run again to the same point.
+ * api/guest_tools.h) can be run again to the same point.
  *
  * Contract: recording appends entries. A journal made with previous entries
  * replays them: each clock reading or random request takes the next entry,

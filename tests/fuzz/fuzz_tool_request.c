@@ -1,4 +1,4 @@
-/* libFuzzer: a guest's tool requests (api/tools.h), the one input of code
+/* libFuzzer: a guest's tool requests (api/guest_tools.h), the one input of code
  * mode a guest writes byte for byte, and the reply of the embedder's
  * handler. The input is the request, a NUL, then the handler's reply.
  * Properties beyond "no crash, no overread, no UB": every reply is an
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/tools.h"
+#include "api/guest_tools.h"
 #include "util/os.h"
 #include "util/patterns.h"
 

@@ -1,5 +1,5 @@
-/* A request resolved once (see resolve.h). */
-#include "api/resolve.h"
+/* A request resolved once (see resolve_request.h). */
+#include "api/resolve_request.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "api/library.h"
-#include "api/tools.h"
+#include "api/guest_tools.h"
 
 static int valid_env(const char *e) {
   const char *eq = strchr(e, '=');

@@ -1,5 +1,5 @@
-/* A call's tools (see tools.h). */
-#include "api/tools.h"
+/* The tool requests of a call's guest (see guest_tools.h). */
+#include "api/guest_tools.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* A call's tools: every request its guest makes (JSON text from guest
+/* The tool requests of a call's guest: every request it makes (JSON text from guest
  * memory, or from a worker: untrusted either way) is parsed and checked
  * here, against its shape, the request's allowed_tools and its limits
  * (requests of op "call", bytes both ways, the call's deadline), and only
@@ -10,8 +10,8 @@
  * ToolNotAllowed, ToolArgumentError, ToolLimitExceeded, ToolTimeout and
  * ToolRequestError (a malformed request). In a worker the same checks run in the parent, on
  * what the worker forwards. */
-#ifndef WASMBOX_API_TOOLS_H
-#define WASMBOX_API_TOOLS_H
+#ifndef WASMBOX_API_GUEST_TOOLS_H
+#define WASMBOX_API_GUEST_TOOLS_H
 
 #include <stdbool.h>
 #include <stddef.h>

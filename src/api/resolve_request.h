@@ -2,8 +2,8 @@
  * and checked, its inputs validated, by one function that both runners
  * use (the library before it places a call, a worker for the request it
  * received), so they can never disagree on a default or a cap. */
-#ifndef WASMBOX_API_RESOLVE_H
-#define WASMBOX_API_RESOLVE_H
+#ifndef WASMBOX_API_RESOLVE_REQUEST_H
+#define WASMBOX_API_RESOLVE_REQUEST_H
 
 #include <stdbool.h>
 
