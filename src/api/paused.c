@@ -19,7 +19,7 @@
 #define MAGIC "WBPAUSE2" /* 2: the owner and scope follow it */
 #define FILE_MAX (2ull << 30)
 
-static double now_s(void) {
+static double wall_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_REALTIME, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
@@ -66,7 +66,7 @@ int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t sessi
   int rc = new_token(token, err, errlen);
   if (rc) return rc;
   wb_buf b = {0};
-  encode_run(&b, sent, session_gen, t, wasi_journal, wasi_journal_len, now_s());
+  encode_run(&b, sent, session_gen, t, wasi_journal, wasi_journal_len, wall_s());
   char dir[4096], tmp[4200], path[4200];
   snprintf(dir, sizeof dir, "%s/paused", home);
   snprintf(tmp, sizeof tmp, "%s/.new-%s", dir, token);
@@ -111,7 +111,7 @@ int wb_paused_save_remote(wb_remote *remote, const wasmbox_request *sent, uint64
   named.workspace = NULL; /* the resuming server's own */
   int rc = new_token(token, err, errlen);
   if (rc) return rc;
-  double created = now_s();
+  double created = wall_s();
   wb_buf b = {0};
   encode_run(&b, &named, session_gen, t, wasi_journal, wasi_journal_len, created);
   rc = b.failed ? (snprintf(err, errlen, "out of memory"), WASMBOX_EINTERNAL)
@@ -173,7 +173,7 @@ static int decode_run(wb_paused *p, wb_reader *r, char *err, size_t errlen) {
     wb_paused_free(p);
     return wb_usage(err, errlen, "the paused run of this token is damaged");
   }
-  if (!(now_s() - p->created <= WASMBOX_RESUME_TTL_S)) {
+  if (!(wall_s() - p->created <= WASMBOX_RESUME_TTL_S)) {
     wb_paused_free(p);
     return wb_usage(err, errlen, "this resume token has expired (a paused run is kept %g hours)",
                     WASMBOX_RESUME_TTL_S / 3600);
@@ -241,7 +241,7 @@ void wb_paused_prune(const char *home) {
   snprintf(dir, sizeof dir, "%s/paused", home);
   DIR *d = opendir(dir);
   if (!d) return;
-  double now = now_s();
+  double now = wall_s();
   struct dirent *e;
   while ((e = readdir(d))) {
     bool run = token_ok(e->d_name), leftover = !strncmp(e->d_name, ".new-", 5) || !strncmp(e->d_name, ".taken-", 7);

@@ -35,6 +35,7 @@
 #include "mcp/observe.h"
 #include "mcp/playground.h"
 #include "mcp/transport.h"
+#include "util/os.h"
 
 typedef struct watched {
   int fd;
@@ -75,12 +76,6 @@ typedef struct {
   char method[8], path[128];
   mcp_access log;
 } request;
-
-static double mono(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* ---- responses ------------------------------------------------------------- */
 
@@ -276,7 +271,7 @@ static int precheck(http_state *hs, request *rq, struct MHD_Connection *c, const
   if (status) {
   } else if ((status = authenticate(hs, rq, header(c, MHD_HTTP_HEADER_AUTHORIZATION), limited, sizeof limited))) {
     why = limited;
-  } else if (mcp_clients_admit(&hs->clients, rq->client, mono(), &rq->retry_after, limited, sizeof limited)) {
+  } else if (mcp_clients_admit(&hs->clients, rq->client, wb_monotonic_s(), &rq->retry_after, limited, sizeof limited)) {
     status = MHD_HTTP_TOO_MANY_REQUESTS, why = limited;
   } else {
     rq->admitted = rq->client != NULL;
@@ -453,7 +448,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     enum MHD_Result res = MHD_NO;
     rq = calloc(1, sizeof *rq);
     if (!rq) return MHD_NO;
-    rq->started = mono();
+    rq->started = wb_monotonic_s();
     rq->hs = hs;
     rq->fd = -1;
     rq->log.fuel = -1;
@@ -483,7 +478,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     /* libmicrohttpd cannot answer in the middle of a body: a body that is
      * too slow is cut off here, one that is too large is read to its end
      * without being kept, then refused */
-    if (mono() - rq->started > hs->srv->cfg->request_timeout) {
+    if (wb_monotonic_s() - rq->started > hs->srv->cfg->request_timeout) {
       mcp_metrics_http_rejected(&hs->srv->metrics);
       mcp_log(hs->srv, MCP_LOG_INFO, "request body too slow: connection closed");
       return MHD_NO;
@@ -527,7 +522,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum 
     rq->log.client = rq->client ? rq->client->name : rq->oauth_subject[0] ? rq->oauth_client : NULL;
     rq->log.method = rq->method;
     rq->log.path = rq->path;
-    rq->log.ms = (mono() - rq->started) * 1000;
+    rq->log.ms = (wb_monotonic_s() - rq->started) * 1000;
     rq->log.bytes_in = rq->received;
     mcp_access_log_write(hs->access, &rq->log);
   }

@@ -9,6 +9,7 @@
 #include "mcp/args.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/tools.h"
+#include "util/os.h"
 
 static const char py_probe[] =
     "import sys, json, importlib\n"
@@ -156,7 +157,7 @@ cJSON *tool_get_metrics(mcp_msg *m, const cJSON *args) {
   if (a.bad) return tool_error("get_metrics: %s", a.msg);
   cJSON *r = mcp_metrics_json(&m->srv->metrics);
   if (!r) return NULL;
-  cJSON_AddNumberToObject(r, "uptime_seconds", mcp_now() - m->srv->started);
+  cJSON_AddNumberToObject(r, "uptime_seconds", wb_monotonic_s() - m->srv->started);
   /* calls registered for cancellation (this one too, unless it came
    * stateless over HTTP); count the others */
   size_t inflight = mcp_inflight_count(m->srv), self = !m->http || m->conn;

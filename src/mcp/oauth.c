@@ -25,6 +25,7 @@
 #include "mcp/libs.h"
 #include "util/buf.h"
 #include "util/fail.h"
+#include "util/os.h"
 
 #define LEEWAY 60        /* seconds of clock skew allowed on exp and nbf */
 #define REFETCH_AFTER 10 /* seconds between two fetches of the keys, at least */
@@ -82,12 +83,6 @@ struct mcp_oauth {
   double tried_at, fetched_at; /* monotonic */
   char fetch_error[256];
 };
-
-static double mono(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* ---- settings ------------------------------------------------------------ */
 
@@ -325,7 +320,7 @@ int mcp_oauth_set_jwks(mcp_oauth *o, const char *text, size_t len, char *err, si
   pthread_mutex_lock(&o->lock);
   keyset *old = o->keys;
   o->keys = ks;
-  o->fetched_at = mono();
+  o->fetched_at = wb_monotonic_s();
   o->fetch_error[0] = 0;
   pthread_mutex_unlock(&o->lock);
   drop(o, old);
@@ -399,7 +394,7 @@ static int read_file(const char *path, wb_buf *body, char *err, size_t errlen) {
  * or a fetch is under way: a flood of tokens with made-up kids costs the
  * issuer one request per 10 s, and no request waits for another's fetch. */
 static void refetch(mcp_oauth *o) {
-  double now = mono();
+  double now = wb_monotonic_s();
   pthread_mutex_lock(&o->lock);
   bool go = !o->fetching && (!o->tried || now - o->tried_at >= REFETCH_AFTER);
   if (go) o->fetching = o->tried = true, o->tried_at = now;
@@ -576,7 +571,7 @@ static mcp_oauth_verdict keys_verdict(mcp_oauth *o, const alg_info *a, const cha
                                       const unsigned char *sig, size_t siglen, char *why, size_t whylen) {
   keyset *ks = take(o);
   pthread_mutex_lock(&o->lock);
-  bool stale = ks && mono() - o->fetched_at > KEYS_MAX_AGE;
+  bool stale = ks && wb_monotonic_s() - o->fetched_at > KEYS_MAX_AGE;
   pthread_mutex_unlock(&o->lock);
   int r = stale ? -1 : check_signature(ks, a, kid, input, n, sig, siglen);
   if (r < 0) { /* an unknown kid may be a key rotated in since: fetch again */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "mcp/jsonrpc.h"
+#include "util/os.h"
 
 struct mcp_access_log {
   int fd;
@@ -147,14 +148,14 @@ char *mcp_metrics_text(mcp_server *s, mcp_clients *cs) {
                 "wasmbox_uptime_seconds %.3f\n"
                 "# HELP wasmbox_build_info The version of this server.\n# TYPE wasmbox_build_info gauge\n"
                 "wasmbox_build_info{version=\"%s\"} 1\n",
-                mcp_conn_count(s), mcp_inflight_count(s), mcp_now() - s->started, wasmbox_version());
+                mcp_conn_count(s), mcp_inflight_count(s), wb_monotonic_s() - s->started, wasmbox_version());
   return wb_buf_take(&b);
 }
 
 char *mcp_health_json(mcp_server *s) {
   char *out = NULL;
   if (asprintf(&out, "{\"status\":\"ok\",\"version\":\"%s\",\"uptime_seconds\":%.3f}\n", wasmbox_version(),
-               mcp_now() - s->started) < 0)
+               wb_monotonic_s() - s->started) < 0)
     return NULL;
   return out;
 }

@@ -34,12 +34,6 @@ struct mcp_state {
   size_t n_calls;
 };
 
-double mcp_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static const char *const level_names[] = {"debug", "info",     "notice", "warning",
                                           "error", "critical", "alert",  "emergency"};
 
@@ -124,7 +118,7 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   mcp_metrics_init(&s->metrics);
   s->log_level = mcp_log_level_parse(cfg->log_level);
   if (s->log_level < MCP_LOG_DEBUG) s->log_level = MCP_LOG_WARNING;
-  s->started = mcp_now();
+  s->started = wb_monotonic_s();
   /* /external: a copy at a stable place in the state directory, so that a
      session made with it mounts it again after a restart */
   if (cfg->n_external) {
@@ -230,7 +224,7 @@ void mcp_server_free(mcp_server *s) {
 static bool conn_add(mcp_server *s, mcp_conn *c) {
   struct mcp_state *st = s->state;
   atomic_init(&c->log_level, MCP_LOG_NONE);
-  c->last_used = mcp_now();
+  c->last_used = wb_monotonic_s();
   c->refs = 1;
   if (st->n_conns >= s->cfg->max_sessions) {
     size_t victim = st->n_conns;
@@ -320,7 +314,7 @@ mcp_conn *mcp_conn_get(mcp_server *s, const char *id) {
   pthread_mutex_lock(&st->lock);
   size_t i = find(st, id);
   mcp_conn *found = i < st->n_conns ? st->conns[i] : NULL;
-  if (found) found->refs++, found->last_used = mcp_now();
+  if (found) found->refs++, found->last_used = wb_monotonic_s();
   pthread_mutex_unlock(&st->lock);
   char version[16];
   if (!found && s->ids && mcp_ids_check(s->ids, id, mcp_legacy_versions, version) && !ended(s, id))

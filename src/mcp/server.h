@@ -131,8 +131,4 @@ void mcp_log(mcp_server *s, int level, const char *fmt, ...) __attribute__((form
 /* A notifications/message for the client of `m`, if it asked for `level`. */
 void mcp_note(mcp_msg *m, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int mcp_log_level_parse(const char *name);
-/* Seconds on the monotonic clock: uptime and which MCP session was used
- * last must not follow the wall clock when it is set back or forward. */
-double mcp_now(void);
-
 #endif

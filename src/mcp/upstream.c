@@ -67,8 +67,6 @@ struct mcp_upstreams {
   uint64_t audit_max, audit_size;
 };
 
-static double now_s(void) { return (double)wb_monotonic_ns() / 1e9; }
-
 /* A name part: [A-Za-z0-9_-] kept, anything else '_'; a server's "__"
  * becomes "_" (the first "__" of a full name ends the server's part). */
 static char *sanitize(const char *s, bool server) {
@@ -371,12 +369,12 @@ static bool ensure_tools(upstream *up, uint64_t deadline, char *err, size_t errl
   if (upstream_conn_started(up->conn) && up->listed) return true;
   if (!upstream_conn_started(up->conn)) {
     forget_tools(up);
-    double t = now_s();
+    double t = wb_monotonic_s();
     if (t < up->retry_at)
       return !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "upstream '%s' is down (%s); next attempt in %.1f s", up->label,
                       up->error, up->retry_at - t);
     if (!upstream_conn_start(up->conn, deadline, up->error, sizeof up->error)) {
-      up->retry_at = now_s() + up->backoff;
+      up->retry_at = wb_monotonic_s() + up->backoff;
       up->backoff = up->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : up->backoff * 2;
       return !wb_fail(err, errlen, WASMBOX_TOOL_ERROR, "upstream '%s' could not be started: %s", up->label, up->error);
     }
@@ -706,7 +704,7 @@ static int call(const mcp_upstreams *u, upstream *up, const wasmbox_tool_request
     if (!upstream_conn_started(up->conn)) {
       /* the call lost the connection: the next request starts it again */
       snprintf(up->error, sizeof up->error, "%.500s", e2);
-      up->retry_at = now_s() + up->backoff;
+      up->retry_at = wb_monotonic_s() + up->backoff;
     }
   }
   toolset_put(up, ts);

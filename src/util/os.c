@@ -17,6 +17,8 @@ uint64_t wb_monotonic_ns(void) {
   return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+double wb_monotonic_s(void) { return (double)wb_monotonic_ns() / 1e9; }
+
 bool wb_pwrite_all(int fd, const void *p, size_t n, uint64_t off) {
   const uint8_t *b = p;
   while (n) {

@@ -8,8 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CLOCK_MONOTONIC in nanoseconds. */
+/* CLOCK_MONOTONIC in nanoseconds, and in seconds: deadlines and durations
+ * (the wall clock, for what is stored or shown, stays with its users). */
 uint64_t wb_monotonic_ns(void);
+double wb_monotonic_s(void);
 
 /* pwrite()/pread() until all `n` bytes are moved at `off` (EINTR
  * retried); false otherwise (a read also at end of file). */
