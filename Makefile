@@ -391,15 +391,15 @@ install: $(BUILD)/wasmbox $(BUILD)/libwasmbox.a $(SHARED) $(BUILD)/wasmbox.1 dis
 	@# the dynamic linker's cache, so that programs (and Python's ctypes) find the new library
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
-# The TypeScript client as an npm package (bindings/typescript/README.md):
+# The TypeScript client as an npm package (clients/typescript/README.md):
 # npm install ./build/npm/wasmbox-VERSION.tgz
-TS_SRC  := $(wildcard bindings/typescript/src/*.ts) $(addprefix bindings/typescript/,package.json package-lock.json tsconfig.json README.md)
+TS_SRC  := $(wildcard clients/typescript/src/*.ts) $(addprefix clients/typescript/,package.json package-lock.json tsconfig.json README.md)
 npm-package: $(BUILD)/npm/wasmbox-$(VERSION).tgz
 $(BUILD)/npm/wasmbox-$(VERSION).tgz: $(TS_SRC) include/wasmbox.h
-	@grep -q '"version": "$(VERSION)"' bindings/typescript/package.json || \
-	  { echo "bindings/typescript/package.json: version is not $(VERSION) (include/wasmbox.h)"; exit 1; }
+	@grep -q '"version": "$(VERSION)"' clients/typescript/package.json || \
+	  { echo "clients/typescript/package.json: version is not $(VERSION) (include/wasmbox.h)"; exit 1; }
 	mkdir -p $(BUILD)/npm
-	cd bindings/typescript && npm ci --no-audit --no-fund --loglevel=error && \
+	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error && \
 	  npm pack --silent --pack-destination $(abspath $(BUILD)/npm) >/dev/null
 
 # The Debian packages (debian/) in build/deb: wasmbox (the command and a

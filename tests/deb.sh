@@ -83,7 +83,7 @@ check "a C program builds against libwasmbox-dev" [ $? = 0 ]
 check "it runs Python through libwasmbox0 (workers from its wasmbox-worker)" \
   [ "$(LD_LIBRARY_PATH=$root/usr/lib/$arch "$root/prog" 2>&1)" = 42 ]
 check "the Python client runs on the packaged library" [ "$(cd "$root" && WASMBOX_LIBRARY=$root/usr/lib/$arch/libwasmbox.so.0 \
-  PYTHONPATH=$repo/bindings/python/src /usr/bin/python3 -c 'import wasmbox; print(wasmbox.Sandbox().run("print(7)").stdout, end="")')" = 7 ]
+  PYTHONPATH=$repo/clients/python/src /usr/bin/python3 -c 'import wasmbox; print(wasmbox.Sandbox().run("print(7)").stdout, end="")')" = 7 ]
 if [ "${WASMBOX_TEST_APT:-}" = 1 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb/wasmbox_${version}_amd64.deb" \
     "$deb/libwasmbox0_${version}_amd64.deb" "$deb/libwasmbox-dev_${version}_amd64.deb" >"$root/apt.log" 2>&1

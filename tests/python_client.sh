@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# python_client.sh REPO BUILD: the Python client (bindings/python) as a user
+# python_client.sh REPO BUILD: the Python client (clients/python) as a user
 # gets it: `pip install` (no index: it builds with the standard library) into
 # a new virtual environment, its unittest suite against BUILD's
 # libwasmbox.so.0, and its README's examples run, each printing what its
@@ -18,16 +18,16 @@ if ! "$py" -m venv "$tmp/venv" >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null 2>&1
   rm -rf "$tmp/venv"; "$py" -m venv "$tmp/venv"
 fi
-"$tmp/venv/bin/pip" install --no-index --quiet "$repo/bindings/python" >"$tmp/pip.log" 2>&1
-check "pip install ./bindings/python (no index)" [ $? = 0 ]
+"$tmp/venv/bin/pip" install --no-index --quiet "$repo/clients/python" >"$tmp/pip.log" 2>&1
+check "pip install ./clients/python (no index)" [ $? = 0 ]
 [ -f "$tmp/venv/lib/python3.11/site-packages/wasmbox/py.typed" ]
 check "installed with its type information (py.typed)" [ $? = 0 ]
 export WASMBOX_LIBRARY=$build/libwasmbox.so.0 WASMBOX_HOME=$tmp/home WASMBOX_INCLUDE=$repo/include
 cd "$tmp" || exit 1 # the installed copy, not the source tree
-"$tmp/venv/bin/python" "$repo/bindings/python/tests/test_wasmbox.py" 2>"$tmp/unittest.log" | sed "s/^\(\(not \)\?ok\) [0-9]* - /\1 - unittest: /"
+"$tmp/venv/bin/python" "$repo/clients/python/tests/test_wasmbox.py" 2>"$tmp/unittest.log" | sed "s/^\(\(not \)\?ok\) [0-9]* - /\1 - unittest: /"
 grep -q '^OK' "$tmp/unittest.log" || { echo "not ok - unittest:"; sed 's/^/    /' "$tmp/unittest.log" | tail -40; }
 # the README's examples
-"$tmp/venv/bin/python" - "$repo/bindings/python/README.md" <<'PY' >"$tmp/readme.out" 2>&1
+"$tmp/venv/bin/python" - "$repo/clients/python/README.md" <<'PY' >"$tmp/readme.out" 2>&1
 import re, subprocess, sys
 text = open(sys.argv[1]).read()
 for i, block in enumerate(re.findall(r"```python\n(.*?)```", text, re.S), 1):

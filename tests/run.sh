@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh TESTDIR WASMBOX FUEL_TOOL TRAINER TEST...: run the C test programs
 # (cmocka, TAP output), the CLI tests, `make install` used as a user would,
-# the Python client (bindings/python) installed with pip,
+# the Python client (clients/python) installed with pip,
 # the MCP transport and OAuth tests and the
 # metering pass's tests (on small modules and on the guests this build
 # holds), the tests of the translation's rewrites (tools/w2c_split.py), of

@@ -9,7 +9,7 @@
 #   4. code mode (codemode.test.mjs): wasmbox mcp --upstream with the npm
 #      servers server-everything (stdio and Streamable HTTP), server-memory
 #      and server-filesystem as upstreams;
-#   5. the TypeScript client (bindings/typescript): built with tsc, its own
+#   5. the TypeScript client (clients/typescript): built with tsc, its own
 #      tests (node --test) against both transports, and its README's examples
 #      run from the packed package installed into a new project;
 #   6. the playground page of wasmbox serve in headless Chromium (Debian's,
@@ -78,7 +78,7 @@ rm -rf "$shots"
 
 node_tests "sdk client" "$here" sdk.test.mjs
 node_tests "code mode" "$here" codemode.test.mjs
-ts="$here/../../bindings/typescript"
+ts="$here/../../clients/typescript"
 if out=$(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error 2>&1 && npx tsc -p . 2>&1); then
   node_tests "typescript client" "$ts" 'test/*.test.mjs' # (node expands the pattern)
 else

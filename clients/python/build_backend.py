@@ -2,7 +2,7 @@
 the package is pure Python (src/wasmbox) and talks to libwasmbox.so through
 ctypes, so a wheel is a zip of it plus metadata (PEP 427, PEP 566), and an
 sdist a tarball of this directory. It needs nothing from an index, so
-`pip install ./bindings/python` works without a network."""
+`pip install ./clients/python` works without a network."""
 import base64
 import hashlib
 import io
