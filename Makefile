@@ -436,6 +436,7 @@ test-cluster: deps $(BUILD)/wasmbox
 # the layer map of ARCHITECTURE.md
 check-layers:
 	@python3 scripts/check_layers.py
+	@out=$$(bash tests/check_layers.sh) || { echo "$$out"; exit 1; }; echo "check-layers: its own test: $$(echo "$$out" | tail -1)"
 
 # the style of .clang-format
 FORMATTED = $(wildcard src/*/*.[ch] include/*.h tests/*.[ch] tests/fuzz/*.c bench/*.c)

@@ -8,7 +8,12 @@ higher layer or a sibling. cli and mcp, the library's clients, include only
 include/wasmbox.h, util/ and (cli) mcp/transport.h, the MCP server's entry.
 And no file circles: between modules (a .c and its .h are one module; a
 header without a .c, such as wasi/internal.h, stands for what it includes)
-the include graph has no cycle. Exits 1 after printing every violation."""
+the include graph has no cycle. And one meaning per name: no two folders of
+src/ hold a file of the same base name (api/tools.c beside mcp/tools.c made
+a reader open both to know which was meant). Exits 1 after printing every
+violation.
+
+    check_layers.py [ROOT]    ROOT: the tree to check (default: this repository)"""
 import glob
 import os
 import re
@@ -19,8 +24,18 @@ RANK = {"util": 0, "wasm_rt": 1, "wasi": 2, "engine": 3, "session": 4, "jail": 4
 CLIENTS = {"cli", "mcp"}
 CLIENT_MAY = {"cli": {"mcp/transport.h"}, "mcp": set()}
 
-os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+os.chdir(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 problems = []
+
+folders_of = {}  # base name without its ending -> folders of src/ holding one
+for path in sorted(glob.glob("src/*/*.[ch]") + glob.glob("src/*/*.cc")):
+    folder, name = path.split("/")[1:]
+    folders_of.setdefault(name.split(".")[0], set()).add(folder)
+for name, folders in sorted(folders_of.items()):
+    if len(folders) > 1:
+        problems.append(f"{name}: a file of this name in " + ", ".join(f"src/{f}/" for f in sorted(folders)) +
+                        ": one name, one meaning (rename one to say what it is)")
+
 includes = {}  # file (relative to src) -> headers it includes (relative to src)
 for path in sorted(glob.glob("src/*/*.[ch]")):
     f = path[len("src/"):]
@@ -82,4 +97,4 @@ for p in problems:
 if problems:
     sys.exit(1)
 print(f"check-layers: ok ({sum(len(v) for v in includes.values())} includes, {len(has_c)} modules, "
-      f"{len(RANK)} folders)")
+      f"{len(RANK)} folders, {len(folders_of)} names)")
