@@ -10,7 +10,7 @@
 #                   the TypeScript client
 #   make npm-package  the TypeScript client, build/npm/wasmbox-VERSION.tgz
 #   make shared     build/libwasmbox.so.VERSION and its worker program (make install has them)
-#   make cluster    three servers behind HAProxy on loopback (deploy/); make test-cluster
+#   make cluster    three servers behind HAProxy on loopback (packaging/deploy/); make test-cluster
 #   make deb        Debian packages in build/deb (wasmbox, libwasmbox0, libwasmbox-dev),
 #                   lintian-clean; make test-deb tries them
 #   make soak       100000 mixed and hostile calls through MCP HTTP, then leak
@@ -234,13 +234,13 @@ $(BUILD)/libwasmbox-asan.a: $(ASAN_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $
 # our C built position-independent (its 32 bytes of thread-locals in the
 # initial-exec model, which a library loaded later may use), the runtimes'
 # native code as it is (Debian's gcc builds it PIE), only wasmbox_* exported
-# (dist/libwasmbox.map). Its workers start from libwasmbox/wasmbox-worker in its
+# (packaging/install/libwasmbox.map). Its workers start from libwasmbox/wasmbox-worker in its
 # own directory, a program linked to it (wasmbox.h: wasmbox_options).
 PIC_LIB = $(SRC_LIB:src/%.c=$(BUILD)/pic/%.o) $(SRC_RT:src/%.c=$(BUILD)/pic/%.o)
 SHARED  = $(BUILD)/libwasmbox.so.$(VERSION) $(BUILD)/libwasmbox/wasmbox-worker
 shared: $(SHARED)
-$(BUILD)/libwasmbox.so.$(VERSION): $(PIC_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o dist/libwasmbox.map $(NATIVE_DIRS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libwasmbox.so.$(SOVERSION) -Wl,--version-script=dist/libwasmbox.map \
+$(BUILD)/libwasmbox.so.$(VERSION): $(PIC_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o packaging/install/libwasmbox.map $(NATIVE_DIRS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libwasmbox.so.$(SOVERSION) -Wl,--version-script=packaging/install/libwasmbox.map \
 	  -Wl,-z,defs -Wl,-z,noexecstack $(PIC_LIB) $(BUILD)/images.o $(BUILD)/snapshots.o $(NATIVE_OBJ) -o $@ $(LDLIBS)
 	ln -sf libwasmbox.so.$(VERSION) $(BUILD)/libwasmbox.so.$(SOVERSION)
 	ln -sf libwasmbox.so.$(SOVERSION) $(BUILD)/libwasmbox.so
@@ -373,10 +373,10 @@ fuzz: deps $(FUZZERS:%=$(BUILD)/fuzz/%)
 # bash completion.
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
-$(BUILD)/wasmbox.1: $(BUILD)/wasmbox dist/manpage.sh | deps
-	bash dist/manpage.sh $(BUILD)/wasmbox > $@.tmp && mv $@.tmp $@
+$(BUILD)/wasmbox.1: $(BUILD)/wasmbox packaging/install/manpage.sh | deps
+	bash packaging/install/manpage.sh $(BUILD)/wasmbox > $@.tmp && mv $@.tmp $@
 
-install: $(BUILD)/wasmbox $(BUILD)/libwasmbox.a $(SHARED) $(BUILD)/wasmbox.1 dist/wasmbox.pc.in dist/completion.bash
+install: $(BUILD)/wasmbox $(BUILD)/libwasmbox.a $(SHARED) $(BUILD)/wasmbox.1 packaging/install/wasmbox.pc.in packaging/install/completion.bash
 	install -Dm755 $(BUILD)/wasmbox $(DESTDIR)$(PREFIX)/bin/wasmbox
 	install -Dm644 $(BUILD)/libwasmbox.a $(DESTDIR)$(LIBDIR)/libwasmbox.a
 	install -Dm755 $(BUILD)/libwasmbox.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libwasmbox.so.$(VERSION)
@@ -385,9 +385,9 @@ install: $(BUILD)/wasmbox $(BUILD)/libwasmbox.a $(SHARED) $(BUILD)/wasmbox.1 dis
 	install -Dm755 $(BUILD)/libwasmbox/wasmbox-worker $(DESTDIR)$(LIBDIR)/libwasmbox/wasmbox-worker
 	install -Dm644 include/wasmbox.h $(DESTDIR)$(PREFIX)/include/wasmbox.h
 	install -Dm644 $(BUILD)/wasmbox.1 $(DESTDIR)$(PREFIX)/share/man/man1/wasmbox.1
-	install -Dm644 dist/completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/wasmbox
+	install -Dm644 packaging/install/completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/wasmbox
 	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LDLIBS)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' dist/wasmbox.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/wasmbox.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LDLIBS)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' packaging/install/wasmbox.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/wasmbox.pc
 	@# the dynamic linker's cache, so that programs (and Python's ctypes) find the new library
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
@@ -402,16 +402,18 @@ $(BUILD)/npm/wasmbox-$(VERSION).tgz: $(TS_SRC) include/wasmbox.h
 	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error && \
 	  npm pack --silent --pack-destination $(abspath $(BUILD)/npm) >/dev/null
 
-# The Debian packages (debian/) in build/deb: wasmbox (the command and a
+# The Debian packages (packaging/debian/) in build/deb: wasmbox (the command and a
 # systemd unit for wasmbox serve), libwasmbox0 and libwasmbox-dev, built with
 # dpkg-buildpackage and debhelper in build/deb-tree (Debian's hardening
 # flags), then checked with lintian (warnings fail).
 deb: deps
 	bash -c '. runtimes/lib.sh && wb_apt_install debhelper lintian fakeroot'
 	mkdir -p $(BUILD)/deb
+	# dpkg-buildpackage reads ./debian: a link to packaging/debian while it runs
+	rm -f debian && ln -s packaging/debian debian
 	dpkg-buildpackage -b -nc -uc -us --buildinfo-option=-u$(BUILD)/deb --changes-option=-u$(BUILD)/deb \
 	  --buildinfo-file=$(BUILD)/deb/wasmbox_$(VERSION)_amd64.buildinfo \
-	  --changes-file=$(BUILD)/deb/wasmbox_$(VERSION)_amd64.changes
+	  --changes-file=$(BUILD)/deb/wasmbox_$(VERSION)_amd64.changes; rc=$$?; rm debian; exit $$rc
 	lintian --fail-on error,warning $(BUILD)/deb/wasmbox_$(VERSION)_amd64.changes
 
 # the packages used as a user would (tests/deb.sh; WASMBOX_TEST_APT=1 also
@@ -419,14 +421,14 @@ deb: deps
 test-deb: deb
 	@bash tests/deb.sh .
 
-# Several servers behind HAProxy on this machine (deploy/cluster.sh): three
+# Several servers behind HAProxy on this machine (packaging/deploy/cluster.sh): three
 # `wasmbox serve` with their sessions in a PostgreSQL of their own, a session
 # key in common, in CLUSTER_DIR (PostgreSQL's user must reach it); Ctrl-C
 # ends it.
 CLUSTER_DIR ?= /tmp/wasmbox-cluster
 cluster: $(BUILD)/wasmbox
-	@WASMBOX=$(BUILD)/wasmbox bash deploy/cluster.sh start $(CLUSTER_DIR) && \
-	  trap 'bash deploy/cluster.sh stop $(CLUSTER_DIR)' EXIT INT TERM && echo "Ctrl-C stops it" && \
+	@WASMBOX=$(BUILD)/wasmbox bash packaging/deploy/cluster.sh start $(CLUSTER_DIR) && \
+	  trap 'bash packaging/deploy/cluster.sh stop $(CLUSTER_DIR)' EXIT INT TERM && echo "Ctrl-C stops it" && \
 	  while sleep 3600; do :; done
 
 # the cluster used as a team would (tests/cluster.py)

@@ -49,7 +49,7 @@ def cluster_curve(wasmbox, load, calls, env):
     for k in (1, 2, 3):
         d = tempfile.mkdtemp(prefix='wasmbox-bench-cluster-')
         port = 19800 + 10 * k
-        script = os.path.join(HERE, '..', 'deploy', 'cluster.sh')
+        script = os.path.join(HERE, '..', 'packaging', 'deploy', 'cluster.sh')
         subprocess.run(['bash', script, 'start', d, str(k), str(port)], env=dict(env, WASMBOX=wasmbox), check=True,
                        stdout=subprocess.DEVNULL)
         try:
@@ -97,7 +97,7 @@ def main():
         r = report[k]
         print('%-22s %9.3f %9.3f %10.0f' % (label, r['p50_ms'], r['p99_ms'], r['calls_per_s']))
     base = report['http_c8']['calls_per_s']
-    print('through HAProxy (deploy/cluster.sh), 8 in flight: ' + ', '.join(
+    print('through HAProxy (packaging/deploy/cluster.sh), 8 in flight: ' + ', '.join(
         '%d server%s %.0f calls/s (%.2fx one server without it)' % (k, 's' if k > 1 else '', r['calls_per_s'],
                                                                     r['calls_per_s'] / base)
         for k, r in sorted(report['haproxy'].items())))

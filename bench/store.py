@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make bench (session store part): a session call with its commit (one
 small change to a 50 MB heap, bench/load.c's session workload) through the
-local directory store and through PostgreSQL on loopback (deploy/pg.sh,
+local directory store and through PostgreSQL on loopback (packaging/deploy/pg.sh,
 --store), in the same run, rounds interleaved so that both see the same
 machine. Goal: PostgreSQL's p50 within 2x the local store's.
 
@@ -36,7 +36,7 @@ def main():
     load = os.path.abspath(sys.argv[1])
     calls = int(sys.argv[2]) if len(sys.argv) > 2 else 300
     d = tempfile.mkdtemp(prefix='wasmbox-bench-store-')
-    pg = os.path.join(HERE, '..', 'deploy', 'pg.sh')
+    pg = os.path.join(HERE, '..', 'packaging', 'deploy', 'pg.sh')
     try:
         url = subprocess.run(['bash', pg, 'start', d, str(17400 + os.getpid() % 500)], capture_output=True,
                              text=True, check=True).stdout.strip()

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Several `wasmbox serve` behind HAProxy with their sessions in PostgreSQL
-(deploy/cluster.sh), as a team would run them: one MCP session and one
+(packaging/deploy/cluster.sh), as a team would run them: one MCP session and one
 sandbox session used through the balancer while calls land on different
 servers, each with a cache of its own; servers killed with SIGKILL in the
 middle of calls, 50 times; two clients hammering one session; the database
@@ -28,8 +28,8 @@ from tap import check, finish  # noqa: E402
 
 W = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
-CLUSTER = os.path.join(HERE, '..', 'deploy', 'cluster.sh')
-PG = os.path.join(HERE, '..', 'deploy', 'pg.sh')
+CLUSTER = os.path.join(HERE, '..', 'packaging', 'deploy', 'cluster.sh')
+PG = os.path.join(HERE, '..', 'packaging', 'deploy', 'pg.sh')
 DIR = tempfile.mkdtemp(prefix='wasmbox-cluster-')
 PORT = 18800 + os.getpid() % 1000 * 10
 

@@ -4,7 +4,7 @@ the CLI, with two state directories standing for two servers' caches: what
 a commit carries (variables, files, directories, symlinks, deletions, a
 large file), caches that went stale or were tampered with, fork, checkpoint,
 restore, rm, list, info, prune, a publish the database refuses, damaged
-rows, and bad URLs. PostgreSQL comes from deploy/pg.sh in a temporary
+rows, and bad URLs. PostgreSQL comes from packaging/deploy/pg.sh in a temporary
 directory. Prints "ok N - what" / "not ok N - what" and "N passed, N failed".
 
 usage: store.py WASMBOX
@@ -22,7 +22,7 @@ from tap import check, finish  # noqa: E402
 
 W = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
-PG = os.path.join(HERE, '..', 'deploy', 'pg.sh')
+PG = os.path.join(HERE, '..', 'packaging', 'deploy', 'pg.sh')
 DIR = tempfile.mkdtemp(prefix='wasmbox-store-')
 PORT = 15400 + os.getpid() % 1000
 URL = None

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Bounded waits on the shared session store (README "Running several
 servers"), against one `wasmbox serve --store` with a short --store-timeout
-and few --store-connections, and PostgreSQL from deploy/pg.sh in a
+and few --store-connections, and PostgreSQL from packaging/deploy/pg.sh in a
 temporary directory:
 - a call on a session that another call holds gives up after the timeout
   with "busy" (lock_timeout holds on every connection, not only the first);
@@ -34,7 +34,7 @@ from tap import check, finish  # noqa: E402
 
 W = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
-PG = os.path.join(HERE, '..', 'deploy', 'pg.sh')
+PG = os.path.join(HERE, '..', 'packaging', 'deploy', 'pg.sh')
 DIR = tempfile.mkdtemp(prefix='wasmbox-faults-')
 PORT = 16400 + os.getpid() % 500 * 2
 TIMEOUT = 3  # --store-timeout: replies are waited for TIMEOUT + 2 s at most

@@ -13,7 +13,7 @@ cmd=${1:-} dir=${2:-}
 port=${3:-5433}
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [ -z "$bin" ]; then
-  (. "$here/../runtimes/lib.sh" && wb_apt_install postgresql) || exit 1 # a subshell: lib.sh sets -e
+  (. "$here/../../runtimes/lib.sh" && wb_apt_install postgresql) || exit 1 # a subshell: lib.sh sets -e
   bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 fi
 as() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cluster.sh start|stop DIR [N] [PORT]: a local cluster for trying wasmbox
 # behind a load balancer: N (3) `wasmbox serve` on loopback ports after PORT
-# (8800), with their sessions in PostgreSQL (deploy/pg.sh, on PORT + 100) and
+# (8800), with their sessions in PostgreSQL (packaging/deploy/pg.sh, on PORT + 100) and
 # a session key and a tokens file in common, with HAProxy (Debian's) on
 # 127.0.0.1:PORT in front, health-checking /healthz. Everything lives in DIR:
 # pg/ (the database), homeK/ (server K's cache), store (the store's URL),
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cmd=${1:-} dir=${2:-}
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: cluster.sh start|stop DIR [N] [PORT]" >&2; exit 2; }
 n=${3:-3} port=${4:-8800}
-W=${WASMBOX:-$here/../build/wasmbox}
+W=${WASMBOX:-$here/../../build/wasmbox}
 
 stop() {
   for f in "$dir"/*.pid; do
@@ -31,7 +31,7 @@ esac
 
 # (in a subshell: lib.sh turns on set -e, which this script's own tests of
 # exit statuses must not run under)
-command -v haproxy >/dev/null || (. "$here/../runtimes/lib.sh" && wb_apt_install haproxy) || exit 1
+command -v haproxy >/dev/null || (. "$here/../../runtimes/lib.sh" && wb_apt_install haproxy) || exit 1
 mkdir -p "$dir"
 stop
 bash "$here/pg.sh" start "$dir" $((port + 100)) > "$dir/store" || { stop; exit 1; }
