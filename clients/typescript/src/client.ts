@@ -13,6 +13,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { ChildProcess } from "node:child_process";
 
 export type Language = "python" | "javascript";
 
@@ -204,6 +205,10 @@ export class WasmBox {
   private connecting: Promise<Client> | null = null;
   private stderrTail = "";
   private closed = false;
+  /* the started server: node waits for it only while a request is pending,
+   * so a program that never calls close() still ends when it is done */
+  private child: ChildProcess | null = null;
+  private pending = 0;
 
   constructor(options: WasmBoxOptions = {}) {
     if (options.url !== undefined) {
@@ -268,7 +273,10 @@ export class WasmBox {
     const c = this.client ?? (this.connecting ? await this.connecting.catch(() => null) : null);
     this.client = null;
     this.connecting = null;
+    /* node waits for the server to end, as for a request */
+    this.holdEventLoop(true);
     if (c) await c.close();
+    this.child = null;
   }
 
   async [asyncDispose](): Promise<void> {
@@ -313,15 +321,34 @@ export class WasmBox {
     args: Record<string, unknown>,
     options: { signal?: AbortSignal; timeout?: number },
   ): Promise<{ content: unknown; structuredContent?: unknown; isError?: boolean }> {
-    const client = await this.connect();
+    if (this.pending++ === 0) this.holdEventLoop(true);
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, {
-        signal: options.signal,
-        timeout: options.timeout ?? 120_000,
-      })) as any;
-    } catch (e: any) {
-      if (options.signal?.aborted) throw options.signal.reason ?? e;
-      throw new WasmBoxError(`${name}: ${e?.message ?? e}${this.serverSaid()}`, { cause: e });
+      const client = await this.connect();
+      try {
+        return (await client.callTool({ name, arguments: args }, undefined, {
+          signal: options.signal,
+          timeout: options.timeout ?? 120_000,
+        })) as any;
+      } catch (e: any) {
+        if (options.signal?.aborted) throw options.signal.reason ?? e;
+        throw new WasmBoxError(`${name}: ${e?.message ?? e}${this.serverSaid()}`, { cause: e });
+      }
+    } finally {
+      if (--this.pending === 0) this.holdEventLoop(false);
+    }
+  }
+
+  /* ref (a request is pending) or unref (idle) the started server's process
+   * and its pipes; an idle server ends with node, when its stdin closes */
+  private holdEventLoop(hold: boolean): void {
+    const child = this.child;
+    if (!child) return;
+    if (hold) child.ref();
+    else child.unref();
+    for (const pipe of child.stdio) {
+      const handle = pipe as { ref?: () => void; unref?: () => void } | null;
+      if (hold) handle?.ref?.();
+      else handle?.unref?.();
     }
   }
 
@@ -380,6 +407,9 @@ export class WasmBox {
       await transport.close().catch(() => undefined);
       throw new WasmBoxError(`cannot start ${command} mcp: ${e?.message ?? e}${this.serverSaid()}`, { cause: e });
     }
+    /* the SDK keeps its process to itself; its pid is public */
+    this.child = (transport as unknown as { _process?: ChildProcess })._process ?? null;
+    if (this.child?.pid !== transport.pid) this.child = null;
     return client;
   }
 }
