@@ -13,6 +13,7 @@
 #include "mcp/external.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
+#include "util/os.h"
 
 static void test_utf8(void **state) {
   (void)state;
@@ -272,7 +273,7 @@ static void test_external(void **state) {
   assert_int_equal(mcp_external_prepare(twice, 2, 1 << 20, dir, err, sizeof err), -1);
   const char *missing[] = {"/no/such/file"};
   assert_int_equal(mcp_external_prepare(missing, 1, 1 << 20, dir, err, sizeof err), -1);
-  mcp_rmtree(dir);
+  wb_remove_tree(dir);
   assert_int_not_equal(access(dir, F_OK), 0);
   DIR *left = opendir(tmpdir_);
   for (struct dirent *e; left && (e = readdir(left));) assert_null(strstr(e->d_name, "external."));
@@ -375,7 +376,7 @@ static void test_core(void **state) {
   mcp_conn_put(core, c2), mcp_conn_put(core, c3);
   mcp_server_free(core);
   mcp_config_free(&core_cfg);
-  mcp_rmtree(tmpdir_);
+  wb_remove_tree(tmpdir_);
 }
 
 /* Signed session ids (session_ids.h): made by one key, checked by the same

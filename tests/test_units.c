@@ -1,13 +1,17 @@
 /* Unit tests of host pieces, without an interpreter: the WASI host's path
  * resolution and bounds checks driven directly through a fake guest memory,
  * the image reader, JSON output and guidance. */
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "api/guidance.h"
 #include "engine/runtime.h"
 #include "util/json.h"
 #include "util/options.h"
+#include "util/os.h"
 #include "util/patterns.h"
 #include "wasi/calls.h"
 #include "wasi/internal.h"
@@ -370,6 +374,83 @@ static void test_patterns(void **s) {
   assert_false(wb_patterns_allow(allow, 0, "x"));
 }
 
+/* util/os.c's one remover of trees: read-only and unreadable directories
+ * go too, a symlink is removed and never followed, emptying keeps the
+ * directory, and a tree deeper than its bound is refused, not recursed. */
+static void make_file(const char *path) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("x", f);
+  fclose(f);
+}
+
+static void make_tree(const char *root, const char *outside) {
+  char p[4096];
+  snprintf(p, sizeof p, "%s/a/b/c", root);
+  assert_true(wb_mkdirs(p));
+  snprintf(p, sizeof p, "%s/a/b/c/f", root);
+  make_file(p);
+  snprintf(p, sizeof p, "%s/ro", root);
+  assert_int_equal(mkdir(p, 0700), 0);
+  snprintf(p, sizeof p, "%s/ro/f", root);
+  make_file(p);
+  snprintf(p, sizeof p, "%s/ro", root);
+  assert_int_equal(chmod(p, 0500), 0);
+  snprintf(p, sizeof p, "%s/closed", root);
+  assert_int_equal(mkdir(p, 0700), 0);
+  snprintf(p, sizeof p, "%s/closed/f", root);
+  make_file(p);
+  snprintf(p, sizeof p, "%s/closed", root);
+  assert_int_equal(chmod(p, 0), 0);
+  snprintf(p, sizeof p, "%s/out", root);
+  assert_int_equal(symlink(outside, p), 0);
+}
+
+static void test_tree_removal(void **state) {
+  (void)state;
+  char err[256], p[4096];
+  char *top = wb_scratch_dir("wb-units-rm", err, sizeof err);
+  assert_non_null(top);
+  char root[2048], outside[2048];
+  snprintf(root, sizeof root, "%s/root", top);
+  snprintf(outside, sizeof outside, "%s/outside", top);
+  assert_int_equal(mkdir(root, 0700), 0);
+  assert_int_equal(mkdir(outside, 0700), 0);
+  snprintf(p, sizeof p, "%s/keep", outside);
+  make_file(p);
+
+  make_tree(root, outside);
+  wb_empty_dir(root);
+  assert_true(wb_dir_is_empty(root));
+  assert_int_equal(access(p, F_OK), 0); /* the symlink's target stays */
+
+  make_tree(root, outside);
+  assert_true(wb_tree_remove(AT_FDCWD, root));
+  assert_int_equal(access(root, F_OK), -1);
+  assert_int_equal(access(p, F_OK), 0);
+  assert_true(wb_tree_remove(AT_FDCWD, root)); /* gone already: done */
+
+  /* deeper than its bound (256 levels): refused, and what is left is not followed down */
+  int fd = open(top, O_RDONLY | O_DIRECTORY);
+  assert_true(fd >= 0);
+  int dir = dup(fd);
+  for (int i = 0; i < 300; i++) {
+    assert_int_equal(mkdirat(dir, "d", 0700), 0);
+    int next = openat(dir, "d", O_RDONLY | O_DIRECTORY);
+    close(dir);
+    dir = next;
+    assert_true(dir >= 0);
+  }
+  close(dir);
+  assert_false(wb_tree_remove(fd, "d"));
+  assert_int_equal(faccessat(fd, "d", F_OK, 0), 0);
+  close(fd);
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+  assert_int_equal(system(cmd), 0);
+  free(top);
+}
+
 static void test_options(void **state) {
   (void)state;
   opts_t o;
@@ -438,6 +519,7 @@ int main(void) {
       cmocka_unit_test(test_json_strings),
       cmocka_unit_test(test_guidance),
       cmocka_unit_test(test_options),
+      cmocka_unit_test(test_tree_removal),
   };
   return _cmocka_run_group_tests("units", tests, sizeof tests / sizeof tests[0], setup, teardown);
 }

@@ -2,13 +2,11 @@
  * structuredContent, and images the code wrote as image content. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +15,7 @@
 #include "mcp/external.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/tools.h"
+#include "util/os.h"
 
 #define MAX_IMAGES 4
 
@@ -43,9 +42,7 @@ static const char *image_type(const char *path) {
 static char *read_beneath(const char *root, const char *rel, size_t max, size_t *len, bool *too_big) {
   int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return NULL;
-  struct open_how how = {.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
-                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-  int fd = (int)syscall(SYS_openat2, dir, rel, &how, sizeof how);
+  int fd = wb_beneath_no_symlinks(dir, rel, O_RDONLY | O_NOFOLLOW, 0);
   close(dir);
   if (fd < 0) return NULL;
   struct stat st;

@@ -4,13 +4,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "util/os.h"
 
 #define EXTERNAL_MAX_ENTRIES 100000
 
@@ -148,7 +149,7 @@ int mcp_external_prepare(const char *const *paths, size_t n, uint64_t max_bytes,
     free(copy);
   }
   if (rc) {
-    mcp_rmtree(root);
+    wb_remove_tree(root);
     free(root);
     return -1;
   }
@@ -158,42 +159,9 @@ int mcp_external_prepare(const char *const *paths, size_t n, uint64_t max_bytes,
   if (rc == 0 && rename(dest, old) != 0 && errno != ENOENT) rc = -1;
   if (rc == 0 && rename(root, dest) != 0) rc = -1;
   if (rc) fail(&b, "--external-files: cannot put the copy at %s: %s", dest, strerror(errno));
-  if (rc == 0) mcp_rmtree(old);
-  else mcp_rmtree(root);
+  if (rc == 0) wb_remove_tree(old);
+  else wb_remove_tree(root);
   free(old);
   free(root);
   return rc;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)ftw;
-  if (flag == FTW_DP) {
-    chmod(path, 0700);
-    return rmdir(path) ? 0 : 0;
-  }
-  unlink(path);
-  return 0;
-}
-
-static int open_up(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)ftw;
-  if (flag == FTW_D && S_ISDIR(st->st_mode)) chmod(path, 0700);
-  return 0;
-}
-
-void mcp_rmtree(const char *dir) {
-  if (!dir) return;
-  chmod(dir, 0700);
-  nftw(dir, open_up, 32, FTW_PHYS);
-  nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS);
-}
-
-static int rm_inner(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  return ftw->level == 0 ? 0 : rm_one(path, st, flag, ftw);
-}
-
-void mcp_empty_dir(const char *dir) {
-  if (!dir) return;
-  nftw(dir, open_up, 32, FTW_PHYS);
-  nftw(dir, rm_inner, 32, FTW_DEPTH | FTW_PHYS);
 }

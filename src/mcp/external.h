@@ -14,9 +14,5 @@
  * appears under its own base name. 0, or -1 with a message. */
 int mcp_external_prepare(const char *const *paths, size_t n, uint64_t max_bytes, const char *dest, char *err,
                          size_t errlen);
-/* Remove a directory tree we made (never follows symlinks). */
-void mcp_rmtree(const char *dir);
-/* Remove what is in a directory, keeping the directory itself. */
-void mcp_empty_dir(const char *dir);
 
 #endif

@@ -207,11 +207,11 @@ void mcp_server_free(mcp_server *s) {
   if (s->wb) wasmbox_free(s->wb);
   mcp_upstreams_free(s->upstreams);
   mcp_ids_free(s->ids);
-  if (s->external_dir) mcp_rmtree(s->external_dir);
+  if (s->external_dir) wb_remove_tree(s->external_dir);
   free(s->external_dir);
   for (size_t i = 0; i < s->ws_n; i++) free(s->ws_free[i]);
   pthread_mutex_destroy(&s->ws_lock);
-  if (s->scratch) mcp_rmtree(s->scratch);
+  if (s->scratch) wb_remove_tree(s->scratch);
   free(s->scratch);
   mcp_metrics_destroy(&s->metrics);
   free(s);
@@ -430,23 +430,13 @@ char *mcp_workspace_take(mcp_server *s) {
   return d;
 }
 
-static bool is_empty(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return false;
-  struct dirent *e;
-  bool empty = true;
-  while (empty && (e = readdir(d))) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-  closedir(d);
-  return empty;
-}
-
 void mcp_workspace_give(mcp_server *s, char *dir) {
   if (!dir) return;
   /* The code left files: remove them all, but keep the directory, so that
    * the worker whose jail holds it serves the next call too. */
-  if (!is_empty(dir)) mcp_empty_dir(dir);
-  if (!is_empty(dir)) {
-    mcp_rmtree(dir);
+  if (!wb_dir_is_empty(dir)) wb_empty_dir(dir);
+  if (!wb_dir_is_empty(dir)) {
+    wb_remove_tree(dir);
     free(dir);
     return;
   }

@@ -64,30 +64,6 @@ bool wb_tree_link(int src, int dst_parent, const char *dst_name) {
   return ok;
 }
 
-static bool remove_dir(int parent, const char *name, int depth) {
-  int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT;
-  DIR *d = fdopendir(fd);
-  if (!d) {
-    close(fd);
-    return false;
-  }
-  bool ok = depth <= DEPTH_MAX;
-  struct dirent *e;
-  while (ok && (e = readdir(d))) {
-    if (dot(e->d_name)) continue;
-    if (unlinkat(fd, e->d_name, 0) == 0) continue;
-    ok = (errno == EISDIR || errno == EPERM) && remove_dir(fd, e->d_name, depth + 1);
-  }
-  closedir(d);
-  return ok && (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT);
-}
-
-bool wb_tree_remove(int parent, const char *name) {
-  if (unlinkat(parent, name, 0) == 0 || errno == ENOENT) return true;
-  return remove_dir(parent, name, 0);
-}
-
 static uint64_t dir_bytes(int fd, int depth) {
   int it = dup(fd);
   DIR *d = it >= 0 ? fdopendir(it) : NULL;

@@ -3,11 +3,13 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,21 +64,81 @@ char *wb_scratch_dir(const char *prefix, char *err, size_t errlen) {
   return dir;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st;
-  (void)ftw;
-  if (flag == FTW_DP) rmdir(path);
-  else unlink(path);
-  return 0;
+/* Directory `name` in `parent`, opened to remove what it holds (never
+ * through a symlink) and made readable and writable by its owner first, as
+ * a copied package's read-only directories are not. -1 with errno. */
+static int open_to_empty(int parent, const char *name, struct stat *st) {
+  int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES && fchmodat(parent, name, 0700, AT_SYMLINK_NOFOLLOW) == 0)
+    fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (fstat(fd, st) != 0) {
+    close(fd);
+    return -1;
+  }
+  if ((st->st_mode & 0700) != 0700) fchmod(fd, (st->st_mode & 07777) | 0700);
+  return fd;
 }
 
-static int remove_inner_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  return ftw->level == 0 ? 0 : remove_entry(path, st, flag, ftw);
+/* Remove every entry of directory fd (closed here), not descending into
+ * another file system than `dev`'s nor deeper than REMOVE_DEPTH_MAX. */
+#define REMOVE_DEPTH_MAX 256
+static bool remove_entries(int fd, dev_t dev, int depth);
+
+static bool remove_entry(int parent, const char *name, dev_t dev, int depth) {
+  if (unlinkat(parent, name, 0) == 0 || errno == ENOENT) return true;
+  if ((errno != EISDIR && errno != EPERM) || depth > REMOVE_DEPTH_MAX) return false;
+  struct stat st;
+  int fd = open_to_empty(parent, name, &st);
+  if (fd < 0) return errno == ENOENT;
+  if (st.st_dev != dev) return close(fd), false;
+  return remove_entries(fd, dev, depth + 1) && (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT);
 }
 
-void wb_remove_tree(const char *dir) { nftw(dir, remove_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT); }
+static bool remove_entries(int fd, dev_t dev, int depth) {
+  DIR *d = fdopendir(fd);
+  if (!d) return close(fd), false;
+  bool ok = true;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) ok = remove_entry(dirfd(d), e->d_name, dev, depth) && ok;
+  closedir(d);
+  return ok;
+}
 
-void wb_empty_dir(const char *dir) { nftw(dir, remove_inner_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT); }
+bool wb_tree_remove(int parent, const char *name) {
+  if (unlinkat(parent, name, 0) == 0 || errno == ENOENT) return true;
+  struct stat st;
+  int fd = open_to_empty(parent, name, &st);
+  if (fd < 0) return errno == ENOENT;
+  return remove_entries(fd, st.st_dev, 0) && (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT);
+}
+
+void wb_remove_tree(const char *dir) { wb_tree_remove(AT_FDCWD, dir); }
+
+void wb_empty_dir(const char *dir) {
+  struct stat st;
+  int fd = open_to_empty(AT_FDCWD, dir, &st);
+  if (fd >= 0) remove_entries(fd, st.st_dev, 0);
+}
+
+static int open_beneath(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve) {
+  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
+                         .mode = (flags & O_CREAT) ? mode : 0,
+                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV | resolve};
+  long fd;
+  do fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+  while (fd < 0 && errno == EINTR);
+  return fd < 0 ? -errno : (int)fd;
+}
+
+int wb_beneath(int dirfd, const char *path, int flags, mode_t mode) {
+  return open_beneath(dirfd, path, flags, mode, 0);
+}
+
+int wb_beneath_no_symlinks(int dirfd, const char *path, int flags, mode_t mode) {
+  return open_beneath(dirfd, path, flags, mode, RESOLVE_NO_SYMLINKS);
+}
 
 bool wb_dir_is_empty(const char *dir) {
   DIR *d = opendir(dir);

@@ -1,12 +1,13 @@
 /* Small POSIX helpers that several layers need, written once: the
  * monotonic clock, whole positioned reads and writes, scratch directories and tree
- * removal. Plain functions of the OS; no state. */
+ * removal (the one remover: session/tree.h and the MCP server use it too). Plain functions of the OS; no state. */
 #ifndef WASMBOX_UTIL_OS_H
 #define WASMBOX_UTIL_OS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* CLOCK_MONOTONIC in nanoseconds, and in seconds: deadlines and durations
  * (the wall clock, for what is stored or shown, stays with its users). */
@@ -22,12 +23,25 @@ bool wb_pread_all(int fd, void *p, size_t n, uint64_t off);
  * malloc'd; NULL with a message in err. */
 char *wb_scratch_dir(const char *prefix, char *err, size_t errlen);
 
-/* Remove a directory tree, or only what is inside it, without following
- * symlinks or crossing into another file system. Best effort: what cannot
- * be removed stays. */
+/* The one remover of directory trees: `name` in directory `parent`
+ * (AT_FDCWD: a path) and everything under it, never through a symlink, nor
+ * into another file system, nor deeper than 256 levels; directories its
+ * owner may not read or write are made so on the way. Best effort: what
+ * cannot be removed stays. True when it is all gone. wb_remove_tree is the
+ * same by path; wb_empty_dir removes only what is inside the directory. */
+bool wb_tree_remove(int parent, const char *name);
 void wb_remove_tree(const char *dir);
 void wb_empty_dir(const char *dir);
 bool wb_dir_is_empty(const char *dir);
+
+/* The one open beneath a directory: openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV) from dirfd, so `..`, absolute
+ * paths, absolute symlinks and symlinks that lead out fail (EXDEV);
+ * wb_beneath_no_symlinks refuses every symlink on the way (ELOOP), for
+ * reading what a guest wrote with the host's eyes. An fd (O_CLOEXEC) or
+ * -errno. (wasi/resolve.h builds path resolution on it.) */
+int wb_beneath(int dirfd, const char *path, int flags, mode_t mode);
+int wb_beneath_no_symlinks(int dirfd, const char *path, int flags, mode_t mode);
 
 /* mkdir -p with mode 0700: the directory and its missing parents. */
 bool wb_mkdirs(const char *path);

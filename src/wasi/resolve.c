@@ -4,26 +4,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "wasi/internal.h"
-
-/* openat2 beneath dirfd; returns an fd or -errno. */
-int wb_beneath(int dirfd, const char *path, int flags, mode_t mode) {
-  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
-                         .mode = (flags & O_CREAT) ? mode : 0,
-                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV};
-  long fd;
-  do fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-  while (fd < 0 && errno == EINTR);
-  return fd < 0 ? -errno : (int)fd;
-}
 
 /* Levels `fd` lies below `top`, walking up "..", counted up to `limit` + 1
  * (also when `fd` is not below `top` at all). -errno on failure. */

@@ -1,10 +1,10 @@
 /* Resolving paths beneath a directory, for the WASI host and for anyone
  * else touching a sandbox's files from outside (session file tools).
  *
- * Every lookup is openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
- * RESOLVE_NO_XDEV) from the directory fd: `..`, absolute paths, absolute
- * symlinks and symlinks that lead out fail (EXDEV). Functions return an fd
- * or -errno. */
+ * Every lookup is util/os.h's wb_beneath (included here for this module's
+ * users): openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+ * from the directory fd: `..`, absolute paths, absolute symlinks and
+ * symlinks that lead out fail (EXDEV). Functions return an fd or -errno. */
 #ifndef WASMBOX_WASI_RESOLVE_H
 #define WASMBOX_WASI_RESOLVE_H
 
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-int wb_beneath(int dirfd, const char *path, int flags, mode_t mode);
+#include "util/os.h"
 
 /* How deep directories may nest below a writable mount's root (the
  * workspace). A session copies its workspace before every call with a few
