@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "api/library.h"
-#include "python_packages.h" /* generated: the built-in packages */
+#include "python_packages.h" /* generated: the built-in packages, the runtime's version */
 #include "util/json.h"
 #include "util/os.h"
 
@@ -218,7 +218,7 @@ static int pip_download(const char *req, const char *index_url, const char *whee
   argv[n++] = "--no-cache-dir", argv[n++] = "--only-binary=:all:", argv[n++] = "--dest", argv[n++] = (char *)dest;
   if (pure_only) {
     argv[n++] = "--platform", argv[n++] = "any", argv[n++] = "--implementation", argv[n++] = "py";
-    argv[n++] = "--python-version", argv[n++] = "3.11";
+    argv[n++] = "--python-version", argv[n++] = WB_PYTHON_VERSION;
     argv[n++] = "--find-links", argv[n++] = stubs, argv[n++] = "--constraint", argv[n++] = constraints;
   } else {
     argv[n++] = "--no-deps";
