@@ -29,20 +29,7 @@ static void prepare_once(void) {
   else if (!open_base_snapshot(err, sizeof err)) snprintf(prepare_error, sizeof prepare_error, "%s", err);
 }
 
-static bool prepare(char *err, size_t errlen) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, prepare_once);
-  if (prepare_error[0]) {
-    snprintf(err, errlen, "%s", prepare_error);
-    return false;
-  }
-  return true;
-}
-
-static const wb_runtime_mount *mounts(size_t *n) {
-  *n = sizeof images / sizeof images[0];
-  return images;
-}
+WB_MODULE_PREPARE
 
 /* QuickJS reports exhausted memory as InternalError("out of memory"), the
  * same type as "stack overflow" or "interrupted": the message decides. */

@@ -8,8 +8,12 @@
  *
  *   #include "javascript.h"            // generated, from runtimes/native.sh
  *   WB_MODULE_GLUE(javascript)
- *   ... prepare() calls init_modules() and open_base_snapshot(err, errlen) once ...
- *   const wb_runtime wb_runtime_javascript = {..., WB_MODULE_FIELDS(javascript)};
+ *   static wb_runtime_mount images[] = {...};   // its read-only images
+ *   static char prepare_error[256];
+ *   static void prepare_once(void) { ... init_modules(), open_base_snapshot(), images ... }
+ *   WB_MODULE_PREPARE                          // prepare() and mounts() over those
+ *   const wb_runtime wb_runtime_javascript = {..., .prepare = prepare, .mounts = mounts,
+ *                                             WB_MODULE_FIELDS(javascript)};
  *
  * Everything the host runs while the counter cannot run out (constructors,
  * initialisation, refreshing, copying in, a call without a budget) starts
@@ -21,8 +25,10 @@
 #ifndef WASMBOX_BINDINGS_MODULE_GLUE_H
 #define WASMBOX_BINDINGS_MODULE_GLUE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "build_id.h"
 #include "engine/host_imports.h"
@@ -76,6 +82,24 @@
   static void globals_save(const void *inst, uint8_t *out) { Z_##m##_wb_globals_save(inst, out); }                     \
   static void globals_load(void *inst, const uint8_t *in) { Z_##m##_wb_globals_load(inst, in); }                       \
   static bool tables_mutable(void) { return Z_##m##_wb_tables_mutable != 0; }
+
+/* The runtime's prepare() (prepare_once, run once; its error, kept for every
+ * later call) and mounts() (the images array), over the names above. */
+#define WB_MODULE_PREPARE                            \
+  static bool prepare(char *err, size_t errlen) {    \
+    static pthread_once_t once = PTHREAD_ONCE_INIT;  \
+    pthread_once(&once, prepare_once);               \
+    if (prepare_error[0]) {                          \
+      snprintf(err, errlen, "%s", prepare_error);    \
+      return false;                                  \
+    }                                                \
+    return true;                                     \
+  }                                                  \
+                                                     \
+  static const wb_runtime_mount *mounts(size_t *n) { \
+    *n = sizeof images / sizeof images[0];           \
+    return images;                                   \
+  }
 
 #define WB_MODULE_FIELDS(m)                                                                                    \
   .build_id = WB_BUILD_ID_##m, .instance_size = sizeof(Z_##m##_instance_t), .base_snapshot = base_snapshot,    \

@@ -39,20 +39,7 @@ static void prepare_once(void) {
   else if (!open_base_snapshot(err, sizeof err)) snprintf(prepare_error, sizeof prepare_error, "%s", err);
 }
 
-static bool prepare(char *err, size_t errlen) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, prepare_once);
-  if (prepare_error[0]) {
-    snprintf(err, errlen, "%s", prepare_error);
-    return false;
-  }
-  return true;
-}
-
-static const wb_runtime_mount *mounts(size_t *n) {
-  *n = sizeof images / sizeof images[0];
-  return images;
-}
+WB_MODULE_PREPARE
 
 /* signal.alarm's delivery (runtimes/python/alarm.h) */
 static void raise_signal(void *inst, int sig) { Z_pythonZ_wasmbox_raise(inst, (uint32_t)sig); }
