@@ -122,34 +122,29 @@ typedef struct {
   bool json;
 } output_mode;
 
-static int fail_usage(const output_mode *m, const char *msg) {
+/* A failure before any run: a JSON error object on stdout with --json,
+ * else a line on stderr (`human` before the message); returns `code`. */
+static int fail_as(const output_mode *m, const char *type, const char *human, const char *msg, int code) {
   if (m->json) {
     wb_buf b = {0};
-    wb_buf_puts(&b, "{\"error\":{\"type\":\"UsageError\",\"message\":");
+    wb_buf_puts(&b, "{\"error\":{\"type\":");
+    wb_json_cstr(&b, type);
+    wb_buf_puts(&b, ",\"message\":");
     wb_json_cstr(&b, msg);
     wb_buf_puts(&b, "}}\n");
     char *s = wb_buf_take(&b);
     if (s) fputs(s, stdout);
     free(s);
   } else {
-    fprintf(stderr, "wasmbox: %s\n", msg);
+    fprintf(stderr, "wasmbox: %s%s\n", human, msg);
   }
-  return EXIT_USAGE;
+  return code;
 }
 
+static int fail_usage(const output_mode *m, const char *msg) { return fail_as(m, "UsageError", "", msg, EXIT_USAGE); }
+
 static int fail_internal(const output_mode *m, const char *msg) {
-  if (m->json) {
-    wb_buf b = {0};
-    wb_buf_puts(&b, "{\"error\":{\"type\":\"InternalError\",\"message\":");
-    wb_json_cstr(&b, msg);
-    wb_buf_puts(&b, "}}\n");
-    char *s = wb_buf_take(&b);
-    if (s) fputs(s, stdout);
-    free(s);
-  } else {
-    fprintf(stderr, "wasmbox: internal error: %s\n", msg);
-  }
-  return EXIT_INTERNAL;
+  return fail_as(m, "InternalError", "internal error: ", msg, EXIT_INTERNAL);
 }
 
 /* Read all of fd, at most INPUT_MAX bytes, giving up after `seconds`
