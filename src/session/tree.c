@@ -15,6 +15,9 @@
 
 static bool dot(const char *n) { return !strcmp(n, ".") || !strcmp(n, ".."); }
 
+/* Each walk of a tree here (and the listing in api/session_files.c) opens
+ * its directory from an fd and skips "." and ".."; the loops look alike by
+ * design, each doing its own job per entry. Removal is util/os.c's. */
 static bool link_dir(int src, int dst, int depth) {
   if (depth > DEPTH_MAX) return false;
   int it = dup(src);

@@ -1,6 +1,8 @@
 /* WASI entry points called by generated code. Each marks its span as host
  * code, so a timeout waits for it to return instead of unwinding it, and
- * calls the implementation in wasi.c or fs.c. */
+ * calls the implementation in wasi.c or fs.c. The same three lines in every
+ * entry are by design: one plain function per import, under the name and
+ * signature wasm2c's module expects (imports.h, checked by the compiler). */
 #include "wasm_rt/guest.h"
 #include "wasi/calls.h"
 #include "wasi/imports.h"

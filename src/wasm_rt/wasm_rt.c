@@ -262,6 +262,9 @@ uint32_t wasm_rt_grow_funcref_table(wasm_rt_funcref_table_t *t, uint32_t delta, 
   return d ? old : UINT32_MAX;
 }
 
+/* The externref table: the funcref table's code again, by design, for
+ * wasm-rt.h's other element type (two C types; a macro writing both would
+ * hide the code a reader checks). */
 void wasm_rt_allocate_externref_table(wasm_rt_externref_table_t *t, uint32_t elements, uint32_t max) {
   t->size = elements;
   t->max_size = max;
