@@ -176,6 +176,10 @@ bool wb_frame_read(int fd, uint8_t *type, uint8_t **payload, size_t *len, uint64
 
 /* ---- messages ---------------------------------------------------------------- */
 
+/* Each encoder puts its message's fields one a line, in the order its
+ * decoder reads them back: encoders look alike by design, so that each can
+ * be checked against its decoder line by line. */
+
 void wb_encode_request(wb_buf *b, const wasmbox_request *q, const wb_journal_wire *j) {
   wb_put_str(b, q->language);
   wb_put_bytes(b, q->code, q->code_len);

@@ -453,6 +453,8 @@ typedef struct {
 } session_options;
 
 #define SES(f) offsetof(session_options, f)
+/* Options `session` shares with `run` are listed again, by design: each
+ * table is all of its command's options, in the order its usage prints. */
 static const wb_option session_table[] = {
     {"--lang", WB_OPT_TEXT, SES(lang), 0, 0, 0, 0, NULL, "LANG", "new: python (default) or javascript", 0},
     {"--ttl", WB_OPT_DOUBLE, SES(ttl), 0, 0, 1e-300, 1e300, "a positive number of seconds", "SECONDS",

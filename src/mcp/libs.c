@@ -9,6 +9,9 @@ libcrypto_api libcrypto;
 
 #define SYM WB_DYNSYM
 
+/* One table of symbols a library: alike by design (util/dynlib.c loads them
+ * all the same way). */
+
 static const wb_dynsym mhd_symbols[] = {
     SYM(libmhd_api, start_daemon, "MHD_start_daemon"),
     SYM(libmhd_api, stop_daemon, "MHD_stop_daemon"),
