@@ -67,7 +67,7 @@ static int handler(void *ctx, const wasmbox_tool_request *req, char **reply, cha
   return WASMBOX_TOOL_OK;
 }
 
-static double now_s(void) {
+static double wall_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_REALTIME, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
@@ -124,8 +124,8 @@ static void refresh_created(uint8_t *p, size_t n) {
   if (!at) return;
   double v;
   memcpy(&v, p + at, 8);
-  if (isfinite(v) && v > 1e9) v = now_s() - 1;
-  else if (isfinite(v) && v >= 0) v = now_s() - v;
+  if (isfinite(v) && v > 1e9) v = wall_s() - 1;
+  else if (isfinite(v) && v >= 0) v = wall_s() - v;
   memcpy(p + at, &v, 8);
 }
 
