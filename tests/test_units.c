@@ -384,26 +384,23 @@ static void make_file(const char *path) {
   fclose(f);
 }
 
+/* root/rel in p (4096 bytes) */
+static const char *in(char *p, const char *root, const char *rel) {
+  snprintf(p, 4096, "%s/%s", root, rel);
+  return p;
+}
+
 static void make_tree(const char *root, const char *outside) {
   char p[4096];
-  snprintf(p, sizeof p, "%s/a/b/c", root);
-  assert_true(wb_mkdirs(p));
-  snprintf(p, sizeof p, "%s/a/b/c/f", root);
-  make_file(p);
-  snprintf(p, sizeof p, "%s/ro", root);
-  assert_int_equal(mkdir(p, 0700), 0);
-  snprintf(p, sizeof p, "%s/ro/f", root);
-  make_file(p);
-  snprintf(p, sizeof p, "%s/ro", root);
-  assert_int_equal(chmod(p, 0500), 0);
-  snprintf(p, sizeof p, "%s/closed", root);
-  assert_int_equal(mkdir(p, 0700), 0);
-  snprintf(p, sizeof p, "%s/closed/f", root);
-  make_file(p);
-  snprintf(p, sizeof p, "%s/closed", root);
-  assert_int_equal(chmod(p, 0), 0);
-  snprintf(p, sizeof p, "%s/out", root);
-  assert_int_equal(symlink(outside, p), 0);
+  assert_true(wb_mkdirs(in(p, root, "a/b/c")));
+  make_file(in(p, root, "a/b/c/f"));
+  assert_int_equal(mkdir(in(p, root, "ro"), 0700), 0);
+  make_file(in(p, root, "ro/f"));
+  assert_int_equal(chmod(in(p, root, "ro"), 0500), 0);
+  assert_int_equal(mkdir(in(p, root, "closed"), 0700), 0);
+  make_file(in(p, root, "closed/f"));
+  assert_int_equal(chmod(in(p, root, "closed"), 0), 0);
+  assert_int_equal(symlink(outside, in(p, root, "out")), 0);
 }
 
 static void test_tree_removal(void **state) {
