@@ -407,7 +407,9 @@ export class WasmBox {
       await transport.close().catch(() => undefined);
       throw new WasmBoxError(`cannot start ${command} mcp: ${e?.message ?? e}${this.serverSaid()}`, { cause: e });
     }
-    /* the SDK keeps its process to itself; its pid is public */
+    /* the SDK does not expose its ChildProcess: its private field, checked
+     * against the public pid (an SDK without it leaves node waiting for an
+     * idle server, as before, and test/idle.test.mjs fails) */
     this.child = (transport as unknown as { _process?: ChildProcess })._process ?? null;
     if (this.child?.pid !== transport.pid) this.child = null;
     return client;
