@@ -16,12 +16,13 @@ A fenced block whose info string has the word `test` is run:
   c test        compiled with -Wall -Werror against include/wasmbox.h and the
                 build's libwasmbox.so.0, then run.
   For python, js and c a statement followed by a comment (`# X`, `// X`)
-  printed a line X (with `...` as above), in the order they appear.
+  printed a line X (with `...` as above), in the order they appear; an
+  `output` block right after the block is all it printed (matched whole).
   mcp test      `-> REQUEST` / `<- RESPONSE` lines sent to `wasmbox mcp`
                 (stdio, after initialize); each response holds the shown
                 keys with the shown values (`"..."` matches any value).
 Every other block is checked without running it: JSON parses (an
-`mcpServers` entry that starts wasmbox gives it real options; a settings
+`mcpServers` or `servers` entry that starts wasmbox gives it real options; a settings
 object names real settings), Python parses. Across the pages: every
 `--option` is one of wasmbox's (its commands' --help) or listed below as
 another program's; every tool docs/mcp.md's tool tables name is in the
@@ -137,7 +138,7 @@ def printed_in_order(wants, out):
     return None
 
 
-def run_program(lang, body, ctx, tmp):
+def run_program(lang, body, ctx, tmp, output=None):
     env = env_for(ctx, tmp)
     if lang == "python":
         cmd = [sys.executable, "-c", body]
@@ -167,7 +168,9 @@ def run_program(lang, body, ctx, tmp):
     if r.returncode:
         return "exit %d: %r" % (r.returncode, (r.stdout + r.stderr)[-800:])
     wants = expectations(body, "#" if lang == "python" else "//")
-    if not wants:
+    if output is not None and not matches(output.rstrip("\n").split("\n"), r.stdout):
+        return "printed %r\n  the output block shows %r" % (r.stdout[-600:], output[-600:])
+    if not wants and output is None:
         return "the block shows no output to check"
     return printed_in_order(wants, r.stdout)
 
@@ -239,8 +242,8 @@ def check_static_block(lang, body, ctx):
             doc = json.loads(body)
         except ValueError as e:
             return "not JSON: %s" % e
-        if "mcpServers" in doc:
-            for name, srv in doc["mcpServers"].items():
+        if "mcpServers" in doc or "servers" in doc:  # (VS Code's is "servers")
+            for name, srv in doc.get("mcpServers", doc.get("servers")).items():
                 if "wasmbox" in srv.get("command", ""):
                     args = srv.get("args", [])
                     if not args or args[0] not in ("mcp", "serve"):
@@ -293,7 +296,7 @@ def documented_tools(path):
         elif not line.startswith("|"):
             in_table = False
         elif in_table and not line.startswith("| ---"):
-            cell = line.split("|")[1]
+            cell = line.replace("\\|", " ").split("|")[1]
             cell = re.sub(r"\([^`]*?\)", "()", cell)  # the argument lists
             names |= set(re.findall(r"`([a-z][a-z_]*)(?:\(\))?`", cell))
     return names
@@ -318,8 +321,10 @@ def check_pages(pages, ctx, report):
         for page in pages:
             rel = os.path.relpath(page, REPO)
             text = open(page).read()
-            for i, (info, body, line) in enumerate(blocks(text)):
+            found = blocks(text)
+            for i, (info, body, line) in enumerate(found):
                 lang = info[0] if info else ""
+                output = found[i + 1][1] if i + 1 < len(found) and found[i + 1][0] == ["output"] else None
                 what = "%s:%d %s block" % (rel, line, " ".join(info) or "plain")
                 if "test" in info:
                     tmp = os.path.join(work, "%s-%d" % (rel.replace("/", "_"), i))
@@ -328,7 +333,7 @@ def check_pages(pages, ctx, report):
                         if lang == "console":
                             problem = run_console(body, ctx, tmp)
                         elif lang in ("python", "js", "c"):
-                            problem = run_program(lang, body, ctx, tmp)
+                            problem = run_program(lang, body, ctx, tmp, output)
                         elif lang == "mcp":
                             problem = run_mcp(body, ctx, tmp)
                         else:
@@ -384,6 +389,7 @@ BROKEN = {
     "c that does not compile": "```c test\n#include <wasmbox.h>\nint main(void) { return wasmbox_nothing(); }"
                                " // 1\n```\n",
     "js output": "```js test\nconsole.log(6 * 7); // 41\n```\n",
+    "output block": "```python test\nprint(1)\nprint(2)\n```\n\n```output\n1\n3\n```\n",
     "mcp answer": '```mcp test\n-> {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": '
                   '"execute_code", "arguments": {"code": "print(1)"}}}\n<- {"result": {"structuredContent": '
                   '{"stdout": "2\\n"}}}\n```\n',
@@ -426,6 +432,16 @@ int main(void) {
 
 ```js test
 console.log(6 * 7); // 42
+```
+
+```python test
+print(1)
+print("a", 2)
+```
+
+```output
+1
+a ...
 ```
 
 ```mcp test
