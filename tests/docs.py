@@ -10,7 +10,7 @@ A fenced block whose info string has the word `test` is run:
                 `...` alone any number of lines.
   python test   run by python3 with the Python client (bindings/python) on
                 the build's libwasmbox.so.0;
-  js test       run by node as an ES module that imports "wasmbox", the
+  js test       run by node (20 or later) as an ES module that imports "wasmbox", the
                 TypeScript client (bindings/typescript, built by make
                 npm-package), with the build's wasmbox on PATH;
   c test        compiled with -Wall -Werror against include/wasmbox.h and the
@@ -48,7 +48,7 @@ FOREIGN_OPTIONS = {
     "--only-binary": "pip download", "--platform": "pip download", "--implementation": "pip download",
     "--python-version": "pip download", "--transport": "claude mcp add", "--header": "claude mcp add",
     "--requirements": "the MCP conformance suite", "--translate-to-fuzz": "binaryen's wasm-opt",
-    "--now": "systemctl enable",
+    "--now": "systemctl enable", "--self-test": "tests/docs.py",
 }
 
 
@@ -146,11 +146,16 @@ def run_program(lang, body, ctx, tmp, output=None):
         ts = os.path.join(REPO, "bindings", "typescript")
         if not os.path.isdir(os.path.join(ts, "dist")):
             return "the TypeScript client is not built (make npm-package)"
+        node = os.path.join(REPO, "tests", "mcp", "node_modules", "node", "bin", "node")  # make test-mcp's
+        node = node if os.access(node, os.X_OK) else shutil.which("node") or "node"
+        version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
+        if not re.match(r"v(2\d|[3-9]\d)\.", version):
+            return "the TypeScript client needs node 20 or later; %s is %s" % (node, version or "missing")
         os.makedirs(os.path.join(tmp, "node_modules"))
         os.symlink(ts, os.path.join(tmp, "node_modules", "wasmbox"))
         with open(os.path.join(tmp, "main.mjs"), "w") as f:
             f.write(body)
-        cmd = ["node", "main.mjs"]
+        cmd = [node, "main.mjs"]
     else:
         with open(os.path.join(tmp, "prog.c"), "w") as f:
             f.write(body)
