@@ -26,7 +26,8 @@ Every other block is checked without running it: JSON parses (an
 object names real settings), Python parses. Across the pages: every
 `--option` is one of wasmbox's (its commands' --help) or listed below as
 another program's; every tool docs/mcp.md's tool tables name is in the
-server's tools/list and every tool of tools/list is in them; every relative
+server's tools/list and every tool of tools/list is in them, and every name
+shaped like a tool's (`execute_code`, `list_sessions`) anywhere is one; every relative
 link resolves to a file, and an #anchor to a heading of it.
 
 --self-test WASMBOX: a page with a wrong example of each kind must fail.
@@ -50,6 +51,13 @@ FOREIGN_OPTIONS = {
     "--requirements": "the MCP conformance suite", "--translate-to-fuzz": "binaryen's wasm-opt",
     "--now": "systemctl enable", "--self-test": "tests/docs.py",
 }
+
+
+# Names shaped like an MCP tool's (verb_noun, `execute_code`) that the pages use
+# for other things: result fields, settings, code mode's Python builtins, an
+# upstream server's tool.
+NOT_TOOLS = {"allowed_tools", "discover_mcp_tools", "exit_code", "mcp_session", "no_files", "read_text_file"}
+TOOL_SHAPED = r"`([a-z]+(?:_[a-z]+)*_(?:sessions?|files?|code|runtimes|metrics|package|workspace|tools|execution))\b"
 
 
 def help_options(wasmbox):
@@ -281,13 +289,16 @@ def anchors(path):
 
 def mcp_tools(ctx, tmp):
     """The tools of tools/list, code mode's included (an upstream configured)."""
+    if "tools" in ctx:
+        return ctx["tools"]
     up = os.path.join(tmp, "upstream.json")
     with open(up, "w") as f:
         json.dump({"mcpServers": {"none": {"command": "/bin/false", "allowed_tools": ["*"]}}}, f)
     mcp = Mcp(ctx, tmp, ["--upstream", up])
     try:
         r = mcp.call({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-        return {t["name"] for t in r["result"]["tools"]}
+        ctx["tools"] = {t["name"] for t in r["result"]["tools"]}
+        return ctx["tools"]
     finally:
         mcp.close()
 
@@ -366,6 +377,10 @@ def check_pages(pages, ctx, report):
                 elif anchor and path.endswith(".md") and anchor not in anchors(path):
                     bad.append(target + " (no such heading)")
             report.check("%s links resolve" % rel, bad and ", ".join(bad))
+            named = set(re.findall(TOOL_SHAPED, text)) - NOT_TOOLS
+            if named:
+                unknown = sorted(named - mcp_tools(ctx, work))
+                report.check("%s names only tools the server has" % rel, unknown and "unknown: " + ", ".join(unknown))
             if os.path.basename(page) == "mcp.md":
                 have, shown = mcp_tools(ctx, work), documented_tools(page)
                 report.check("%s: its tool tables name the server's tools, all of them" % rel,
@@ -405,6 +420,7 @@ BROKEN = {
     "JSON": '```json\n{"timeout": 3,}\n```\n',
     "link": "See [the model](security.md#no-such-heading) and [this](nowhere.md).\n",
     "tool": None,  # every tool of tools/list, and one more (self_test)
+    "tool name": "Call `list_session` to see them.\n",
 }
 
 
