@@ -10,7 +10,7 @@ A fenced block whose info string has the word `test` is run:
                 `...` alone any number of lines.
   python test   run by python3 with the Python client (bindings/python) on
                 the build's libwasmbox.so.0;
-  js test       run by node (20 or later) as an ES module that imports "wasmbox", the
+  js test       run by node (20 or later: find_node) as an ES module that imports "wasmbox", the
                 TypeScript client (bindings/typescript, built by make
                 npm-package), with the build's wasmbox on PATH;
   c test        compiled with -Wall -Werror against include/wasmbox.h and the
@@ -146,6 +146,36 @@ def printed_in_order(wants, out):
     return None
 
 
+def node_major(node):
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except OSError:
+        return 0
+    m = re.match(r"v(\d+)\.", out)
+    return int(m.group(1)) if m else 0
+
+
+def find_node(ctx):
+    """A node the TypeScript client runs on (20 or later): make test-mcp's,
+    the system's, or (Debian 12's is 18) the one tests/mcp pins, installed
+    from npm into the build directory once. Returns (node, problem)."""
+    pinned = os.path.join(ctx["build"], "docs-node", "node_modules", "node", "bin", "node")
+    found = [os.path.join(REPO, "tests", "mcp", "node_modules", "node", "bin", "node"), shutil.which("node"), pinned]
+    for node in found:
+        if node and node_major(node) >= 20:
+            return node, None
+    with open(os.path.join(REPO, "tests", "mcp", "package.json")) as f:
+        pkg = json.load(f)
+    version = {**pkg.get("dependencies", {}), **pkg.get("devDependencies", {})}["node"]
+    r = subprocess.run(["npm", "install", "--no-save", "--no-audit", "--no-fund", "--loglevel=error", "--prefix",
+                        os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(pinned)))), "node@" + version],
+                       capture_output=True, text=True)
+    if node_major(pinned) >= 20:
+        return pinned, None
+    return None, "the TypeScript client needs node 20 or later, and npm could not install node %s: %s" % (
+        version, (r.stdout + r.stderr)[-600:])
+
+
 def run_program(lang, body, ctx, tmp, output=None):
     env = env_for(ctx, tmp)
     if lang == "python":
@@ -154,11 +184,9 @@ def run_program(lang, body, ctx, tmp, output=None):
         ts = os.path.join(REPO, "bindings", "typescript")
         if not os.path.isdir(os.path.join(ts, "dist")):
             return "the TypeScript client is not built (make npm-package)"
-        node = os.path.join(REPO, "tests", "mcp", "node_modules", "node", "bin", "node")  # make test-mcp's
-        node = node if os.access(node, os.X_OK) else shutil.which("node") or "node"
-        version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
-        if not re.match(r"v(2\d|[3-9]\d)\.", version):
-            return "the TypeScript client needs node 20 or later; %s is %s" % (node, version or "missing")
+        node, problem = find_node(ctx)
+        if problem:
+            return problem
         os.makedirs(os.path.join(tmp, "node_modules"))
         os.symlink(ts, os.path.join(tmp, "node_modules", "wasmbox"))
         with open(os.path.join(tmp, "main.mjs"), "w") as f:
