@@ -5,7 +5,7 @@
 #
 #   make            build build/wasmbox
 #   make run        a 30-second demo
-#   make test       all tests (unit, end to end, CLI, MCP transports), then under ASan+UBSan
+#   make test       all tests (unit, end to end, CLI, MCP transports, the documents' examples), then under ASan+UBSan
 #   make test-mcp   MCP conformance suite, Inspector and SDK clients (npm),
 #                   the TypeScript client
 #   make npm-package  the TypeScript client, build/npm/wasmbox-VERSION.tgz
@@ -130,7 +130,7 @@ $(BUILD)/python-packages.img: $(BUILD)/python-packages.dir $(BUILD)/mkimage
 
 # The pure-Python packages' table, then the packages built into python.wasm
 # (numpy), named by their .dist-info in the runtime's tree.
-$(BUILD)/gen/python_packages.h: $(BUILD)/python-packages.dir $(BUILD)/python.dir
+$(BUILD)/gen/python_packages.h: $(BUILD)/python-packages.dir $(BUILD)/python.dir scripts/python_packages_h.py
 	@mkdir -p $(dir $@)
 	python3 scripts/python_packages_h.py "$$(cat $<)/packages.h" "$$(cat $(BUILD)/python.dir)/stdlib" > $@
 
@@ -301,7 +301,7 @@ $(BUILD)/wasm_fuel-asan: $(FUEL_TOOL_SRC)
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(filter %.c,$^) -o $@
 
-test: deps check-layers check-format $(BUILD)/wasmbox $(SHARED) $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
+test: deps check-layers check-format $(BUILD)/wasmbox $(SHARED) $(BUILD)/npm/wasmbox-$(VERSION).tgz $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
 	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS)
 	@$(MAKE) --no-print-directory test-asan
 

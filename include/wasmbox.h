@@ -226,7 +226,7 @@ typedef struct {
   const char *const *guidance; /* hints for the caller */
   size_t guidance_len;
   /* per hint: its kind ("timeout", "module_not_found", "no_network", ...)
-   * and the README section about it ("README.md#python-packages") */
+   * and the section of docs/ about it ("docs/runtimes.md#python-packages") */
   const char *const *guidance_types, *const *guidance_docs;
   double duration_ms;
   uint64_t fuel_used; /* the whole budget when out_of_fuel */

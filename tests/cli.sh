@@ -109,23 +109,24 @@ run run --json --timeout 0.3 -c 'while 1: pass'
 check "--json timeout status" [ "$(json "r['status']")" = timeout ]
 check "--json timeout is one object" is_one_json_object
 check "--json timeout: a guidance entry with its type and docs" \
-  [ "$(json "[(e['type'], e['docs']) for e in r['error']['guidance_entries']]")" = "[('timeout', 'README.md#guidance')]" ]
+  [ "$(json "[(e['type'], e['docs']) for e in r['error']['guidance_entries']]")" = "[('timeout', 'docs/cli.md#guidance')]" ]
 run run --json -c 'import pandas'
 check "--json a missing package: entry package_not_installed, docs on Python packages" \
   [ "$(json "[(e['type'], e['docs'], e['message'] == r['error']['guidance'][0]) for e in r['error']['guidance_entries']]")" \
-    = "[('package_not_installed', 'README.md#python-packages', True)]" ]
-# every docs link of guidance names a section of the README (GitHub's anchors)
+    = "[('package_not_installed', 'docs/runtimes.md#python-packages', True)]" ]
+# every docs link of guidance names a section of a document (GitHub's anchors)
 missing=$(python3 - "$(dirname "$0")/.." <<'PY'
-import re, sys
+import os, re, sys
 root = sys.argv[1]
-heads = {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
-         for h in re.findall(r"^#+ (.*)$", open(root + "/README.md").read(), re.M)}
-for a in sorted(set(re.findall(r'"README\.md#([a-z0-9-]+)"', open(root + "/src/api/guidance.c").read()))):
+for page, a in sorted(set(re.findall(r'"([a-z/]+\.md)#([a-z0-9-]+)"', open(root + "/src/api/guidance.c").read()))):
+    text = open(root + "/" + page).read() if os.path.exists(root + "/" + page) else ""
+    heads = {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
+             for h in re.findall(r"^#+ (.*)$", text, re.M)}
     if a not in heads:
-        print(a)
+        print(page + "#" + a)
 PY
 )
-check "every guidance docs link names a README section${missing:+ (missing: $missing)}" [ -z "$missing" ]
+check "every guidance docs link names a section of a document${missing:+ (missing: $missing)}" [ -z "$missing" ]
 
 run run --json --timeout nope -c 1
 check "--json usage error is one object" is_one_json_object
@@ -263,7 +264,7 @@ check "js: require() of a package gets guidance naming the built-in ones" \
   [ "$(json "r['error']['guidance'][0][:60]")" = "The npm package 'left-pad' is not built in, and packages can" ] &&
   json "r['error']['guidance'][0]" | grep -q "lodash, marked"
 check "js: its guidance entry has a type and a docs link" \
-  [ "$(json "[(e['type'], e['docs']) for e in r['error']['guidance_entries']]")" = "[('npm_package_missing', 'README.md#javascript')]" ]
+  [ "$(json "[(e['type'], e['docs']) for e in r['error']['guidance_entries']]")" = "[('npm_package_missing', 'docs/runtimes.md#javascript')]" ]
 run run --lang js --json --workspace "$tmp/jsws" -c 'writeJson("out.json", { ok: true })'
 check "js: files_changed lists what writeJson wrote" [ "$(json "r['files_changed']")" = "['/app/out.json']" ]
 check "js: the file lands on the host" [ "$(cat "$tmp/jsws/out.json")" = '{

@@ -22,11 +22,11 @@ check() { # check "what" CONDITION...
 }
 for p in wasmbox libwasmbox0 libwasmbox-dev; do dpkg-deb -c "$deb/${p}_${version}_amd64.deb" >"$root/$p.list"; done
 has() { grep -q " \./$2\( ->\|$\)" "$root/$1.list"; } # has PACKAGE PATH
-check "wasmbox: the command, its man page, completion, unit, defaults and the README guidance links to" bash -c "
+check "wasmbox: the command, its man page, completion, unit, defaults and the documents guidance links to" bash -c "
   $(declare -f has); root='$root'
   has wasmbox usr/bin/wasmbox && has wasmbox usr/share/man/man1/wasmbox.1.gz &&
   has wasmbox usr/share/bash-completion/completions/wasmbox && has wasmbox lib/systemd/system/wasmbox.service &&
-  has wasmbox etc/default/wasmbox && has wasmbox usr/share/doc/wasmbox/README.md.gz"
+  has wasmbox etc/default/wasmbox && has wasmbox 'usr/share/doc/wasmbox/README.md\(.gz\)\?' && has wasmbox 'usr/share/doc/wasmbox/docs/security.md\(.gz\)\?'"
 check "libwasmbox0: the library under its soname and its worker program" bash -c "
   $(declare -f has); root='$root'
   has libwasmbox0 usr/lib/$arch/libwasmbox.so.$version && has libwasmbox0 usr/lib/$arch/libwasmbox.so.0 &&

@@ -2,7 +2,7 @@
 # run.sh TESTDIR WASMBOX FUEL_TOOL TRAINER TEST...: run the C test programs
 # (cmocka, TAP output), the CLI tests, `make install` used as a user would,
 # the Python client (clients/python) installed with pip,
-# the MCP transport and OAuth tests and the
+# the MCP transport and OAuth tests, the documents' examples (tests/docs.py), the
 # metering pass's tests (on small modules and on the guests this build
 # holds), the tests of the translation's rewrites (tools/w2c_split.py), of
 # numpy's cast rewrites (runtimes/python/fpcast.py) and of
@@ -60,5 +60,20 @@ pyscript() {
 }
 pyscript mcp transport.py
 pyscript oauth oauth.py
+# the documents' examples against this build, and the check's own test (the
+# shared library and the TypeScript client are those of the plain pass)
+case $bin in
+  *-asan) ;;
+  *) for args in "$bin" "--self-test $bin"; do
+       # shellcheck disable=SC2086
+       out=$(python3 "$(dirname "$0")/docs.py" $args 2>&1)
+       p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
+       grep -q '^[0-9]* passed, [0-9]* failed$' <<<"$out" || { f=$((f + 1)); out="$out"$'\n'"not ok - docs.py stopped early"; }
+       passed=$((passed + p)); failed=$((failed + f))
+       name=docs; [ "$args" = "$bin" ] || name=docs-self-test
+       printf '%-16s %3d passed, %d failed\n' "$name" "$p" "$f"
+       if [ "$f" -gt 0 ]; then failures+=("$name"); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
+     done ;;
+esac
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

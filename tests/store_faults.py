@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bounded waits on the shared session store (README "Running several
+"""Bounded waits on the shared session store (docs/deploy.md "Running several
 servers"), against one `wasmbox serve --store` with a short --store-timeout
 and few --store-connections, and PostgreSQL from packaging/deploy/pg.sh in a
 temporary directory:

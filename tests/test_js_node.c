@@ -1,4 +1,4 @@
-/* node's globals and core modules in the sandbox's JavaScript (README,
+/* node's globals and core modules in the sandbox's JavaScript (docs/runtimes.md,
  * JavaScript): each program below was run with node 20 (v20.20.2) on the
  * build machine, and what node printed is what the sandbox must print. Where
  * the sandbox must differ from node (os values, modules it does not have,
@@ -463,7 +463,7 @@ static void test_crypto_module(void **s) {
   (void)s;
   expect_js_output(cryptomod_js, NULL, cryptomod_out);
 }
-/* node's Intl for en-US; where the sandbox differs (README, JavaScript): a
+/* node's Intl for en-US; where the sandbox differs (docs/runtimes.md, JavaScript): a
  * date with a long weekday and month plus a time joins them with a comma
  * where node says "at" */
 static void test_intl(void **s) {

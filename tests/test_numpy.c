@@ -9,7 +9,7 @@
 static const struct {
   const char *name, *code, *out;
 } uses[] = {
-    {"the README's line",
+    {"the documents' line",
      "import numpy as np\n"
      "print(np.linalg.solve([[3,1],[1,2]],[9,8]), np.fft.fft([1,0,0,0]).real.tolist(), "
      "np.random.default_rng(0).integers(0,10,3).tolist())\n",

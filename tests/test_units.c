@@ -320,9 +320,9 @@ static void test_guidance(void **s) {
   assert_int_equal(wb_guidance(&in, g, t), 0);
   /* kinds and their docs; a name that is no kind has none */
   assert_string_equal(wb_guidance_kind("no_network", &docs), "no_network");
-  assert_string_equal(docs, "README.md#security-model");
+  assert_string_equal(docs, "docs/security.md#security-model");
   assert_string_equal(wb_guidance_kind("out_of_fuel", &docs), "out_of_fuel");
-  assert_string_equal(docs, "README.md#fuel");
+  assert_string_equal(docs, "docs/security.md#fuel");
   assert_null(wb_guidance_kind("made_up", &docs));
   assert_null(wb_guidance_kind(NULL, &docs));
 }

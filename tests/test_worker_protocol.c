@@ -67,8 +67,8 @@ static void test_result_round_trip(void **state) {
   assert_int_equal(p->guidance_len, 2);
   assert_string_equal(p->guidance[1], "hint two");
   assert_string_equal(p->guidance_types[0], "no_network"); /* the kind, and its docs from the parent's own table */
-  assert_string_equal(p->guidance_docs[0], "README.md#security-model");
-  assert_string_equal(p->guidance_docs[1], "README.md#guidance");
+  assert_string_equal(p->guidance_docs[0], "docs/security.md#security-model");
+  assert_string_equal(p->guidance_docs[1], "docs/cli.md#guidance");
   assert_int_equal(p->files_changed_len, 2);
   assert_string_equal(p->files_changed[1], "/app/b/c.txt");
   assert_string_equal(p->session_id, "s1");

@@ -23,7 +23,7 @@ where sessions and paused runs are kept (default: ~/.local/share/wasmbox)
 .B WASMBOX_MCP_\fINAME\fR
 a setting of \fBwasmbox mcp\fR and \fBwasmbox serve\fR (see their --help)
 [SEE ALSO]
-The README of the source tree: the security model, sessions, code mode and the C library (\fBwasmbox.h\fR, \fBpkg-config wasmbox\fR).
+README.md and docs/ of the source tree (in the Debian package, /usr/share/doc/wasmbox): the security model (docs/security.md), sessions (docs/cli.md), the MCP server and code mode (docs/mcp.md), the C library (docs/library.md; \fBwasmbox.h\fR, \fBpkg-config wasmbox\fR).
 MAN
 } > "$inc"
 help2man --no-info --no-discard-stderr --version-string="$("$w" --version | head -1 | cut -d' ' -f2)" \

@@ -33,29 +33,29 @@ static bool has(const char *s, const char *needle) { return s && strstr(s, needl
 
 static bool is(const char *s, const char *v) { return s && !strcmp(s, v); }
 
-/* Each kind of hint: its type (what callers match on) and where the README
- * says more. */
+/* Each kind of hint: its type (what callers match on) and where the
+ * documents (docs/) say more. */
 static const struct {
   const char *type, *docs;
 } kinds[] = {
-    {"timeout", "README.md#guidance"},
-    {"out_of_memory", "README.md#guidance"},
-    {"out_of_fuel", "README.md#fuel"},
-    {"stack_overflow", "README.md#guidance"},
-    {"quota_exceeded", "README.md#guidance"},
-    {"output_truncated", "README.md#guidance"},
-    {"recursion_too_deep", "README.md#guidance"},
-    {"module_unavailable", "README.md#python-packages"},
-    {"module_renamed", "README.md#python-packages"},
-    {"package_not_installed", "README.md#python-packages"},
-    {"module_not_found", "README.md#python-packages"},
-    {"node_module_missing", "README.md#javascript"},
-    {"node_module_unavailable", "README.md#javascript"},
-    {"npm_package_missing", "README.md#javascript"},
-    {"module_path", "README.md#javascript"},
-    {"path_outside_app", "README.md#security-model"},
-    {"no_network", "README.md#security-model"},
-    {"no_processes", "README.md#security-model"},
+    {"timeout", "docs/cli.md#guidance"},
+    {"out_of_memory", "docs/cli.md#guidance"},
+    {"out_of_fuel", "docs/security.md#fuel"},
+    {"stack_overflow", "docs/cli.md#guidance"},
+    {"quota_exceeded", "docs/cli.md#guidance"},
+    {"output_truncated", "docs/cli.md#guidance"},
+    {"recursion_too_deep", "docs/cli.md#guidance"},
+    {"module_unavailable", "docs/runtimes.md#python-packages"},
+    {"module_renamed", "docs/runtimes.md#python-packages"},
+    {"package_not_installed", "docs/runtimes.md#python-packages"},
+    {"module_not_found", "docs/runtimes.md#python-packages"},
+    {"node_module_missing", "docs/runtimes.md#javascript"},
+    {"node_module_unavailable", "docs/runtimes.md#javascript"},
+    {"npm_package_missing", "docs/runtimes.md#javascript"},
+    {"module_path", "docs/runtimes.md#javascript"},
+    {"path_outside_app", "docs/security.md#security-model"},
+    {"no_network", "docs/security.md#security-model"},
+    {"no_processes", "docs/security.md#security-model"},
 };
 
 const char *wb_guidance_kind(const char *type, const char **docs) {
@@ -210,7 +210,7 @@ static void python_rules(const wb_guidance_input *in, hints *h) {
 
 /* Names a program may expect from node or a browser, and what they need. */
 static const char *const js_network[] = {"fetch", "XMLHttpRequest", "WebSocket", "EventSource", NULL};
-/* node core modules the sandbox does not have (README, JavaScript) */
+/* node core modules the sandbox does not have (docs/runtimes.md, JavaScript) */
 static const char *const node_missing[] = {"zlib",      "vm",           "v8",          "module",
                                            "inspector", "tty",          "async_hooks", "diagnostics_channel",
                                            "repl",      "trace_events", "wasi",        NULL};

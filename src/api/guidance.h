@@ -1,7 +1,7 @@
 /* Guidance: one or two actionable hints for a failed call, written for the
  * model or person who wrote the code (module not available, file outside
  * /app, no network, no processes, limits hit, output cut), each with a type
- * a program can match on and a link to the README section about it. */
+ * a program can match on and a link to the section of docs/ about it. */
 #ifndef WASMBOX_API_GUIDANCE_H
 #define WASMBOX_API_GUIDANCE_H
 
@@ -27,8 +27,8 @@ typedef struct {
  * their kinds ("timeout", "module_not_found", ...: static strings); returns
  * how many. */
 size_t wb_guidance(const wb_guidance_input *in, char **out, const char **types);
-/* The table's own copy of a kind's name and (in *docs) the README section
- * that explains it; NULL for no such kind. */
+/* The table's own copy of a kind's name and (in *docs) the section of the
+ * documents that explains it; NULL for no such kind. */
 const char *wb_guidance_kind(const char *type, const char **docs);
 
 #endif

@@ -52,11 +52,11 @@ const wb_runtime wb_runtime_python = {
     /* the modules most code starts with, what error reports need, and the
      * built-in packages worth it: each of these costs a call 5-100 ms to
      * import, together ~300 ms and 14 MB of heap (shared copy-on-write by
-     * every call); numpy, built into the module, is among them (README,
+     * every call); numpy, built into the module, is among them (docs/runtimes.md,
      * "The data stack"). Left to import on demand: sympy (220 ms, 22 MB), networkx
      * (65 ms, 6 MB), pypdf/PyPDF2 (35 ms, 3 MB each), html5lib, mpmath...
      * The heap is then frozen: the collector never walks it, so a call
-     * dirties no page of it. (README, "Python packages") LC_CTYPE is
+     * dirties no page of it. (docs/runtimes.md, "Python packages") LC_CTYPE is
      * C.UTF-8, as CPython's coercion of the C locale leaves a native
      * process whose environment names none (PEP 538). */
     .preload =

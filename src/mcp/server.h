@@ -109,7 +109,7 @@ void mcp_conn_put(mcp_server *s, mcp_conn *c);
 bool mcp_conn_remove(mcp_server *s, const char *id);
 size_t mcp_conn_count(mcp_server *s);
 
-/* Ownership (README "Deploying for several clients"). A session made
+/* Ownership (docs/deploy.md "Deploying for several clients"). A session made
  * without an owner (the CLI, the library) is the local operator's.
  * mcp_session_access: 0 when the request may use the session, else what the
  * library says of an unknown one, so that another's session cannot be told

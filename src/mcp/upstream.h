@@ -1,4 +1,4 @@
-/* Upstream MCP servers (code mode, README "Code mode"): the servers of an
+/* Upstream MCP servers (code mode, docs/mcp.md "Code mode"): the servers of an
  * mcpServers file (the format Claude Desktop, Claude Code and Cursor use),
  * their tools named server__tool, and the tool handler that execute_code
  * gives the library, so that sandboxed code can list, search and call them.

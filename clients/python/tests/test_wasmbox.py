@@ -84,7 +84,7 @@ class Runs(unittest.TestCase):
     def test_limits(self):
         t = self.sb.run("while True: pass", timeout=0.3)
         self.assertEqual(t.status, "timeout")
-        self.assertEqual([(e["type"], e["docs"]) for e in t.error.guidance_entries], [("timeout", "README.md#guidance")])
+        self.assertEqual([(e["type"], e["docs"]) for e in t.error.guidance_entries], [("timeout", "docs/cli.md#guidance")])
         self.assertEqual(self.sb.run("x = bytearray(200 << 20)", memory_mb=64).status, "out_of_memory")
         f = self.sb.run("while True: pass", fuel=1_000_000)
         self.assertEqual((f.status, f.fuel_used), ("out_of_fuel", 1_000_000))

@@ -55,7 +55,7 @@ export interface GuidanceEntry {
   /** A kind to match on: "timeout", "module_not_found", "no_network", ... */
   type: string;
   message: string;
-  /** The README section about it, e.g. "README.md#python-packages". */
+  /** The section of docs/ about it, e.g. "docs/runtimes.md#python-packages". */
   docs: string;
 }
 

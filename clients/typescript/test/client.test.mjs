@@ -88,7 +88,7 @@ describe("runs", () => {
     assert.equal(t.status, "timeout");
     assert.deepEqual(
       t.error.guidanceEntries.map((e) => [e.type, e.docs]),
-      [["timeout", "README.md#guidance"]],
+      [["timeout", "docs/cli.md#guidance"]],
     );
     const m = await box.execute("x = bytearray(200 << 20)", { memoryMb: 64 });
     assert.equal(m.status, "out_of_memory");

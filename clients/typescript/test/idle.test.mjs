@@ -49,7 +49,7 @@ function runProgram(name, source) {
 
 test("the README's three-line example prints 42 and exits without close()", async () => {
   const readme = readFileSync(join(pkg, "..", "..", "README.md"), "utf8");
-  const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('from "wasmbox"'));
+  const block = [...readme.matchAll(/```js[^\n]*\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('from "wasmbox"'));
   assert.ok(block, "README.md has a js example importing wasmbox");
   assert.ok(!block.includes("close()"), "the example is the one without close()");
   const r = await runProgram("readme", block);

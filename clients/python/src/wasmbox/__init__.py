@@ -88,7 +88,7 @@ class ErrorInfo:
     traceback: Optional[str] = None
     guidance: List[str] = field(default_factory=list)
     # the same hints as {"type", "message", "docs"}: a kind to match on
-    # ("timeout", "module_not_found", ...) and the README section about it
+    # ("timeout", "module_not_found", ...) and the section of docs/ about it
     guidance_entries: List[Dict[str, str]] = field(default_factory=list)
 
 
