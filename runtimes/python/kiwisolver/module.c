@@ -128,7 +128,8 @@ static PyObject *combine(PyObject *a, PyObject *b, double k) {
   Py_ssize_t na = ea ? PyTuple_GET_SIZE(((Expression *)ea)->terms) : 0;
   Py_ssize_t nb = eb ? PyTuple_GET_SIZE(((Expression *)eb)->terms) : 0;
   if (!(terms = PyTuple_New(na + nb))) goto done;
-  for (Py_ssize_t i = 0; i < na; i++) PyTuple_SET_ITEM(terms, i, Py_NewRef(PyTuple_GET_ITEM(((Expression *)ea)->terms, i)));
+  for (Py_ssize_t i = 0; i < na; i++)
+    PyTuple_SET_ITEM(terms, i, Py_NewRef(PyTuple_GET_ITEM(((Expression *)ea)->terms, i)));
   for (Py_ssize_t i = 0; i < nb; i++)
     PyTuple_SET_ITEM(terms, na + i, Py_NewRef(PyTuple_GET_ITEM(((Expression *)eb)->terms, i)));
   double constant = (ea ? ((Expression *)ea)->constant : ca) + (eb ? ((Expression *)eb)->constant : cb * k);
@@ -221,14 +222,19 @@ done:
   return terms ? new_expression(terms, e->constant) : NULL;
 }
 
-/* a OP b as the required constraint "a - b OP 0". */
+/* a OP b as the required constraint "a - b OP 0"; <, > and != are errors
+ * (never Python's identity comparison). */
 static PyObject *sym_richcompare(PyObject *a, PyObject *b, int op) {
+  static const char *names[] = {"<", "<=", "==", "!=", ">", ">="};
   kw_op kop;
   switch (op) {
     case Py_EQ: kop = KW_EQ; break;
     case Py_LE: kop = KW_LE; break;
     case Py_GE: kop = KW_GE; break;
-    default: Py_RETURN_NOTIMPLEMENTED;
+    default:
+      return PyErr_Format(PyExc_TypeError, "unsupported operand type(s) for %s: '%s' and '%s'", names[op],
+                          Py_TYPE(a)->tp_name, Py_TYPE(b)->tp_name),
+             NULL;
   }
   if (!operands_ok(a, b)) Py_RETURN_NOTIMPLEMENTED;
   PyObject *diff = combine(a, b, -1.0);
@@ -886,7 +892,8 @@ static PyMethodDef Solver_methods[] = {
     {"addConstraint", CAST(PyCFunction, Solver_addConstraint), METH_O, "Add a constraint."},
     {"removeConstraint", CAST(PyCFunction, Solver_removeConstraint), METH_O, "Remove a constraint."},
     {"hasConstraint", CAST(PyCFunction, Solver_hasConstraint), METH_O, "Whether the constraint was added."},
-    {"addEditVariable", CAST(PyCFunction, Solver_addEditVariable), METH_VARARGS, "Make a variable editable at a strength."},
+    {"addEditVariable", CAST(PyCFunction, Solver_addEditVariable), METH_VARARGS,
+     "Make a variable editable at a strength."},
     {"removeEditVariable", CAST(PyCFunction, Solver_removeEditVariable), METH_O, "Stop editing a variable."},
     {"hasEditVariable", CAST(PyCFunction, Solver_hasEditVariable), METH_O, "Whether the variable is editable."},
     {"suggestValue", CAST(PyCFunction, Solver_suggestValue), METH_VARARGS, "Suggest a value for an edit variable."},
@@ -909,9 +916,9 @@ static PyTypeObject SolverType = {
 
 /* ---- the module ------------------------------------------------------------------- */
 
-static struct PyModuleDef kiwisolver_module = {
-    PyModuleDef_HEAD_INIT, .m_name = "kiwisolver", .m_doc = "The Cassowary constraint solver, kiwisolver's API.",
-    .m_size = -1};
+static struct PyModuleDef kiwisolver_module = {PyModuleDef_HEAD_INIT, .m_name = "kiwisolver",
+                                               .m_doc = "The Cassowary constraint solver, kiwisolver's API.",
+                                               .m_size = -1};
 
 static int add_exception(PyObject *m, PyObject **slot, const char *name) {
   char qualified[64];

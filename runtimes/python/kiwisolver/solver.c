@@ -137,10 +137,38 @@ static int row_add(row *r, uint32_t sym, double coef) {
   return 1;
 }
 
+/* r += mult * other, merging the sorted cells (a row's size added, not multiplied). */
 static int row_add_row(row *r, const row *other, double mult) {
+  if (other->n == 0) {
+    r->constant += other->constant * mult;
+    return 1;
+  }
+  if (other->n == 1) {
+    r->constant += other->constant * mult;
+    return row_add(r, other->cells[0].sym, other->cells[0].coef * mult);
+  }
+  uint32_t cap = 0;
+  cell *merged = NULL;
+  if ((uint64_t)r->n + other->n > MAX_COUNT || !grow((void **)&merged, &cap, r->n + other->n, sizeof *merged)) return 0;
+  uint32_t i = 0, j = 0, n = 0;
+  while (i < r->n || j < other->n) {
+    cell c;
+    if (j == other->n || (i < r->n && r->cells[i].sym < other->cells[j].sym)) {
+      c = r->cells[i++];
+    } else if (i == r->n || other->cells[j].sym < r->cells[i].sym) {
+      c = (cell){other->cells[j].sym, other->cells[j].coef * mult};
+      j++;
+    } else {
+      c = (cell){r->cells[i].sym, r->cells[i].coef + other->cells[j].coef * mult};
+      i++, j++;
+    }
+    if (!near_zero(c.coef)) merged[n++] = c;
+  }
+  free(r->cells);
+  r->cells = merged;
+  r->n = n;
+  r->cap = cap;
   r->constant += other->constant * mult;
-  for (uint32_t i = 0; i < other->n; i++)
-    if (!row_add(r, other->cells[i].sym, other->cells[i].coef * mult)) return 0;
   return 1;
 }
 
@@ -197,9 +225,9 @@ static row *unmake_basic(kw_solver *s, uint32_t sym) {
 }
 
 static kw_status push_infeasible(kw_solver *s, uint32_t sym) {
-  return grow((void **)&s->infeasible, &s->infcap, s->ninf + 1, sizeof *s->infeasible) ? (s->infeasible[s->ninf++] = sym,
-                                                                                            KW_OK)
-                                                                                         : KW_NOMEM;
+  return grow((void **)&s->infeasible, &s->infcap, s->ninf + 1, sizeof *s->infeasible)
+             ? (s->infeasible[s->ninf++] = sym, KW_OK)
+             : KW_NOMEM;
 }
 
 /* sym's row put in place of sym everywhere; restricted rows that turn negative are noted. */
@@ -231,9 +259,15 @@ static kw_status pivot(kw_solver *s, uint32_t leaving, uint32_t entering) {
 
 /* ---- the simplex ---------------------------------------------------------- */
 
+static int in_any_row(const kw_solver *s, uint32_t sym) {
+  for (uint32_t i = 0; i < s->nbasics; i++)
+    if (row_coef(s->syms[s->basics[i]].row, sym) != 0.0) return 1;
+  return 0;
+}
+
 /* Primal simplex: lowers obj while every restricted row stays >= 0. A
  * restricted symbol can only grow from 0; a user variable may go either way. */
-static kw_status optimize(kw_solver *s, const row *obj) {
+static kw_status optimize(kw_solver *s, row *obj) {
   for (;;) {
     uint32_t entering = 0;
     double dir = 0.0;
@@ -254,7 +288,13 @@ static kw_status optimize(kw_solver *s, const row *obj) {
       double ratio = s->syms[b].row->constant / -a;
       if (ratio < best || (ratio == best && b < leaving)) best = ratio, leaving = b;
     }
-    if (!leaving) return KW_NO_PROGRESS; /* unbounded: the objective is a sum of errors >= 0, so never */
+    if (!leaving) {
+      /* Unbounded, though the objective is a sum of errors >= 0: rounding
+       * left a symbol no row holds in it. Dropped; anything else is a failure. */
+      if (in_any_row(s, entering)) return KW_NO_PROGRESS;
+      row_remove(obj, entering);
+      continue;
+    }
     kw_status st = pivot(s, leaving, entering);
     if (st != KW_OK) return st;
   }
@@ -294,13 +334,12 @@ static kw_status build_row(kw_solver *s, const kw_term *terms, size_t nterms, do
   for (size_t i = 0; i < nterms; i++) {
     uint32_t sym = s->vars[terms[i].var - 1].sym;
     int ok = s->syms[sym].row ? row_add_row(r, s->syms[sym].row, terms[i].coefficient)
-                          : row_add(r, sym, terms[i].coefficient);
+                              : row_add(r, sym, terms[i].coefficient);
     if (!ok) goto fail;
   }
   int required = strength >= KW_REQUIRED;
   if (op == KW_EQ && required) {
-    if ((st = new_symbol(s, SYM_DUMMY, &c->marker)) != KW_OK || (st = KW_NOMEM, !row_add(r, c->marker, 1.0)))
-      goto fail;
+    if ((st = new_symbol(s, SYM_DUMMY, &c->marker)) != KW_OK || (st = KW_NOMEM, !row_add(r, c->marker, 1.0))) goto fail;
   } else if (op == KW_EQ) {
     /* expression = plus - minus */
     if ((st = new_symbol(s, SYM_ERROR, &c->marker)) != KW_OK || (st = new_symbol(s, SYM_ERROR, &c->other)) != KW_OK)
@@ -485,7 +524,7 @@ static kw_status remove_constraint(kw_solver *s, uint32_t handle) {
     uint32_t e = errors[i];
     if (!e || s->syms[e].kind != SYM_ERROR) continue;
     int ok = s->syms[e].row ? row_add_row(&s->objective, s->syms[e].row, -c->strength)
-                        : row_add(&s->objective, e, -c->strength);
+                            : row_add(&s->objective, e, -c->strength);
     if (!ok) return KW_NOMEM;
   }
   kw_status st;
@@ -494,6 +533,12 @@ static kw_status remove_constraint(kw_solver *s, uint32_t handle) {
     if (leaving && (st = pivot(s, leaving, c->marker)) != KW_OK) return st;
   }
   if (s->syms[c->marker].row) row_free(unmake_basic(s, c->marker));
+  /* The constraint's symbols are in no row now, exactly; rounding may have left traces. */
+  for (int i = 0; i < 2; i++) {
+    if (!errors[i]) continue;
+    for (uint32_t j = 0; j < s->nbasics; j++) row_remove(s->syms[s->basics[j]].row, errors[i]);
+    row_remove(&s->objective, errors[i]);
+  }
   if ((st = release_handle(s, handle)) != KW_OK) return st;
   st = optimize(s, &s->objective);
   s->ninf = 0;
