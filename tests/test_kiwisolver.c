@@ -211,6 +211,76 @@ static void non_finite(void **state) {
   kw_solver_free(s);
 }
 
+/* Random systems like tests/kiwisolver_cases.py's, strengths up to 1e7:
+ * every call succeeds or is refused as unsatisfiable, and the required
+ * constraints hold after each, through suggestions and removals. */
+static uint64_t lcg = 88172645463325252u;
+static double uniform(double lo, double hi) {
+  lcg = lcg * 6364136223846793005u + 1442695040888963407u;
+  return lo + (hi - lo) * (double)(lcg >> 11) / 9007199254740992.0;
+}
+
+typedef struct {
+  kw_term terms[4];
+  int n, required;
+  double constant;
+  kw_op op;
+  uint32_t handle;
+} random_constraint;
+
+static void assert_required_hold(kw_solver *s, const random_constraint *cs, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!cs[i].required || !cs[i].handle) continue;
+    double x = cs[i].constant;
+    for (int t = 0; t < cs[i].n; t++) x += cs[i].terms[t].coefficient * kw_solver_value(s, cs[i].terms[t].var);
+    assert_true(cs[i].op == KW_EQ ? fabs(x) < 1e-6 : cs[i].op == KW_LE ? x < 1e-6 : x > -1e-6);
+  }
+}
+
+static void random_systems(void **state) {
+  (void)state;
+  for (int system = 0; system < 1500; system++) {
+    kw_solver *s = kw_solver_new();
+    uint32_t v[8];
+    int nv = 2 + (int)uniform(0, 7), nc = 1 + (int)uniform(0, 10);
+    for (int i = 0; i < nv; i++) {
+      v[i] = var(s);
+      kw_term stay = {v[i], 1.0};
+      uint32_t h;
+      assert_int_equal(kw_solver_add_constraint(s, &stay, 1, uniform(-50, 50), KW_EQ, uniform(0.5, 2), &h), KW_OK);
+    }
+    random_constraint cs[10];
+    for (int i = 0; i < nc; i++) {
+      random_constraint *c = &cs[i];
+      c->n = 1 + (int)uniform(0, nv < 4 ? nv : 4);
+      for (int t = 0; t < c->n; t++) c->terms[t] = (kw_term){v[(int)uniform(0, nv)], uniform(-4, 4)};
+      c->constant = uniform(-20, 20);
+      c->op = (kw_op)(int)uniform(0, 3);
+      c->required = uniform(0, 1) < 0.4;
+      kw_status st = kw_solver_add_constraint(s, c->terms, (size_t)c->n, c->constant, c->op,
+                                              c->required ? KW_REQUIRED : uniform(3, 1e6), &c->handle);
+      if (st == KW_UNSATISFIABLE) c->handle = 0;
+      else assert_int_equal(st, KW_OK);
+      assert_required_hold(s, cs, i + 1);
+    }
+    int ne = (int)uniform(0, 4) % (nv + 1);
+    for (int i = 0; i < ne; i++) assert_int_equal(kw_solver_add_edit(s, v[i], uniform(2.5, 1e7)), KW_OK);
+    for (int round = (int)uniform(0, 7); round > 0; round--) {
+      for (int i = 0; i < ne; i++) assert_int_equal(kw_solver_suggest(s, v[i], uniform(-100, 100)), KW_OK);
+      assert_required_hold(s, cs, nc);
+    }
+    for (int i = 0; i < nc; i++) {
+      if (!cs[i].handle || uniform(0, 1) < 0.3) continue;
+      assert_int_equal(kw_solver_remove_constraint(s, cs[i].handle), KW_OK);
+      cs[i].handle = 0;
+      assert_required_hold(s, cs, nc);
+    }
+    for (int i = 0; i < ne; i++) assert_int_equal(kw_solver_remove_edit(s, v[i]), KW_OK);
+    assert_required_hold(s, cs, nc);
+    kw_solver_free(s);
+  }
+}
+
 /* The strengths scenario; KW_OK if every step went through. */
 static kw_status scenario(kw_solver *s) {
   uint32_t x, y, h;
@@ -265,9 +335,11 @@ static void allocation_failures(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(equalities), cmocka_unit_test(strengths),     cmocka_unit_test(edits),
-      cmocka_unit_test(removals),   cmocka_unit_test(unsatisfiable), cmocka_unit_test(long_chain),
-      cmocka_unit_test(non_finite), cmocka_unit_test(pivot_budget),  cmocka_unit_test(allocation_failures),
+      cmocka_unit_test(equalities),     cmocka_unit_test(strengths),
+      cmocka_unit_test(edits),          cmocka_unit_test(removals),
+      cmocka_unit_test(unsatisfiable),  cmocka_unit_test(long_chain),
+      cmocka_unit_test(non_finite),     cmocka_unit_test(pivot_budget),
+      cmocka_unit_test(random_systems), cmocka_unit_test(allocation_failures),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
