@@ -172,6 +172,9 @@ def exceptions(out):
     attempt(out, lambda: x != y)
     attempt(out, lambda: x + "a")
     attempt(out, lambda: kiwi.Constraint(x + 1, "<", 1))
+    attempt(out, hash, x)
+    attempt(out, lambda: x == None)  # noqa: E711 (not a constraint: False)
+    out.append(x == None)  # noqa: E711
     out.append([issubclass(e, Exception) for e in [kiwi.UnsatisfiableConstraint, kiwi.UnknownConstraint,
                                                       kiwi.DuplicateConstraint, kiwi.UnknownEditVariable,
                                                       kiwi.DuplicateEditVariable, kiwi.BadRequiredStrength]])
