@@ -340,19 +340,50 @@ def random_system(rng, out):
         solved(out, s, vs, required, soft, edited)
 
 
+def tied_system(rng, out):
+    """Named strengths and small integers, as in a layout: many optima tie,
+    so values may part; the weighted error may not."""
+    n = rng.randint(2, 6)
+    vs = [kiwi.Variable("v%d" % i) for i in range(n)]
+    s = kiwi.Solver()
+    required, soft = [], []
+    for v in vs:
+        for c in [v >= 0, v <= 100]:
+            s.addConstraint(c)
+            required.append(c)
+    for _ in range(rng.randint(1, 8)):
+        e = rng.randint(-20, 20)
+        for v in rng.sample(vs, rng.randint(1, min(3, n))):
+            e = e + v * rng.choice([-2, -1, 1, 2])
+        c = rng.choice([e == 0, e <= 0, e >= 0]) | rng.choice(["weak", "medium", "strong", "required"])
+        try:
+            s.addConstraint(c)
+            (required if c.strength() >= kiwi.strength.required else soft).append(c)
+            out.append("ok")
+        except kiwi.UnsatisfiableConstraint:
+            out.append("UnsatisfiableConstraint")
+        solved(out, s, vs, required, soft, {})
+    for c in soft[: rng.randint(0, len(soft))]:
+        s.removeConstraint(c)
+        solved(out, s, vs, required, soft, {})
+
+
+families = {"random": random_system, "tied": tied_system}
+
+
 def main():
-    """kiwisolver_cases.py [FIRST LAST]: the hand-written cases, or the
-    random systems of seeds FIRST..LAST-1 (only)."""
-    seeds = range(int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else []
+    """kiwisolver_cases.py [FAMILY FIRST LAST]: the hand-written cases, or
+    the systems of FAMILY (random, tied) of seeds FIRST..LAST-1 (only)."""
+    seeds = range(int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else []
     if seeds:
         cases.clear()
     for seed in seeds:
         out = []
         try:
-            random_system(random.Random(seed), out)
+            families[sys.argv[1]](random.Random(seed), out)
         except Exception as e:
             out.append(["died", type(e).__name__, str(e)])
-        cases["random_%d" % seed] = out
+        cases["%s_%d" % (sys.argv[1], seed)] = out
     cases["_module"] = kiwi.__file__
     json.dump(cases, sys.stdout)
 
