@@ -235,6 +235,7 @@ static kw_status substitute_all(kw_solver *s, uint32_t sym, const row *by) {
   for (uint32_t i = 0; i < s->nbasics; i++) {
     uint32_t b = s->basics[i];
     row *r = s->syms[b].row;
+    if (row_coef(r, sym) == 0.0) continue;
     if (!row_substitute(r, sym, by)) return KW_NOMEM;
     if (restricted(s, b) && r->constant < 0.0 && push_infeasible(s, b) != KW_OK) return KW_NOMEM;
   }
@@ -315,7 +316,10 @@ static kw_status dual_optimize(kw_solver *s) {
       double ratio = fabs(row_coef(&s->objective, c->sym) / c->coef);
       if (ratio < best) best = ratio, entering = c->sym;
     }
-    if (!entering) return KW_NO_PROGRESS; /* only a required constraint could forbid it: edits never are */
+    if (!entering) {
+      if (near_zero(r->constant)) continue; /* below 0 by rounding only */
+      return KW_NO_PROGRESS;                /* only a required constraint could forbid it: edits never are */
+    }
     kw_status st = pivot(s, leaving, entering);
     if (st != KW_OK) return st;
   }
