@@ -56,7 +56,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-mcp test-peers soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package shared deb test-deb cluster test-cluster
+.PHONY: all deps run test test-asan test-kiwisolver test-mcp test-peers soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package shared deb test-deb cluster test-cluster
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -282,6 +282,21 @@ $(BUILD)/tests/%: tests/%.c tests/harness.h $(BUILD)/libwasmbox.a
 $(BUILD)/tests-asan/%: tests/%.c tests/harness.h $(BUILD)/libwasmbox-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) -I$(BUILD)/gen $< $(BUILD)/libwasmbox-asan.a -o $@ $(LDLIBS) -lcmocka
+
+# test_kiwisolver is the Python runtime's constraint solver alone (pure C,
+# included by the test, which makes its allocations fail on cue)
+KIWI := runtimes/python/kiwisolver
+$(BUILD)/tests/test_kiwisolver: tests/test_kiwisolver.c $(KIWI)/solver.c $(KIWI)/solver.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -I$(KIWI) $< -o $@ -lcmocka -lm
+
+$(BUILD)/tests-asan/test_kiwisolver: tests/test_kiwisolver.c $(KIWI)/solver.c $(KIWI)/solver.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) $(WARN) -I$(KIWI) $< -o $@ -lcmocka -lm
+
+# the solver and its Python module against Debian's python3-kiwisolver (tests/kiwisolver_diff.py)
+test-kiwisolver: $(BUILD)/tests/test_kiwisolver $(BUILD)/tests-asan/test_kiwisolver
+	@$(BUILD)/tests/test_kiwisolver && $(BUILD)/tests-asan/test_kiwisolver && python3 tests/kiwisolver_diff.py $(BUILD)
 
 # test_mcp also links the MCP server's objects
 $(BUILD)/tests/test_mcp: tests/test_mcp.c tests/harness.h $(OBJ_MCP) $(BUILD)/libwasmbox.a

@@ -9,4 +9,4 @@ wb_apt_install \
   clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 wabt binaryen \
   python3-pip libcmocka-dev libzstd-dev libseccomp-dev libcjson-dev libmicrohttpd-dev \
   libcurl4-openssl-dev libssl-dev libpq-dev g++ libvalijson-dev nlohmann-json3-dev faketime help2man pkg-config \
-  python3-cryptography
+  python3-cryptography python3.11-dev python3-kiwisolver

@@ -5,7 +5,8 @@
 # the MCP transport and OAuth tests, the documents' examples (tests/docs.py), the
 # metering pass's tests (on small modules and on the guests this build
 # holds), the tests of the translation's rewrites (tools/w2c_split.py), of
-# numpy's cast rewrites (runtimes/python/fpcast.py) and of
+# numpy's cast rewrites (runtimes/python/fpcast.py), our kiwisolver against
+# Debian's (tests/kiwisolver_diff.py) and of
 # the PGO training driver (tools/pgo_train.c), then print one line:
 # "N passed, N failed".
 set -u
@@ -46,6 +47,8 @@ script wasm_fuel "$fuel_tool" "${guests[@]}"
 case $bin in *-asan) ;; *) script python_client "$(cd "$(dirname "$0")/.." && pwd)" "$(dirname "$bin")" ;; esac
 script w2c_split "$fuel_tool"
 script fpcast
+# (it builds its own ASan copy of the module: the plain pass only)
+case $bin in *-asan) ;; *) script kiwisolver "$(dirname "$bin")" ;; esac
 script pgo_train "$trainer"
 # pyscript NAME FILE: a Python test printing "ok"/"not ok" lines and a closing count
 pyscript() {
