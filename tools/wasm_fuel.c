@@ -36,12 +36,19 @@
  *     pay 1 more per 16 units of their length operand, just before they run;
  *   - host functions (imports) cost only their call instruction.
  *
+ *   - exceptions (the legacy proposal: try, catch, catch_all, throw,
+ *     rethrow, delegate): the start of every handler is a charge point, as
+ *     it is entered from wherever its exception was thrown, in this
+ *     function or in one it called; a throw ends a path as a return does.
+ *     A loop around a try or a throw charges the counter itself, never a
+ *     local copy, and a function with either is never "pure".
+ *
  * --counter-only adds the counter and export but no charges: the unmetered
  * baseline `make bench` compares against. Every opcode is decoded (MVP,
  * sign extension, saturating truncation, bulk memory, reference types,
- * multi-value block types); anything else (SIMD, threads, exceptions, tail
- * calls, memory64, multi-memory) is refused with an error, never passed
- * through unexamined. Exit status 0, 1 with a message on stderr, 2 for bad
+ * multi-value block types, legacy exception handling); anything else (SIMD,
+ * threads, exnref exceptions, tail calls, memory64, multi-memory) is
+ * refused with an error, never passed through unexamined. Exit status 0, 1 with a message on stderr, 2 for bad
  * usage. */
 #include <errno.h>
 #include <inttypes.h>
@@ -201,6 +208,19 @@ static void const_expr(wf_reader *r, wf_module *m) {
   }
 }
 
+/* A tag's attribute (0: an exception) and its function type. */
+static void tag_type(wf_reader *r, const wf_module *m) {
+  if (wf_byte(r) != 0) wf_fail(r->p - 1, "unknown tag attribute");
+  if (wf_u32(r) >= m->ntypes) wf_fail(r->p - 1, "tag type out of range");
+}
+
+static void parse_tags(wf_reader *r, wf_module *m) {
+  uint32_t n = wf_u32(r);
+  for (uint32_t i = 0; i < n; i++) tag_type(r, m);
+  if (n > UINT32_MAX - m->tags) wf_fail(r->p, "too many tags");
+  m->tags += n;
+}
+
 static void parse_imports(wf_reader *r, wf_module *m) {
   for (uint32_t n = wf_u32(r); n; n--) {
     wf_skip(r, wf_u32(r)); /* module */
@@ -211,6 +231,7 @@ static void parse_imports(wf_reader *r, wf_module *m) {
       case 1: ref_type(r); limits(r); m->tables_shared = true; break;
       case 2: limits(r); break;
       case 3: wf_value_type(r); wf_byte(r); m->imported_globals++; break;
+      case 4: tag_type(r, m); m->tags++; break;
       default: wf_fail(r->p - 1, "unsupported import kind %u", kind);
     }
   }
@@ -418,7 +439,6 @@ int main(int argc, char **argv) {
     wf_skip(&r, s->size);
     int rank = section_rank(s->id);
     if (s->id != SEC_CUSTOM && rank == 0) wf_fail(s->body, "unknown section id %u", s->id);
-    if (s->id == SEC_TAG) wf_fail(s->body, "exception handling (tag section) is not supported");
     if (rank && rank <= last_rank) wf_fail(s->body, "section %u out of order or repeated", s->id);
     if (rank) last_rank = rank;
   }
@@ -448,6 +468,11 @@ int main(int argc, char **argv) {
         sr.what = "function section";
         parse_functions(&sr, &m);
         expect_end(&sr, "function");
+        break;
+      case SEC_TAG:
+        sr.what = "tag section";
+        parse_tags(&sr, &m);
+        expect_end(&sr, "tag");
         break;
       case SEC_GLOBAL:
         sr.what = "global section";
