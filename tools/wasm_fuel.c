@@ -40,8 +40,8 @@
  *     rethrow, delegate): the start of every handler is a charge point, as
  *     it is entered from wherever its exception was thrown, in this
  *     function or in one it called; a throw ends a path as a return does.
- *     A loop around a try or a throw charges the counter itself, never a
- *     local copy, and a function with either is never "pure".
+ *     A loop around a try or a throw counts as one that calls (--cache),
+ *     and a function with either is never "pure".
  *
  * --counter-only adds the counter and export but no charges: the unmetered
  * baseline `make bench` compares against. Every opcode is decoded (MVP,
