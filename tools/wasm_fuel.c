@@ -541,12 +541,15 @@ int main(int argc, char **argv) {
   bool ok = fwrite(out.data, 1, out.len, f) == out.len;
   ok = fclose(f) == 0 && ok;
   if (!ok) wf_fail(NULL, "cannot write %s: %s", paths[1], strerror(errno));
+  uint32_t eh = 0; /* runtimes/native.sh translates these modules with exceptions */
+  for (uint32_t i = 0; i < m.bodies; i++) eh += m.funcs[i].eh;
   if (verbose)
     fprintf(stderr,
             "wasm_fuel: %s: %u functions (%u charged at entry, %u folded into callers), %u loops charged, "
-            "%u more charge points (split %lld), %u bulk operations, %u loops on a local copy, %zu -> %zu bytes%s\n",
+            "%u more charge points (split %lld), %u bulk operations, %u loops on a local copy, "
+            "%u functions with exceptions, %zu -> %zu bytes%s\n",
             in_path, m.bodies, m.stats.entry_charges, m.stats.folded, m.stats.loop_charges, m.stats.split_charges,
-            (long long)split, m.stats.bulk_charges, m.stats.cached_loops, len, out.len,
+            (long long)split, m.stats.bulk_charges, m.stats.cached_loops, eh, len, out.len,
             counter_only ? " (counter only)" : "");
   wf_module_free(&m);
   free(new_code.data);
