@@ -445,6 +445,6 @@ check "bad usage exits 2" [ "$r" = 2 ]
 for m in "$@"; do
   "$T" -v "$m" "$tmp/guest.wasm" 2>"$tmp/err"; r=$?
   check "$(basename "$m"): metered ($(sed 's/.*: \([0-9]* functions\)/\1/' "$tmp/err"))" [ "$r" = 0 ]
-  check "$(basename "$m"): the metered module validates" wasm-validate "$tmp/guest.wasm"
+  check "$(basename "$m"): the metered module validates" wasm-validate --enable-exceptions "$tmp/guest.wasm"
 done
 exit "$bad"
