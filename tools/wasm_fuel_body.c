@@ -261,7 +261,6 @@ void wf_decode_body(wf_module *m, wf_func *f, wf_body *b, bool first) {
         in->match = b->open[--nopen];
         o->match = i;
         check_label(in->index, nopen, in->start);
-        if (o->calls) mark_calls(b, nopen);
         break;
       }
       case K_THROW:
