@@ -290,6 +290,17 @@ check "  is its handler's" test "$out" != "${out#1,}"
 "$tmp/eh/split.bin" call_un 1 3 >"$tmp/eh/out" 2>&1
 check "after a branch out of a try body, a throw reaches the caller's handler, not the ended try's" \
   grep -q '^4294967295, fuel' "$tmp/eh/out"
+cat > "$tmp/throws.wat" <<'EOF'
+(module
+  (tag $e (param i32))
+  (func (export "call_un") (param i32 i32) (result i32)
+    (if (local.get 0) (then (throw $e (local.get 1))))
+    (local.get 1)))
+EOF
+build_eh throws
+check "a module that throws but never catches: its exports start with no handler (a throw is a trap)" \
+  bash -c "grep -q 'WB_EH_ENTER;' '$tmp/throws/split/init.c' && grep -q '#define wasm_rt_throw()' '$tmp/throws/split/common.h'"
+check "  and it runs" same throws call_un 0 7
 check "modules without exceptions are split as before (no exception macros)" \
   bash -c "! grep -q 'WB_EH\|wasm_rt_try' '$tmp/tab/split/common.h' '$tmp/tab/split/init.c'"
 

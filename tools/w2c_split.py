@@ -500,7 +500,7 @@ def main():
         sys.exit('w2c_split: the module runs code when instantiated (a start function); its code would run '
                  'before an export sets the memory base and fuel registers')
     bodies_text = '\n'.join(lines[first_body:exports])
-    eh = TRY in bodies_text
+    eh = TRY in bodies_text or 'wasm_rt_throw(' in bodies_text  # a throw without a try traps, with the fuel
     tables, canon = constant_tables(lines[:first_body] + lines[exports:], bodies_text)
     os.makedirs(outdir, exist_ok=True)
     module = os.path.basename(src)[:-2]
