@@ -2,9 +2,8 @@
 # native.sh NAME MODULE.wasm [--train COMMAND]: translate a guest module to
 # native code.
 #
-# tools/wasm_fuel (fuel metering) -> [wasm-opt, for exceptions] ->
-# wasm-validate -> wasm2c (Debian wabt 1.0.32) -> tools/w2c_split.py -> cc in
-# parallel -> one relocatable object
+# tools/wasm_fuel (fuel metering) -> wasm-validate -> wasm2c (Debian wabt
+# 1.0.32) -> tools/w2c_split.py -> cc in parallel -> one relocatable object
 # whose only global symbols are the module's API (Z_NAME_*), so several
 # modules link into one binary without clashes. Prints the cache directory
 # holding NAME.o and NAME.h; keyed by the metered module (so a change to
@@ -70,24 +69,12 @@ cc -std=c11 -O2 -Wall -Wextra -Werror "$tools"/wasm_fuel*.c -o "$metered/wasm_fu
 "$metered/wasm_fuel" -v "${fuel_flags[@]}" ${WB_FUEL_FLAGS:-} "$wasm" "$metered/$name.wasm" 2>"$metered/log" ||
   { cat "$metered/log" >&2; die "metering $wasm failed"; }
 # A module with exceptions (C++ built with -fwasm-exceptions, runtimes/cxx.sh)
-# goes through binaryen first, with no pass: wasm2c 1.0.32 writes a branch
-# to a try's own label as a goto to a label it never defines, and binaryen
-# writes that branch to a block inside the try. Then wasm2c translates it
-# with --enable-exceptions (tools/w2c_split.py and src/wasm_rt/wasm_rt.c do
-# the rest). Other modules are translated exactly as before.
+# is translated with --enable-exceptions (tools/w2c_split.py and
+# src/wasm_rt/wasm_rt.c do the rest); other modules exactly as before.
 w2c_flags=()
-if grep -q ', [1-9][0-9]* functions with exceptions' "$metered/log"; then
-  wb_apt_install binaryen
-  wasm-opt --enable-exception-handling --enable-mutable-globals --enable-sign-ext --enable-bulk-memory \
-    --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
-    "$metered/$name.wasm" -o "$metered/$name.eh.wasm" 2>"$metered/opt.log" ||
-    { cat "$metered/opt.log" >&2; die "wasm-opt failed on $wasm"; }
-  mv "$metered/$name.eh.wasm" "$metered/$name.wasm"
-  w2c_flags=(--enable-exceptions)
-fi
+if grep -q ', [1-9][0-9]* functions with exceptions' "$metered/log"; then w2c_flags=(--enable-exceptions); fi
 key=$( (sha256sum < "$metered/$name.wasm"
         cat "$here/lib.sh" "$0" "$tools/w2c_split.py";
-        [ ${#w2c_flags[@]} -eq 0 ] || wasm-opt --version;
         echo "$W2C_CC $W2C_CFLAGS"; "$W2C_CC" --version | head -1
         if [ -n "$train" ]; then cat "$here/$name"/train.* "$tools/pgo_train.c"; fi) |
       sha256sum | cut -c1-16)

@@ -79,10 +79,9 @@ thrown in (every export starts with no handler), so never a signal handler.
 And wasm2c 1.0.32 leaves a try body by a goto without giving the unwind
 target back (it does for return): a later throw landed in a try that had
 ended, or in a frame that had returned; before each goto that leaves try
-bodies, the target is restored. (A branch to a try's own label, which wasm2c
-writes as a goto to a label it never defines, is rewritten by the binaryen
-round trip runtimes/native.sh makes first.) The tags, numbered at init, are
-shared between the files.
+bodies, the target is restored. A branch to a try's own label, which wasm2c
+writes as a goto to a label it never defines, gets its label, after the try.
+The tags, numbered at init, are shared between the files.
 
 """
 import os
@@ -406,13 +405,35 @@ TAG = re.compile(r'^static (u32 w2c_e\w+;)$')
 GOTO = re.compile(r'goto (w2c_\w+);')
 
 
+def define_try_labels(lines):
+    """wasm2c 1.0.32 writes a branch to a try's own label as a goto to a
+    label it never defines: defined here, where the try ends (after its
+    handlers), as for a block."""
+    defined = {m.group(1) for l in lines for m in [LABEL.match(l)] if m}
+    wanted = {m.group(1) for l in lines if 'goto ' in l for m in GOTO.finditer(l)} - defined
+    ends = []
+    for name in wanted:
+        head = '  WASM_RT_UNWIND_TARGET *%s_outer_target = wasm_rt_get_unwind_target();' % name
+        start = next((i for i, l in enumerate(lines) if l.endswith(head) and i > 0 and lines[i - 1].strip() == '{'), None)
+        if start is None:
+            continue  # not a try: reported with the goto
+        indent = lines[start - 1][:-1]
+        end = next((i for i in range(start, len(lines)) if lines[i] == indent + '}'), None)
+        if end is None:
+            sys.exit('w2c_split: try %s without its end in\n%s' % (name, lines[0]))
+        ends.append((end, indent + name + ':;'))
+    for end, label in sorted(ends, reverse=True):
+        lines.insert(end + 1, label)
+    return lines
+
+
 def leave_tries(text):
     """A branch out of a try body: wasm2c 1.0.32 writes the goto without
     giving the unwind target back (it does for return), so a later throw
     would jump into the try's frame after it ended, or after its function
     returned. Before every goto that leaves try bodies, the target the
     outermost of them found is restored."""
-    lines = text.split('\n')
+    lines = define_try_labels(text.split('\n'))
     labels = {m.group(1): i for i, l in enumerate(lines) for m in [LABEL.match(l)] if m}
     regions, open_ = [], []  # try bodies: (first line, last line, its name)
     for i, l in enumerate(lines):
