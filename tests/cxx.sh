@@ -2,13 +2,13 @@
 # cxx.sh: C++ exceptions end to end. tests/cxx/guest.cpp is built with the
 # C++ kit (runtimes/cxx.sh: libc++, libc++abi and the unwinder with
 # -fwasm-exceptions), translated by runtimes/native.sh (the fuel pass,
-# binaryen, wasm2c --enable-exceptions, tools/w2c_split.py, gcc -O2) and run
+# wasm2c --enable-exceptions, tools/w2c_split.py, gcc -O2) and run
 # by tests/cxx/host.c on our wasm-rt: a std::runtime_error through frames
 # with destructors caught by base class, catch (...), a rethrow, libc++'s
 # own throws (std::string::at, operator new out of memory), an exception
 # nothing catches (a trap, and the instance still works), a budget that
-# runs out inside a handler (the fuel trap), and the fuel of a call that
-# throws exact to the unit. Prints "ok N - what" / "not ok N - what".
+# runs out inside a handler (the fuel trap), the fuel of a call that
+# throws exact to the unit, and four threads throwing at once. Prints "ok N - what" / "not ok N - what".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -61,5 +61,8 @@ run 0 $((used - 1))
 check "  $((used - 1)) is not" has '^trap out of fuel,'
 run 0
 check "  and the same on every run" has "^result 107, fuel used $used$"
+run threads
+check "four threads, each with its instance, throw and catch at once (per-thread exception state)" \
+  has '^threads: 0 wrong$'
 echo "1..$n"
 [ "$bad" -eq 0 ]
