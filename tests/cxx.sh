@@ -22,14 +22,16 @@ check() { # check "what" CONDITION...
 }
 
 kit=$(bash "$root/runtimes/cxx.sh" 2>"$tmp/kit.log")
-check "the C++ kit builds" [ -f "$kit/ldflags" ] || { cat "$tmp/kit.log"; exit 1; }
+check "the C++ kit builds" [ -f "$kit/ldflags" ]
+[ -f "$kit/ldflags" ] || { cat "$tmp/kit.log"; exit 1; }
 # shellcheck disable=SC2046
 clang++-19 --target=wasm32-wasi -O2 -mexec-model=reactor $(cat "$kit/cxxflags") "$here/cxx/guest.cpp" \
   $(cat "$kit/ldflags") -Wl,--max-memory=67108864 -o "$tmp/cxxtest.wasm"
 check "the guest builds with it" [ -f "$tmp/cxxtest.wasm" ]
 native=$(bash "$root/runtimes/native.sh" cxxtest "$tmp/cxxtest.wasm" 2>"$tmp/native.log")
 check "runtimes/native.sh translates it (metered, wasm2c --enable-exceptions, split, -O2)" \
-  [ -f "$native/cxxtest.o" ] || { cat "$tmp/native.log"; exit 1; }
+  [ -f "$native/cxxtest.o" ]
+[ -f "$native/cxxtest.o" ] || { tail -20 "$tmp/native.log"; exit 1; }
 cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$root/include" -I"$root/src" -I"$native" \
   -o "$tmp/host" "$here/cxx/host.c" "$root"/src/wasm_rt/{wasm_rt,guest,tracker}.c "$root/src/util/os.c" \
   "$native/cxxtest.o" -lm -lpthread

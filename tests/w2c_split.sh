@@ -264,13 +264,24 @@ cat > "$tmp/eh.wat" <<'EOF'
       (catch $e (local.set $r (i32.add (i32.const 100)))))
     (if (i32.eqz (local.get $x)) (then (drop (call $thrower (i32.const 9)))))
     (local.get $r))
+  ;; nested tries, the inner handler rethrowing to the outer one
+  (func $nested (param $x i32) (result i32) (local $r i32)
+    (try
+      (do
+        (try
+          (do (local.set $r (call $thrower (local.get $x))))
+          (catch $e (local.set $r (i32.add (i32.const 1000))) (rethrow 0))))
+      (catch $e (local.set $r (i32.add (local.get $r) (i32.mul (i32.const 10))))))
+    (local.get $r))
   (func (export "call_un") (param $which i32) (param $x i32) (result i32)
     (try (result i32)
       (do (if (result i32) (i32.eqz (local.get $which))
             (then (call $flag (local.get $x)))
             (else (if (result i32) (i32.eq (local.get $which) (i32.const 1))
                     (then (call $leave (local.get $x)))
-                    (else (call $to_try (local.get $x)))))))
+                    (else (if (result i32) (i32.eq (local.get $which) (i32.const 2))
+                            (then (call $to_try (local.get $x)))
+                            (else (call $nested (local.get $x)))))))))
       (catch $e (drop) (i32.const -1)))))
 EOF
 build_eh() { # NAME: as build, with exceptions; the reference at -O0
@@ -286,8 +297,8 @@ build_eh() { # NAME: as build, with exceptions; the reference at -O0
 }
 check "a module with exceptions builds (split at -O2, reference at -O0)" build_eh eh
 check "  its functions with a try, and only they, have volatile locals and parameters" \
-  bash -c "grep -q '(4 with a try)' '$tmp/eh/split.log' &&
-           [ \$(grep -c '^u32 w2c_\w*(Z_m_instance_t\* instance, volatile u32 w2c_p0' '$tmp'/eh/split/funcs_*.c) = 4 ] &&
+  bash -c "grep -q '(5 with a try)' '$tmp/eh/split.log' &&
+           [ \$(grep -c '^u32 w2c_\w*(Z_m_instance_t\* instance, volatile u32 w2c_p0' '$tmp'/eh/split/funcs_*.c) = 5 ] &&
            grep -q '^u32 w2c_f0(Z_m_instance_t\* instance, u32 w2c_p0) {' '$tmp'/eh/split/funcs_*.c"
 check "a handler and the code after it read what the try changed (at -O2)" same eh call_un 0 2
 check "  12012: the flag cleared, the thrown 12, the parameter changed to 12" test "$out" != "${out#12012,}"
@@ -322,6 +333,9 @@ check "  is its handler's" test "$out" != "${out#107,}"
 "$tmp/eh/split.bin" call_un 2 0 >"$tmp/eh/out" 2>&1
 check "after a branch to a try's own label, a throw reaches the caller's handler" \
   grep -q '^4294967295, fuel' "$tmp/eh/out"
+check "nested tries, the inner handler rethrowing to the outer one" same eh call_un 3 7
+check "  10077: both handlers ran" test "$out" != "${out#10077,}"
+check "  and with nothing thrown" same eh call_un 3 3
 check "modules without exceptions are split as before (no exception macros)" \
   bash -c "! grep -q 'WB_EH\|wasm_rt_try' '$tmp/tab/split/common.h' '$tmp/tab/split/init.c'"
 

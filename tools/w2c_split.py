@@ -208,9 +208,11 @@ EXCEPTIONS = r'''
  * system call per try: an exception never leaves the export it was thrown
  * in, so never a signal handler); where a throw lands, the fuel counter the
  * longjmp put back to its value at the try is taken from the instance, where
- * the throw wrote it. An export starts with no handler. */
+ * the throw wrote it (the setjmp stays alone in its if's condition, where
+ * C11 7.13.1.1 allows it). An export starts with no handler. */
 #undef wasm_rt_try
-#define wasm_rt_try(target) (sigsetjmp(target, 0) ? (wb_fuel = instance->w2c_wasmbox_fuel, 1) : 0)
+#define wasm_rt_try(target) sigsetjmp(target, 0)
+#define WB_THROW_LANDED (wb_fuel = instance->w2c_wasmbox_fuel)
 #define wasm_rt_throw() (instance->w2c_wasmbox_fuel = wb_fuel, wasm_rt_throw())
 #define WB_EH_ENTER                                                       \
   WASM_RT_UNWIND_TARGET* wb_saved_target = wasm_rt_get_unwind_target(); \
@@ -218,6 +220,7 @@ EXCEPTIONS = r'''
 #define WB_EH_LEAVE wasm_rt_set_unwind_target(wb_saved_target)
 '''
 TRY = 'wasm_rt_try('
+RELOAD = 'WB_THROW_LANDED;'
 LOCALS = re.compile(r'^  ((?:u32|u64|f32|f64) w2c_l\d+ = )', re.M)
 PARAM = re.compile(r'(, )((?:u32|u64|f32|f64) w2c_p\d+)')
 FUEL = 'instance->w2c_wasmbox_fuel'
@@ -432,7 +435,9 @@ def leave_tries(text):
     giving the unwind target back (it does for return), so a later throw
     would jump into the try's frame after it ended, or after its function
     returned. Before every goto that leaves try bodies, the target the
-    outermost of them found is restored."""
+    outermost of them found is restored. And where a throw lands (the try's
+    else, before the label a rethrow in this function jumps to), the fuel
+    counter is taken back from the instance."""
     lines = define_try_labels(text.split('\n'))
     labels = {m.group(1): i for i, l in enumerate(lines) for m in [LABEL.match(l)] if m}
     regions, open_ = [], []  # try bodies: (first line, last line, its name)
@@ -456,7 +461,10 @@ def leave_tries(text):
                 return m.group(0)
             return 'wasm_rt_set_unwind_target(%s_outer_target); %s' % (min(left)[2], m.group(0))
         return sub
-    return '\n'.join(GOTO.sub(restore(i), l) if 'goto ' in l else l for i, l in enumerate(lines))
+    lines = [GOTO.sub(restore(i), l) if 'goto ' in l else l for i, l in enumerate(lines)]
+    for landing in sorted((r[1] for r in regions), reverse=True):
+        lines.insert(landing + 1, lines[landing][:-len('} else {')] + '  ' + RELOAD)
+    return '\n'.join(lines)
 
 
 def volatile_locals(text):
