@@ -8,7 +8,8 @@
 # own throws (std::string::at, operator new out of memory), an exception
 # nothing catches (a trap, and the instance still works), a budget that
 # runs out inside a handler (the fuel trap), the fuel of a call that
-# throws exact to the unit, and four threads throwing at once. Prints "ok N - what" / "not ok N - what".
+# throws exact to the unit, four threads throwing at once, and (with
+# tests/cxx/bigtag.wat) exceptions past the runtime's size bound. Prints "ok N - what" / "not ok N - what".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -66,5 +67,18 @@ check "  and the same on every run" has "^result 107, fuel used $used$"
 run threads
 check "four threads, each with its instance, throw and catch at once (per-thread exception state)" \
   has '^threads: 0 wrong$'
+# the runtime's bound on an exception's values, with a module of its own
+wat2wasm --enable-exceptions "$here/cxx/bigtag.wat" -o "$tmp/bigtag.wasm"
+native=$(bash "$root/runtimes/native.sh" cxxtest "$tmp/bigtag.wasm" 2>"$tmp/native.log")
+cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$root/include" -I"$root/src" -I"$native" \
+  -o "$tmp/bighost" "$here/cxx/host.c" "$root"/src/wasm_rt/{wasm_rt,guest,tracker}.c "$root/src/util/os.c" \
+  "$native/cxxtest.o" -lm -lpthread
+check "a module whose tag carries 264 bytes builds" [ -x "$tmp/bighost" ]
+out=$("$tmp/bighost" 0 2>&1)
+check "  throwing it past the bound (256) is a trap" has '^trap uncaught exception,'
+out=$("$tmp/bighost" 1 2>&1)
+check "  also where a handler would catch it" has '^trap uncaught exception,'
+out=$("$tmp/bighost" 2 2>&1)
+check "  a small exception in the same module is caught" has '^result 5,'
 echo "1..$n"
 [ "$bad" -eq 0 ]

@@ -521,8 +521,16 @@ def main():
         sys.exit('w2c_split: no include of the module header in the prelude')
     types_decl = lines[types].replace('static ', 'extern ', 1)
     decls = [DECL.match(l).group(1) for l in lines[decl_start:decl_end]]
-    # exception tags, numbered at init, read by the bodies
+    # exception tags, numbered at init, read by the bodies, and the structs
+    # of those with several values (each guarded by its #ifndef: init.c
+    # skips its own copy)
     tags = [TAG.match(l).group(1) for l in lines[types + 1:decl_start] if TAG.match(l)]
+    tag_structs, inside = [], False
+    for l in lines[types + 1:decl_start]:
+        inside = inside or l.startswith('#ifndef wasm_tag_')
+        if inside:
+            tag_structs.append(l)
+            inside = not l.startswith('#endif')
 
     inst = re.search(r'^void Z_\w+_instantiate\(.*?^\}', '\n'.join(lines[exports:]), re.M | re.S)
     if not inst or re.search(r'\bw2c_\w+\(', inst.group(0)):
@@ -544,7 +552,8 @@ def main():
     with open(os.path.join(outdir, 'common.h'), 'w') as f:
         f.write('\n'.join(prelude) + '\n' + memory_base + BASE_ACCESSORS + PRELOAD + FUEL_TRAP +
                 (EXCEPTIONS if eh else '') + '\n' + types_decl + '\n' +
-                '\n'.join(decls) + '\n' + ''.join('extern %s\n' % t for t in tags) + constant_table_decls(tables))
+                '\n'.join(decls) + '\n' + ''.join(l + '\n' for l in tag_structs) +
+                ''.join('extern %s\n' % t for t in tags) + constant_table_decls(tables))
 
     with open(os.path.join(outdir, 'init.c'), 'w') as f:
         f.write('#include "common.h"\n')
