@@ -68,6 +68,11 @@ cc -std=c11 -O2 -Wall -Wextra -Werror "$tools"/wasm_fuel*.c -o "$metered/wasm_fu
 # shellcheck disable=SC2086
 "$metered/wasm_fuel" -v "${fuel_flags[@]}" ${WB_FUEL_FLAGS:-} "$wasm" "$metered/$name.wasm" 2>"$metered/log" ||
   { cat "$metered/log" >&2; die "metering $wasm failed"; }
+# A module with exceptions (C++ built with -fwasm-exceptions, runtimes/cxx.sh)
+# is translated with --enable-exceptions (tools/w2c_split.py and
+# src/wasm_rt/wasm_rt.c do the rest); other modules exactly as before.
+w2c_flags=()
+if grep -q ', [1-9][0-9]* functions with exceptions' "$metered/log"; then w2c_flags=(--enable-exceptions); fi
 key=$( (sha256sum < "$metered/$name.wasm"
         cat "$here/lib.sh" "$0" "$tools/w2c_split.py";
         echo "$W2C_CC $W2C_CFLAGS"; "$W2C_CC" --version | head -1
@@ -82,10 +87,10 @@ work="$WB_CACHE/build/native-$name-$key"
 rm -rf "$work"; mkdir -p "$work"
 log "$(cat "$metered/log")"
 # the split sources in $work/$name/
-wasm-validate "$metered/$name.wasm" || die "the metered $name module does not validate"
+wasm-validate "${w2c_flags[@]}" "$metered/$name.wasm" || die "the metered $name module does not validate"
 mv "$metered/$name.wasm" "$work/$name.wasm"
 log "wasm2c $name"
-wasm2c --no-debug-names -n "$name" "$work/$name.wasm" -o "$work/$name.c" || die "wasm2c failed on $wasm"
+wasm2c "${w2c_flags[@]}" --no-debug-names -n "$name" "$work/$name.wasm" -o "$work/$name.c" || die "wasm2c failed on $wasm"
 python3 "$here/../tools/w2c_split.py" "$work/$name.c" "$work/$name" 3000000 >&2
 rm -f "$work/$name.c"
 

@@ -5,6 +5,7 @@
 # the MCP transport and OAuth tests, the documents' examples (tests/docs.py), the
 # metering pass's tests (on small modules and on the guests this build
 # holds), the tests of the translation's rewrites (tools/w2c_split.py), of
+# C++ exceptions end to end (tests/cxx.sh), of
 # numpy's cast rewrites (runtimes/python/fpcast.py), our kiwisolver against
 # Debian's (tests/kiwisolver_diff.py) and of
 # the PGO training driver (tools/pgo_train.c), then print one line:
@@ -46,6 +47,7 @@ script wasm_fuel "$fuel_tool" "${guests[@]}"
 # libasan preloaded into python): its client is tested in the plain pass
 case $bin in *-asan) ;; *) script python_client "$(cd "$(dirname "$0")/.." && pwd)" "$(dirname "$bin")" ;; esac
 script w2c_split "$fuel_tool"
+script cxx
 script fpcast
 # (it builds its own ASan copy of the module: the plain pass only)
 case $bin in *-asan) ;; *) script kiwisolver "$(dirname "$bin")" ;; esac

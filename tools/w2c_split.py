@@ -66,6 +66,23 @@ frees). The checks stay: an index past the end or an entry of another
 signature traps exactly as before. Signatures are numbered by their shape,
 as the runtime's registry compares them.
 
+Modules with exceptions (wasm2c --enable-exceptions: C++ built with
+-fwasm-exceptions) get more, and only they: a try is a setjmp and a throw a
+longjmp to the innermost try's buffer (src/wasm_rt/wasm_rt.c). In each
+function with a try, the locals and parameters become volatile: one changed
+in a try and read in its handler or after it otherwise came back at -O2 with
+its value at the setjmp (C11 7.13.2.1; C++ cleanups clear a flag this way).
+The fuel counter, in r15, came back the same way: a throw writes it to the
+instance and where the throw lands it is read back. A try saves no signal
+mask (no system call per try): an exception never leaves the export it was
+thrown in (every export starts with no handler), so never a signal handler.
+And wasm2c 1.0.32 leaves a try body by a goto without giving the unwind
+target back (it does for return): a later throw landed in a try that had
+ended, or in a frame that had returned; before each goto that leaves try
+bodies, the target is restored. A branch to a try's own label, which wasm2c
+writes as a goto to a label it never defines, gets its label, after the try.
+The tags, numbered at init, are shared between the files.
+
 """
 import os
 import re
@@ -185,6 +202,27 @@ FUEL_TRAP = r'''
 #undef TRAP
 #define TRAP(x) (instance->w2c_wasmbox_fuel = wb_fuel, wasm_rt_trap(WASM_RT_TRAP_##x), 0)
 '''
+# Modules with exceptions only (wasm2c --enable-exceptions; see the top).
+EXCEPTIONS = r'''
+/* wasmbox: exceptions (tools/w2c_split.py). A try saves no signal mask (no
+ * system call per try: an exception never leaves the export it was thrown
+ * in, so never a signal handler); where a throw lands, the fuel counter the
+ * longjmp put back to its value at the try is taken from the instance, where
+ * the throw wrote it (the setjmp stays alone in its if's condition, where
+ * C11 7.13.1.1 allows it). An export starts with no handler. */
+#undef wasm_rt_try
+#define wasm_rt_try(target) sigsetjmp(target, 0)
+#define WB_THROW_LANDED (wb_fuel = instance->w2c_wasmbox_fuel)
+#define wasm_rt_throw() (instance->w2c_wasmbox_fuel = wb_fuel, wasm_rt_throw())
+#define WB_EH_ENTER                                                       \
+  WASM_RT_UNWIND_TARGET* wb_saved_target = wasm_rt_get_unwind_target(); \
+  wasm_rt_set_unwind_target(NULL)
+#define WB_EH_LEAVE wasm_rt_set_unwind_target(wb_saved_target)
+'''
+TRY = 'wasm_rt_try('
+RELOAD = 'WB_THROW_LANDED;'
+LOCALS = re.compile(r'^  ((?:u32|u64|f32|f64) w2c_l\d+ = )', re.M)
+PARAM = re.compile(r'(, )((?:u32|u64|f32|f64) w2c_p\d+)')
 FUEL = 'instance->w2c_wasmbox_fuel'
 SYNC = FUEL + ' = wb_fuel;'
 IMPORT_CALL = re.compile(r'\(\*Z_\w+\)\(instance->')
@@ -364,15 +402,92 @@ def fuel_checks(text):
     return text
 
 
-def enter_exports(text):
+TRY_OPEN = re.compile(r'^( *)if \(!wasm_rt_try\((w2c_T\w+)_unwind_target\)\) \{$')
+LABEL = re.compile(r'^ *(w2c_\w+):;?\s*$')
+TAG = re.compile(r'^static (u32 w2c_e\w+;)$')
+GOTO = re.compile(r'goto (w2c_\w+);')
+
+
+def define_try_labels(lines):
+    """wasm2c 1.0.32 writes a branch to a try's own label as a goto to a
+    label it never defines: defined here, where the try ends (after its
+    handlers), as for a block."""
+    defined = {m.group(1) for l in lines for m in [LABEL.match(l)] if m}
+    wanted = {m.group(1) for l in lines if 'goto ' in l for m in GOTO.finditer(l)} - defined
+    ends = []
+    for name in wanted:
+        head = '  WASM_RT_UNWIND_TARGET *%s_outer_target = wasm_rt_get_unwind_target();' % name
+        start = next((i for i, l in enumerate(lines) if l.endswith(head) and i > 0 and lines[i - 1].strip() == '{'), None)
+        if start is None:
+            continue  # not a try: reported with the goto
+        indent = lines[start - 1][:-1]
+        end = next((i for i in range(start, len(lines)) if lines[i] == indent + '}'), None)
+        if end is None:
+            sys.exit('w2c_split: try %s without its end in\n%s' % (name, lines[0]))
+        ends.append((end, indent + name + ':;'))
+    for end, label in sorted(ends, reverse=True):
+        lines.insert(end + 1, label)
+    return lines
+
+
+def leave_tries(text):
+    """A branch out of a try body: wasm2c 1.0.32 writes the goto without
+    giving the unwind target back (it does for return), so a later throw
+    would jump into the try's frame after it ended, or after its function
+    returned. Before every goto that leaves try bodies, the target the
+    outermost of them found is restored. And where a throw lands (the try's
+    else, before the label a rethrow in this function jumps to), the fuel
+    counter is taken back from the instance."""
+    lines = define_try_labels(text.split('\n'))
+    labels = {m.group(1): i for i, l in enumerate(lines) for m in [LABEL.match(l)] if m}
+    regions, open_ = [], []  # try bodies: (first line, last line, its name)
+    for i, l in enumerate(lines):
+        m = TRY_OPEN.match(l)
+        if m:
+            open_.append((m.group(1), i, m.group(2)))
+        elif open_ and l == open_[-1][0] + '} else {':
+            indent, start, name = open_.pop()
+            regions.append((start, i, name))
+    if open_:
+        sys.exit('w2c_split: a try without its handler in\n' + lines[0])
+
+    def restore(i):
+        def sub(m):
+            target = labels.get(m.group(1))
+            if target is None:
+                sys.exit('w2c_split: goto %s without its label in\n%s' % (m.group(1), lines[0]))
+            left = [r for r in regions if r[0] < i < r[1] and not r[0] < target < r[1]]
+            if not left:
+                return m.group(0)
+            return 'wasm_rt_set_unwind_target(%s_outer_target); %s' % (min(left)[2], m.group(0))
+        return sub
+    lines = [GOTO.sub(restore(i), l) if 'goto ' in l else l for i, l in enumerate(lines)]
+    for landing in sorted((r[1] for r in regions), reverse=True):
+        lines.insert(landing + 1, lines[landing][:-len('} else {')] + '  ' + RELOAD)
+    return '\n'.join(lines)
+
+
+def volatile_locals(text):
+    """In a function with a try (a setjmp): its locals and parameters
+    volatile. A value changed in a try and read in its handler is otherwise
+    whatever a register held at the setjmp, once the compiler optimises (C11
+    7.13.2.1). Only these functions: the rest keep their registers."""
+    head, body = text.split('\n', 1)
+    return PARAM.sub(r'\1volatile \2', head) + '\n' + LOCALS.sub(r'  volatile \1', body)
+
+
+def enter_exports(text, eh):
     """Exports load the counter and the memory base into their registers,
-    store the counter back and restore the host's registers."""
+    store the counter back and restore the host's registers (and, with
+    exceptions, start with no handler and give the caller's back)."""
+    enter, leave = ('  WB_EH_ENTER;\n', '\n  WB_EH_LEAVE;') if eh else ('', '')
+
     def sub(m):
         ret, name, params, call = m.groups()
-        head = '%s %s(%s) {\n  WB_EXPORT_ENTER(instance);\n' % (ret, name, params)
+        head = '%s %s(%s) {\n  WB_EXPORT_ENTER(instance);\n%s' % (ret, name, params, enter)
         if ret == 'void':
-            return head + '  %s;\n  WB_EXPORT_LEAVE(instance);' % call
-        return head + '  %s wb_result = %s;\n  WB_EXPORT_LEAVE(instance);\n  return wb_result;' % (ret, call)
+            return head + '  %s;%s\n  WB_EXPORT_LEAVE(instance);' % (call, leave)
+        return head + '  %s wb_result = %s;%s\n  WB_EXPORT_LEAVE(instance);\n  return wb_result;' % (ret, call, leave)
     text, n = EXPORT.subn(sub, text)
     if not n:
         sys.exit('w2c_split: no exported function found')
@@ -406,12 +521,23 @@ def main():
         sys.exit('w2c_split: no include of the module header in the prelude')
     types_decl = lines[types].replace('static ', 'extern ', 1)
     decls = [DECL.match(l).group(1) for l in lines[decl_start:decl_end]]
+    # exception tags, numbered at init, read by the bodies, and the structs
+    # of those with several values (each guarded by its #ifndef: init.c
+    # skips its own copy)
+    tags = [TAG.match(l).group(1) for l in lines[types + 1:decl_start] if TAG.match(l)]
+    tag_structs, inside = [], False
+    for l in lines[types + 1:decl_start]:
+        inside = inside or l.startswith('#ifndef wasm_tag_')
+        if inside:
+            tag_structs.append(l)
+            inside = not l.startswith('#endif')
 
     inst = re.search(r'^void Z_\w+_instantiate\(.*?^\}', '\n'.join(lines[exports:]), re.M | re.S)
     if not inst or re.search(r'\bw2c_\w+\(', inst.group(0)):
         sys.exit('w2c_split: the module runs code when instantiated (a start function); its code would run '
                  'before an export sets the memory base and fuel registers')
     bodies_text = '\n'.join(lines[first_body:exports])
+    eh = TRY in bodies_text or 'wasm_rt_throw(' in bodies_text  # a throw without a try traps, with the fuel
     tables, canon = constant_tables(lines[:first_body] + lines[exports:], bodies_text)
     os.makedirs(outdir, exist_ok=True)
     module = os.path.basename(src)[:-2]
@@ -424,25 +550,30 @@ def main():
                    if re.search(r'^  wasm_rt_memory_t w2c_memory;$', header, re.M) else
                    '#define WB_MEMORY_BASE(inst) ((u8*)0)\n')
     with open(os.path.join(outdir, 'common.h'), 'w') as f:
-        f.write('\n'.join(prelude) + '\n' + memory_base + BASE_ACCESSORS + PRELOAD + FUEL_TRAP + '\n' + types_decl + '\n' +
-                '\n'.join(decls) + '\n' + constant_table_decls(tables))
+        f.write('\n'.join(prelude) + '\n' + memory_base + BASE_ACCESSORS + PRELOAD + FUEL_TRAP +
+                (EXCEPTIONS if eh else '') + '\n' + types_decl + '\n' +
+                '\n'.join(decls) + '\n' + ''.join(l + '\n' for l in tag_structs) +
+                ''.join('extern %s\n' % t for t in tags) + constant_table_decls(tables))
 
     with open(os.path.join(outdir, 'init.c'), 'w') as f:
         f.write('#include "common.h"\n')
         f.write('\n'.join(lines[inited:types]) + '\n')
         f.write(lines[types].replace('static ', '', 1) + '\n')
-        f.write('\n'.join(lines[types + 1:decl_start]) + '\n')
+        f.write('\n'.join(TAG.sub(r'\1', l) for l in lines[types + 1:decl_start]) + '\n')
         f.write('\n'.join(lines[decl_end:first_body]) + '\n')
-        f.write(enter_exports('\n'.join(lines[exports:])) + '\n')
+        f.write(enter_exports('\n'.join(lines[exports:]), eh) + '\n')
         f.write(snapshot_support(header, module, bodies_text))
         f.write(constant_table_defs(tables))
 
     # Function bodies: each runs from its header to the line before the next.
     starts = [i for i in range(first_body, exports) if BODY.match(lines[i])]
     starts.append(exports)
-    files, current, size, bodies = [], [], 0, 0
+    files, current, size, bodies, tries = [], [], 0, 0, 0
     for a, b in zip(starts, starts[1:]):
         text = '\n'.join(lines[a:b]) + '\n'
+        if TRY in text:
+            text = leave_tries(volatile_locals(text))
+            tries += 1
         text = fuel_checks(fuel_in_register(hoist_memory_base(constant_indirect_calls(text, tables, canon))))
         current.append(text[len('static '):])
         size += len(text)
@@ -457,7 +588,7 @@ def main():
             f.write('#include "common.h"\n\n' + ''.join(parts))
     if bodies != len(decls):
         sys.exit(f'w2c_split: {bodies} bodies for {len(decls)} declarations')
-    print(f'{len(files)} function files, {bodies} functions, constant tables: '
+    print(f'{len(files)} function files, {bodies} functions ({tries} with a try), constant tables: '
           + (', '.join(f'{t} ({len(e)} of {n} entries)' for t, (n, e) in sorted(tables.items())) or 'none'))
 
 

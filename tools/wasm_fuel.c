@@ -36,12 +36,19 @@
  *     pay 1 more per 16 units of their length operand, just before they run;
  *   - host functions (imports) cost only their call instruction.
  *
+ *   - exceptions (the legacy proposal: try, catch, catch_all, throw,
+ *     rethrow, delegate): the start of every handler is a charge point, as
+ *     it is entered from wherever its exception was thrown, in this
+ *     function or in one it called; a throw ends a path as a return does.
+ *     A loop around a try or a throw counts as one that calls (--cache),
+ *     and a function with either is never "pure".
+ *
  * --counter-only adds the counter and export but no charges: the unmetered
  * baseline `make bench` compares against. Every opcode is decoded (MVP,
  * sign extension, saturating truncation, bulk memory, reference types,
- * multi-value block types); anything else (SIMD, threads, exceptions, tail
- * calls, memory64, multi-memory) is refused with an error, never passed
- * through unexamined. Exit status 0, 1 with a message on stderr, 2 for bad
+ * multi-value block types, legacy exception handling); anything else (SIMD,
+ * threads, exnref exceptions, tail calls, memory64, multi-memory) is
+ * refused with an error, never passed through unexamined. Exit status 0, 1 with a message on stderr, 2 for bad
  * usage. */
 #include <errno.h>
 #include <inttypes.h>
@@ -201,6 +208,19 @@ static void const_expr(wf_reader *r, wf_module *m) {
   }
 }
 
+/* A tag's attribute (0: an exception) and its function type. */
+static void tag_type(wf_reader *r, const wf_module *m) {
+  if (wf_byte(r) != 0) wf_fail(r->p - 1, "unknown tag attribute");
+  if (wf_u32(r) >= m->ntypes) wf_fail(r->p - 1, "tag type out of range");
+}
+
+static void parse_tags(wf_reader *r, wf_module *m) {
+  uint32_t n = wf_u32(r);
+  for (uint32_t i = 0; i < n; i++) tag_type(r, m);
+  if (n > UINT32_MAX - m->tags) wf_fail(r->p, "too many tags");
+  m->tags += n;
+}
+
 static void parse_imports(wf_reader *r, wf_module *m) {
   for (uint32_t n = wf_u32(r); n; n--) {
     wf_skip(r, wf_u32(r)); /* module */
@@ -211,6 +231,7 @@ static void parse_imports(wf_reader *r, wf_module *m) {
       case 1: ref_type(r); limits(r); m->tables_shared = true; break;
       case 2: limits(r); break;
       case 3: wf_value_type(r); wf_byte(r); m->imported_globals++; break;
+      case 4: tag_type(r, m); m->tags++; break;
       default: wf_fail(r->p - 1, "unsupported import kind %u", kind);
     }
   }
@@ -418,7 +439,6 @@ int main(int argc, char **argv) {
     wf_skip(&r, s->size);
     int rank = section_rank(s->id);
     if (s->id != SEC_CUSTOM && rank == 0) wf_fail(s->body, "unknown section id %u", s->id);
-    if (s->id == SEC_TAG) wf_fail(s->body, "exception handling (tag section) is not supported");
     if (rank && rank <= last_rank) wf_fail(s->body, "section %u out of order or repeated", s->id);
     if (rank) last_rank = rank;
   }
@@ -448,6 +468,11 @@ int main(int argc, char **argv) {
         sr.what = "function section";
         parse_functions(&sr, &m);
         expect_end(&sr, "function");
+        break;
+      case SEC_TAG:
+        sr.what = "tag section";
+        parse_tags(&sr, &m);
+        expect_end(&sr, "tag");
         break;
       case SEC_GLOBAL:
         sr.what = "global section";
@@ -516,12 +541,15 @@ int main(int argc, char **argv) {
   bool ok = fwrite(out.data, 1, out.len, f) == out.len;
   ok = fclose(f) == 0 && ok;
   if (!ok) wf_fail(NULL, "cannot write %s: %s", paths[1], strerror(errno));
+  uint32_t eh = 0; /* runtimes/native.sh translates these modules with exceptions */
+  for (uint32_t i = 0; i < m.bodies; i++) eh += m.funcs[i].eh;
   if (verbose)
     fprintf(stderr,
             "wasm_fuel: %s: %u functions (%u charged at entry, %u folded into callers), %u loops charged, "
-            "%u more charge points (split %lld), %u bulk operations, %u loops on a local copy, %zu -> %zu bytes%s\n",
+            "%u more charge points (split %lld), %u bulk operations, %u loops on a local copy, "
+            "%u functions with exceptions, %zu -> %zu bytes%s\n",
             in_path, m.bodies, m.stats.entry_charges, m.stats.folded, m.stats.loop_charges, m.stats.split_charges,
-            (long long)split, m.stats.bulk_charges, m.stats.cached_loops, len, out.len,
+            (long long)split, m.stats.bulk_charges, m.stats.cached_loops, eh, len, out.len,
             counter_only ? " (counter only)" : "");
   wf_module_free(&m);
   free(new_code.data);

@@ -54,11 +54,12 @@ typedef struct {
   bool referenced;             /* in a table or named by ref.func: call_indirect may call it */
   bool has_loop;
   bool calls_out;              /* calls an import, or has call_indirect */
+  bool eh;                     /* has exception handling: try, throw, rethrow */
   bool folded;                 /* no charge of its own: callers pay fold_cost */
   bool pure;                   /* folded, charges nothing itself (no bulk
-                                  operation) and calls nothing but pure
-                                  functions: a call to it never touches the
-                                  counter */
+                                  operation), throws nothing and calls
+                                  nothing but pure functions: a call to it
+                                  never touches the counter */
   uint64_t fold_cost;
   uint32_t *callees;           /* call graph nodes it calls: defined functions by
                                   index, then signatures (see wasm_fuel_fold.c) */
@@ -70,6 +71,7 @@ typedef struct {
 
 typedef struct {
   uint32_t imported_funcs, imported_globals, globals;
+  uint32_t tags;               /* exception tags, imported and defined */
   uint32_t ntypes;
   uint32_t *type_params;       /* parameter count of each type */
   uint32_t *type_sig;          /* each type's signature: equal types share one */
@@ -95,21 +97,28 @@ wf_func *wf_defined(wf_module *m, uint32_t index, const uint8_t *at);
 
 /* ---- one body (wasm_fuel_body.c) ----------------------------------------------- */
 
+/* K_TRY, K_CATCH (catch and catch_all), K_DELEGATE (the end of a try
+ * without handlers), K_THROW (throw and rethrow): the legacy exception
+ * handling proposal, as clang-19 emits it for -fwasm-exceptions. */
 enum wf_kind { K_PLAIN, K_FREE, K_BLOCK, K_LOOP, K_IF, K_ELSE, K_END, K_BR, K_BR_IF, K_BR_TABLE, K_RETURN,
-               K_UNREACHABLE, K_CALL, K_CALL_INDIRECT, K_REF_FUNC, K_BULK };
+               K_UNREACHABLE, K_CALL, K_CALL_INDIRECT, K_REF_FUNC, K_BULK, K_TRY, K_CATCH, K_DELEGATE, K_THROW };
 
 #define WF_NONE UINT32_MAX
 
 typedef struct {
   enum wf_kind kind;
   const uint8_t *start, *end; /* its bytes */
-  uint32_t index;             /* br depth; call, ref.func: function index;
-                                 call_indirect: type index; if: its else (WF_NONE) */
+  uint32_t index;             /* br, rethrow, delegate: depth; call, ref.func:
+                                 function index; call_indirect: type index;
+                                 if: its else, try: its last handler (WF_NONE);
+                                 throw, catch: tag index (catch_all: WF_NONE) */
   uint32_t match;             /* opener <-> end (an end without opener: the function's) */
   wf_reader table;            /* br_table: its labels */
   uint32_t ntable;
   int64_t charge;             /* a charge inserted right after it (0: none) */
-  bool calls;                 /* loop: its body calls something not pure */
+  bool calls;                 /* loop: its body calls something not pure,
+                                 or handles or throws exceptions */
+  bool catch_all;             /* try: has its catch_all */
 } wf_op;
 
 typedef struct wf_frame wf_frame;

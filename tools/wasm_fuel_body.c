@@ -51,6 +51,12 @@ static void block_type(wf_reader *r, const wf_module *m) {
   }
 }
 
+static uint32_t tag_index(wf_reader *r, const wf_module *m) {
+  uint32_t t = wf_u32(r);
+  if (t >= m->tags) wf_fail(r->p - 1, "tag %u out of range", t);
+  return t;
+}
+
 static void memory_index(wf_reader *r) {
   if (wf_u32(r) != 0) wf_fail(r->p - 1, "multiple memories are not supported");
 }
@@ -74,6 +80,12 @@ static void decode(wf_reader *r, const wf_module *m, wf_op *in) {
     case 0x03: in->kind = K_LOOP; block_type(r, m); return;
     case 0x04: in->kind = K_IF; block_type(r, m); return;
     case 0x05: in->kind = K_ELSE; return;
+    case 0x06: in->kind = K_TRY; block_type(r, m); return;
+    case 0x07: in->kind = K_CATCH; in->index = tag_index(r, m); return;
+    case 0x08: in->kind = K_THROW; in->index = tag_index(r, m); return;
+    case 0x09: in->kind = K_THROW; in->index = wf_u32(r); return; /* rethrow */
+    case 0x18: in->kind = K_DELEGATE; in->index = wf_u32(r); return;
+    case 0x19: in->kind = K_CATCH; in->index = WF_NONE; return;   /* catch_all */
     case 0x0b: in->kind = K_END; return;
     case 0x0c: in->kind = K_BR; in->index = wf_u32(r); return;
     case 0x0d: in->kind = K_BR_IF; in->index = wf_u32(r); return;
@@ -137,7 +149,7 @@ static void decode(wf_reader *r, const wf_module *m, wf_op *in) {
   }
   if (op >= 0x45 && op <= 0xc4) return; /* numeric, sign extension */
   const char *what = op == 0xfd ? "SIMD" : op == 0xfe ? "threads (atomics)"
-                     : (op >= 0x06 && op <= 0x09) || op == 0x18 || op == 0x19 ? "exception handling"
+                     : op == 0x1f || op == 0x0a ? "exception handling (exnref)"
                      : op == 0x12 || op == 0x13 ? "tail calls" : "an unknown instruction";
   wf_fail(in->start, "unsupported instruction 0x%02x (%s)", op, what);
 }
@@ -191,6 +203,14 @@ static void mark_calls(wf_body *b, size_t nopen) {
   }
 }
 
+/* A try or a throw: its function is not pure, and the loop around it
+ * charges the counter itself (a handler may run in another function, or
+ * be reached from one). */
+static void eh_op(wf_func *f, wf_body *b, size_t nopen, bool first) {
+  if (first) f->eh = true;
+  mark_calls(b, nopen);
+}
+
 static void check_label(uint32_t label, size_t open, const uint8_t *at) {
   if (label > open) wf_fail(at, "branch depth %u out of range", label);
 }
@@ -220,10 +240,32 @@ void wf_decode_body(wf_module *m, wf_func *f, wf_body *b, bool first) {
       case K_BLOCK:
       case K_LOOP:
       case K_IF:
+      case K_TRY:
         if (in->kind == K_LOOP && first) f->has_loop = true;
-        if (in->kind == K_IF) in->index = WF_NONE;
+        if (in->kind == K_IF || in->kind == K_TRY) in->index = WF_NONE;
+        if (in->kind == K_TRY) eh_op(f, b, nopen, first);
         b->open = wf_grow(b->open, &b->capopen, nopen + 1, sizeof *b->open);
         b->open[nopen++] = i;
+        break;
+      case K_CATCH: {
+        wf_op *o = nopen ? &b->ops[b->open[nopen - 1]] : NULL;
+        if (!o || o->kind != K_TRY || o->catch_all) wf_fail(in->start, "catch without try");
+        o->index = i;
+        o->catch_all = in->index == WF_NONE;
+        in->match = b->open[nopen - 1];
+        break;
+      }
+      case K_DELEGATE: {
+        wf_op *o = nopen ? &b->ops[b->open[nopen - 1]] : NULL;
+        if (!o || o->kind != K_TRY || o->index != WF_NONE) wf_fail(in->start, "delegate without a try of its own");
+        in->match = b->open[--nopen];
+        o->match = i;
+        check_label(in->index, nopen, in->start);
+        break;
+      }
+      case K_THROW:
+        if (in->start[0] == 0x09) check_label(in->index, nopen, in->start); /* rethrow */
+        eh_op(f, b, nopen, first);
         break;
       case K_ELSE: {
         wf_op *o = nopen ? &b->ops[b->open[nopen - 1]] : NULL;
@@ -330,9 +372,10 @@ void wf_place_charges(const wf_module *m, wf_body *b) {
     o->charge = 0;
     wf_frame *top = nf ? &b->frames[nf - 1] : NULL;
     switch (o->kind) {
-      case K_END: {
+      case K_END:
+      case K_DELEGATE: {
         enum wf_kind k = o->match == WF_NONE ? K_END : b->ops[o->match].kind;
-        if (k == K_BLOCK || k == K_IF) d = maybe_split(o, d, m->split);
+        if (k == K_BLOCK || k == K_IF || k == K_TRY) d = maybe_split(o, d, m->split);
         b->frames = wf_grow(b->frames, &b->capframes, nf + 1, sizeof *b->frames);
         b->frames[nf++] = (wf_frame){.kind = k, .label = d, .tail = d};
         if (k == K_END || k == K_LOOP) d = 0; /* falling out of the body ends a pass */
@@ -348,7 +391,12 @@ void wf_place_charges(const wf_module *m, wf_body *b) {
         d = plus(max64(d, top->has_else ? top->else_dist : top->label), 1);
         nf--;
         break;
+      case K_CATCH:
+        o->charge = d; /* a handler is entered from wherever its exception was thrown */
+        d = top->label; /* the arm before it ends at the end */
+        break;
       case K_BLOCK:
+      case K_TRY:
         nf--;
         break;
       case K_LOOP:
@@ -371,6 +419,7 @@ void wf_place_charges(const wf_module *m, wf_body *b) {
       }
       case K_RETURN:
       case K_UNREACHABLE:
+      case K_THROW:
         d = 1;
         break;
       case K_CALL: {

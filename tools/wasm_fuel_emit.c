@@ -132,6 +132,7 @@ void wf_code_rewrite(wf_module *m, uint32_t fuel_global, bool counter_only, wf_b
           break;
         case K_BLOCK:
         case K_IF:
+        case K_TRY:
           open++;
           break;
         case K_BR:
@@ -145,6 +146,7 @@ void wf_code_rewrite(wf_module *m, uint32_t fuel_global, bool counter_only, wf_b
         }
         case K_RETURN:
         case K_UNREACHABLE:
+        case K_THROW: /* its handler may be anywhere */
           leaving = true;
           break;
         case K_BULK:
@@ -161,13 +163,14 @@ void wf_code_rewrite(wf_module *m, uint32_t fuel_global, bool counter_only, wf_b
                                                            m->funcs[o->index - m->imported_funcs].pure)));
       if (mt.cached && (leaving || touches)) put_store(&mt);
       wf_put(&text, o->start, (size_t)(o->end - o->start));
-      if (touches) put_load(&mt);
+      /* a handler: whoever threw stored its copy or charged the counter */
+      if (touches || (mt.cached && o->kind == K_CATCH)) put_load(&mt);
       if (o->charge > 0) {
         put_charge(&mt, o->charge);
         if (o->kind == K_LOOP) m->stats.loop_charges++;
         else m->stats.split_charges++;
       }
-      if (o->kind == K_END && open > 0 && --open == cached && mt.cached) {
+      if ((o->kind == K_END || o->kind == K_DELEGATE) && open > 0 && --open == cached && mt.cached) {
         put_store(&mt); /* falling out of the cached loop */
         mt.cached = false;
       }

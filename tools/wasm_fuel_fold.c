@@ -157,7 +157,7 @@ static void fold(graph *g, wf_body *b) {
       wf_place_charges(m, b);
       f->fold_cost = (uint64_t)b->entry;
       f->folded = f->fold_cost <= (f->referenced ? WF_FOLD_INDIRECT_MAX : WF_FOLD_MAX);
-      f->pure = f->folded && !f->calls_out && !b->bulk; /* bulk operations charge */
+      f->pure = f->folded && !f->calls_out && !f->eh && !b->bulk; /* bulk operations charge */
       for (uint32_t k = 0; k < n && f->pure; k++) f->pure = e[k] < m->declared && m->funcs[e[k]].pure;
     }
   }

@@ -30,6 +30,7 @@ static const char *trap_message(int trap) {
     case WASM_RT_TRAP_EXHAUSTION: return "call stack exhausted (recursion too deep)";
     case WASM_RT_TRAP_OOB: return "invalid memory access in the interpreter (out of bounds)";
     case WASM_RT_TRAP_UNREACHABLE: return "the interpreter aborted (unreachable code executed)";
+    case WASM_RT_TRAP_UNCAUGHT_EXCEPTION: return "a WebAssembly exception (a C++ throw) that no handler caught";
     default: return wasm_rt_strerror((wasm_rt_trap_t)trap);
   }
 }

@@ -13,6 +13,8 @@
  * (tracker.h); where the kernel cannot tell which, by mapping it again. */
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,47 @@ uint32_t wasm_rt_register_func_type(uint32_t params, uint32_t results, ...) {
   pthread_mutex_unlock(&types_lock);
   return idx;
 }
+
+/* Exceptions (wasm2c --enable-exceptions, for C++ built with
+ * -fwasm-exceptions): a try is a setjmp whose buffer becomes the thread's
+ * unwind target, a throw copies the exception's values here and longjmps
+ * to it. Per thread, as a guest call is. With no target (nothing catches,
+ * or the export was entered afresh: tools/w2c_split.py clears the target
+ * there) a throw is the trap WASM_RT_TRAP_UNCAUGHT_EXCEPTION. Values are
+ * bounded (a C++ exception is one i32): a module whose tag carries more
+ * traps the same way when it throws, never writing past the buffer. */
+#define EXCEPTION_MAX 256
+static _Thread_local WASM_RT_UNWIND_TARGET *unwind_target;
+static _Thread_local uint32_t exception_tag, exception_size;
+static _Thread_local uint8_t exception_values[EXCEPTION_MAX];
+static atomic_uint next_tag;
+
+uint32_t wasm_rt_register_tag(uint32_t size) {
+  (void)size; /* checked when thrown */
+  return atomic_fetch_add(&next_tag, 1);
+}
+
+void wasm_rt_load_exception(uint32_t tag, uint32_t size, const void *values) {
+  if (size > EXCEPTION_MAX) wasm_rt_trap(WASM_RT_TRAP_UNCAUGHT_EXCEPTION);
+  exception_tag = tag;
+  exception_size = size;
+  if (size) memcpy(exception_values, values, size);
+}
+
+void wasm_rt_throw(void) {
+  if (!unwind_target) wasm_rt_trap(WASM_RT_TRAP_UNCAUGHT_EXCEPTION);
+  siglongjmp(*unwind_target, 1);
+}
+
+WASM_RT_UNWIND_TARGET *wasm_rt_get_unwind_target(void) { return unwind_target; }
+
+void wasm_rt_set_unwind_target(WASM_RT_UNWIND_TARGET *target) { unwind_target = target; }
+
+uint32_t wasm_rt_exception_tag(void) { return exception_tag; }
+
+uint32_t wasm_rt_exception_size(void) { return exception_size; }
+
+void *wasm_rt_exception(void) { return exception_values; }
 
 /* Generated init code asks this before copying data segments (see
  * tools/w2c_split.py): a memory mapped from a snapshot already holds them. */

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# cxx.sh: C++ exceptions end to end. tests/cxx/guest.cpp is built with the
+# C++ kit (runtimes/cxx.sh: libc++, libc++abi and the unwinder with
+# -fwasm-exceptions), translated by runtimes/native.sh (the fuel pass,
+# wasm2c --enable-exceptions, tools/w2c_split.py, gcc -O2) and run
+# by tests/cxx/host.c on our wasm-rt: a std::runtime_error through frames
+# with destructors caught by base class, catch (...), a rethrow, libc++'s
+# own throws (std::string::at, operator new out of memory), an exception
+# nothing catches (a trap, and the instance still works), a budget that
+# runs out inside a handler (the fuel trap), the fuel of a call that
+# throws exact to the unit, four threads throwing at once, and (with
+# tests/cxx/bigtag.wat) exceptions past the runtime's size bound. Prints "ok N - what" / "not ok N - what".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0 bad=0
+
+check() { # check "what" CONDITION...
+  local what=$1; shift
+  n=$((n + 1))
+  if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; bad=$((bad + 1)); fi
+}
+
+kit=$(bash "$root/runtimes/cxx.sh" 2>"$tmp/kit.log")
+check "the C++ kit builds" [ -f "$kit/ldflags" ]
+[ -f "$kit/ldflags" ] || { cat "$tmp/kit.log"; exit 1; }
+# shellcheck disable=SC2046
+clang++-19 --target=wasm32-wasi -O2 -mexec-model=reactor $(cat "$kit/cxxflags") "$here/cxx/guest.cpp" \
+  $(cat "$kit/ldflags") -Wl,--max-memory=67108864 -o "$tmp/cxxtest.wasm"
+check "the guest builds with it" [ -f "$tmp/cxxtest.wasm" ]
+native=$(bash "$root/runtimes/native.sh" cxxtest "$tmp/cxxtest.wasm" 2>"$tmp/native.log")
+check "runtimes/native.sh translates it (metered, wasm2c --enable-exceptions, split, -O2)" \
+  [ -f "$native/cxxtest.o" ]
+[ -f "$native/cxxtest.o" ] || { tail -20 "$tmp/native.log"; exit 1; }
+cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$root/include" -I"$root/src" -I"$native" \
+  -o "$tmp/host" "$here/cxx/host.c" "$root"/src/wasm_rt/{wasm_rt,guest,tracker}.c "$root/src/util/os.c" \
+  "$native/cxxtest.o" -lm -lpthread
+check "the host builds on our wasm-rt" [ -x "$tmp/host" ]
+
+run() { out=$("$tmp/host" "$@" 2>&1); } # run SCENARIO [FUEL]
+has() { grep -q "$1" <<<"$out" || { echo "# got: $out"; return 1; }; }
+run 0
+check "a std::runtime_error through six frames with destructors is caught by base class" has '^result 107,'
+run 1
+check "catch (...) takes a thrown int" has '^result 201,'
+run 2
+check "a handler that rethrows reaches the outer one, destructors run once" has '^result 314,'
+run 5
+check "std::string::at out of range throws std::out_of_range (libc++ rebuilt with exceptions)" has '^result 501,'
+run 6
+check "operator new past the memory limit throws std::bad_alloc" has '^result 601,'
+run 3
+check "an exception nothing catches is a trap" has '^trap uncaught exception,'
+check "  and the instance works after it" has '^then handler_entered: result 0$'
+run 4 20000000
+check "a budget used up inside a handler is the fuel trap" has '^trap out of fuel, fuel used 20000000$'
+check "  in the handler" has '^then handler_entered: result 1$'
+run 0
+used=$(sed -n 's/^result 107, fuel used \([0-9]*\)$/\1/p' <<<"$out")
+run 0 "$used"
+check "the fuel of a call that throws and catches is exact: $used is enough" has "^result 107, fuel used $used$"
+run 0 $((used - 1))
+check "  $((used - 1)) is not" has '^trap out of fuel,'
+run 0
+check "  and the same on every run" has "^result 107, fuel used $used$"
+run threads
+check "four threads, each with its instance, throw and catch at once (per-thread exception state)" \
+  has '^threads: 0 wrong$'
+# the runtime's bound on an exception's values, with a module of its own
+wat2wasm --enable-exceptions "$here/cxx/bigtag.wat" -o "$tmp/bigtag.wasm"
+native=$(bash "$root/runtimes/native.sh" cxxtest "$tmp/bigtag.wasm" 2>"$tmp/native.log")
+cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$root/include" -I"$root/src" -I"$native" \
+  -o "$tmp/bighost" "$here/cxx/host.c" "$root"/src/wasm_rt/{wasm_rt,guest,tracker}.c "$root/src/util/os.c" \
+  "$native/cxxtest.o" -lm -lpthread
+check "a module whose tag carries 264 bytes builds" [ -x "$tmp/bighost" ]
+out=$("$tmp/bighost" 0 2>&1)
+check "  throwing it past the bound (256) is a trap" has '^trap uncaught exception,'
+out=$("$tmp/bighost" 1 2>&1)
+check "  also where a handler would catch it" has '^trap uncaught exception,'
+out=$("$tmp/bighost" 2 2>&1)
+check "  a small exception in the same module is caught" has '^result 5,'
+echo "1..$n"
+[ "$bad" -eq 0 ]
