@@ -76,12 +76,13 @@ PGO_SRC := tools/pgo_train.c
 # its files); NAME-native.dir: the directory with NAME.o and NAME.h.
 # Files beside a recipe that are not part of it (they have rules of their
 # own below): changing them must not send make through the recipe again.
-# (numpy/ is a directory: its files, numpy.sh's, are named one by one.)
-NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/numpy runtimes/python/stdlib.sh runtimes/python/packages.sh \
+# (numpy/, pillow/ and kiwisolver/ are directories: their files, the
+# recipes numpy.sh, pillow.sh and kiwisolver.sh read, are named one by one.)
+NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/numpy runtimes/python/pillow runtimes/python/kiwisolver runtimes/python/stdlib.sh runtimes/python/packages.sh \
   runtimes/python/packages.txt runtimes/javascript/packages.sh runtimes/javascript/packages runtimes/javascript/intl.js
 define runtime
 $(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/*) \
-  $(wildcard runtimes/$(1)/numpy/*.* runtimes/$(1)/numpy/patches/*) | deps
+  $(wildcard runtimes/$(1)/numpy/*.* runtimes/$(1)/numpy/patches/* runtimes/$(1)/pillow/* runtimes/$(1)/kiwisolver/*) | deps
 	@mkdir -p $(BUILD)
 	bash scripts/recipe.sh $$@ bash runtimes/$(1)/build.sh
 
@@ -513,7 +514,7 @@ bench-mcp: $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm
 
 conformance: $(BUILD)/wasmbox
 	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)" \
-	  "$$(cat $(BUILD)/python-packages.dir)" "$$(cat $(BUILD)/python.dir)/numpy-tests"
+	  "$$(cat $(BUILD)/python-packages.dir)" "$$(cat $(BUILD)/python.dir)/numpy-tests" "$$(cat $(BUILD)/python.dir)/pillow-tests"
 
 clean:
 	rm -rf $(BUILD)

@@ -458,12 +458,37 @@ static void test_install_package(void **s) {
   free(wh);
 }
 
+/* Our own kiwisolver (runtimes/python/kiwisolver.sh) is a built-in module:
+ * a system with strengths and an edit variable solves as Debian's
+ * python3-kiwisolver solves it natively (16.0 4.0), and an unsatisfiable
+ * required constraint raises kiwisolver's exception. */
+static void test_kiwisolver_built_in(void **s) {
+  (void)s;
+  expect_output(
+      "import kiwisolver as kiwi, sys\n"
+      "x, y = kiwi.Variable('x'), kiwi.Variable('y')\n"
+      "s = kiwi.Solver()\n"
+      "s.addConstraint(x + y == 20)\n"
+      "s.addConstraint((x >= 2 * y) | 'strong')\n"
+      "s.addConstraint((x == 5) | 'weak')\n"
+      "s.addEditVariable(y, 'medium'); s.suggestValue(y, 4)\n"
+      "s.updateVariables()\n"
+      "print(kiwi.__version__[:2], x.value(), y.value())\n"
+      "try:\n"
+      "    s.addConstraint(x >= 100); s.addConstraint(x <= 10)\n"
+      "except kiwi.UnsatisfiableConstraint:\n"
+      "    print('UnsatisfiableConstraint')\n"
+      "print('kiwisolver' in sys.builtin_module_names)\n",
+      NULL, "1. 16.0 4.0\nUnsatisfiableConstraint\nTrue\n");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_each_package_works),        cmocka_unit_test(test_manifest),
       cmocka_unit_test(test_tree_is_read_only),         cmocka_unit_test(test_stateless_calls_share_nothing),
       cmocka_unit_test(test_objects_live_in_sessions),  cmocka_unit_test(test_operator_packages),
       cmocka_unit_test(test_operator_packages_refused), cmocka_unit_test(test_install_package),
+      cmocka_unit_test(test_kiwisolver_built_in),
   };
   /* sessions here live in a state directory of their own */
   char *home = make_dir();

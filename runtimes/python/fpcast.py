@@ -138,14 +138,16 @@ def traps(frm, to):
 
 def top_level_starts(text):
     """Offsets where a top-level declaration may begin: after each top-level
-    ';' or '}' and after each preprocessor line (comments and literals skipped)."""
+    ';' or '}' and after each top-level preprocessor line (comments and
+    literals skipped)."""
     starts, depth, i, n, line_start = [0], 0, 0, len(text), True
     while i < n:
         c = text[i]
         if line_start and c == '#':
             while i < n and (text[i] != '\n' or text[i - 1] == '\\'):
                 i += 1
-            starts.append(i + 1)
+            if depth == 0:  # not an #ifdef inside a table or a body
+                starts.append(i + 1)
             continue
         if c == '\n':
             line_start = True

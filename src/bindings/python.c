@@ -53,8 +53,11 @@ const wb_runtime wb_runtime_python = {
      * built-in packages worth it: each of these costs a call 5-100 ms to
      * import, together ~300 ms and 14 MB of heap (shared copy-on-write by
      * every call); numpy, built into the module, is among them (docs/runtimes.md,
-     * "The data stack"). Left to import on demand: sympy (220 ms, 22 MB), networkx
-     * (65 ms, 6 MB), pypdf/PyPDF2 (35 ms, 3 MB each), html5lib, mpmath...
+     * "The data stack"), and so are Pillow's Image (openpyxl imports it
+     * anyway: 6 pages), ImageDraw and ImageFont (3.5 ms a call that draws;
+     * no page more, the same print(1)). Left to import on demand: sympy
+     * (220 ms, 22 MB), networkx (65 ms, 6 MB), pypdf/PyPDF2 (35 ms, 3 MB
+     * each), html5lib, mpmath...
      * The heap is then frozen: the collector never walks it, so a call
      * dirties no page of it. (docs/runtimes.md, "Python packages") LC_CTYPE is
      * C.UTF-8, as CPython's coercion of the C locale leaves a native
@@ -65,7 +68,8 @@ const wb_runtime wb_runtime_python = {
         "          'dataclasses', 'pathlib', 'string', 'textwrap', 'hashlib', 'base64', 'copy',\n"
         "          'openpyxl', 'xlsxwriter', 'tabulate', 'jinja2', 'markdown', 'yaml', 'bs4',\n"
         "          'dateutil.parser', 'dateutil.relativedelta', 'dateutil.tz', 'dateutil.rrule', 'pytz',\n"
-        "          'pydantic', 'attrs', 'six', 'asyncio', 'concurrent.futures', 'numpy'):\n"
+        "          'pydantic', 'attrs', 'six', 'asyncio', 'concurrent.futures', 'numpy',\n"
+        "          'PIL.Image', 'PIL.ImageDraw', 'PIL.ImageFont'):\n"
         "    __import__(m)\n"
         "del m\n"
         "import locale\n"

@@ -25,7 +25,7 @@ static const char py_probe[] =
     "pk = [{'name': p['distribution'], 'version': p['version'], 'import': [m for m in p['modules'] if m[0] != '_'],\n"
     "       'from': 'built-in'}\n"
     "      for p in json.load(open('/usr/local/lib/python3.11/site-packages/wasmbox-packages.json'))]\n"
-    /* the packages built into the interpreter (numpy), beside the stdlib */
+    /* the packages built into the interpreter (numpy, Pillow), beside the stdlib */
     "import importlib.metadata as md\n"
     "for d in md.distributions(path=['/usr/local/lib/python3.11']):\n"
     "    pk.append({'name': d.metadata['Name'], 'version': d.version,\n"
@@ -94,7 +94,8 @@ cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args) {
   add_copy(py, "modules", cJSON_GetObjectItemCaseSensitive(probed[0], "modules"));
   add_copy(py, "packages", cJSON_GetObjectItemCaseSensitive(probed[0], "packages"));
   cJSON_AddStringToObject(py, "notes",
-                          "packages: numpy 1.19.5 (random, fft, linalg), the built-in pure-Python ones (import "
+                          "packages: numpy 1.19.5 (random, fft, linalg), Pillow 9.4.0 (PNG, JPEG, GIF, BMP and "
+                          "more; no FreeType: the default bitmap font), the built-in pure-Python ones (import "
                           "names under 'import') and the operator's; no pip, pandas or requests; code written to "
                           "/app imports from "
                           "there. No threads, subprocess, sockets, ssl or ctypes; hashlib has "

@@ -3,12 +3,13 @@
 # source) inside wasmbox next to native python3.11, then QuickJS's own tests
 # (tests/*.js of the same tarball) inside wasmbox next to the same QuickJS
 # built natively.
-#   run.sh WASMBOX PYTHON_TESTDIR JAVASCRIPT_RUNTIME_DIR PYTHON_PACKAGES_DIR NUMPY_TESTS
+#   run.sh WASMBOX PYTHON_TESTDIR JAVASCRIPT_RUNTIME_DIR PYTHON_PACKAGES_DIR NUMPY_TESTS PILLOW_TESTS
 # (between the two: the built-in Python packages' own suites, packages.sh,
-# and numpy's, numpy_suite.py, against the same numpy built natively)
+# numpy's, numpy_suite.py, against the same numpy built natively, and a
+# subset of Pillow's, pillow_suite.py, against Debian's python3-pil)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../runtimes/lib.sh"
-wb_apt_install python3.11 python3
+wb_apt_install python3.11 python3 python3-pil
 set +e  # lib.sh sets -e: run both suites, then fail if either did
 python3 "$here/conformance.py" "$1" "$2"; py=$?
 echo
@@ -17,5 +18,7 @@ echo
 native=$(bash "$here/numpy_native.sh") && pytest=$(bash "$here/../../runtimes/python/packages.sh" "$here/pytest-packages.txt") &&
   python3 "$here/numpy_suite.py" "$1" "$5" "$native" "$pytest/site-packages" "$4/site-packages"; np=$?
 echo
+python3 "$here/pillow_suite.py" "$1" "$6" "$pytest/site-packages" "$4/site-packages"; pil=$?
+echo
 python3 "$here/js_conformance.py" "$1" "$3"; js=$?
-[ "$py" -eq 0 ] && [ "$pk" -eq 0 ] && [ "$np" -eq 0 ] && [ "$js" -eq 0 ]
+[ "$py" -eq 0 ] && [ "$pk" -eq 0 ] && [ "$np" -eq 0 ] && [ "$pil" -eq 0 ] && [ "$js" -eq 0 ]

@@ -863,6 +863,8 @@ def http_sessions_files(s):
           pk['beautifulsoup4']['from'] == 'built-in' and len(pk) >= 30)
     check('list_runtimes lists numpy, built into the interpreter',
           pk['numpy']['version'] == '1.19.5' and pk['numpy']['import'] == ['numpy'] and pk['numpy']['from'] == 'built-in')
+    check('list_runtimes lists Pillow, built into the interpreter, imported as PIL',
+          pk['Pillow']['version'] == '9.4.0' and pk['Pillow']['import'] == ['PIL'] and pk['Pillow']['from'] == 'built-in')
     box = s.tool(sid, 'create_session', {})['structuredContent']['session_id']
     ins = s.tool(sid, 'install_package', {'session_id': box, 'requirement': 'tabulate'})
     check('install_package without an index configured says so',

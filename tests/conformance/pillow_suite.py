@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""A subset of Pillow's own test suite (9.4.0's Tests/, the files about what
+the runtime builds: the core, PNG, JPEG, GIF, BMP, drawing, the operations)
+inside wasmbox against the built-in Pillow, next to Debian's python3-pil
+9.4.0 natively (the same source; it also has FreeType, lcms, WebP and TIFF),
+test by test, compared with pillow_expected_failures.txt.
+
+usage: pillow_suite.py WASMBOX PILLOW_TESTS PYTEST_SITE BUILTIN_SITE
+PILLOW_TESTS: the runtime's pillow-tests (Tests/ and conftest.py);
+PYTEST_SITE: pytest, Debian's, given to wasmbox with --packages;
+BUILTIN_SITE: the built-in pure-Python packages (pytest needs attrs), for
+the native run. Fails when a test fails or does not run in wasmbox that
+passes natively and is not listed, when a listed one passes, or when the
+suite does not run.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from packages import FLAGS, GUEST, expected_failures, results  # noqa: E402 (the shared driver)
+from numpy_suite import matches  # noqa: E402
+
+FILES = '''test_000_sanity test_image test_image_convert test_image_resize test_image_crop test_image_transform
+test_image_rotate test_image_paste test_image_point test_image_filter test_image_split test_image_transpose
+test_image_thumbnail test_image_reduce test_image_getbbox test_image_histogram test_image_frombytes
+test_image_tobytes test_image_mode test_image_load test_image_quantize test_imagedraw test_imagedraw2
+test_imageops test_imagechops test_imagemath test_imagemorph test_imageenhance test_imagecolor test_imagepalette
+test_imagepath test_imagestat test_imagefile test_box_blur test_lib_pack test_format_hsv test_file_png
+test_file_jpeg test_file_gif test_file_bmp test_file_ppm'''.split()
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    wasmbox, tests, pytest_site, builtin = (os.path.abspath(a) for a in sys.argv[1:5])
+    paths = ['Tests/%s.py' % f for f in FILES]
+    work = tempfile.mkdtemp(prefix='wasmbox-pillow-')
+    try:
+        here = os.path.join(work, 'native')
+        shutil.copytree(tests, here)
+        env = dict(os.environ, PYTHONPATH=pytest_site + ':' + builtin, PYTHONDONTWRITEBYTECODE='1')
+        subprocess.run(['/usr/bin/python3.11', '-m', 'pytest', *FLAGS, *paths], cwd=here, env=env,
+                       capture_output=True, text=True, timeout=1800)
+        report = os.path.join(here, 'report.xml')
+        nat = results(report) if os.path.exists(report) else {}
+        work_box = os.path.join(work, 'box')
+        shutil.copytree(tests, work_box)
+        box, broken = {}, []
+        for i, path in enumerate(paths):
+            # a call a file: one that crashes takes only its own tests with
+            # it; the tree (69 MB of images) and what the tests write need
+            # more than the default quota
+            flags = [f if not f.startswith('--junitxml') else '--junitxml=report-%d.xml' % i for f in FLAGS]
+            p = subprocess.run([wasmbox, 'run', '--timeout', '600', '--memory', '2048', '--max-output', str(16 << 20),
+                                '--quota', '1024', '--packages', pytest_site, '--workspace', work_box,
+                                '-c', GUEST % (flags + [path])],
+                               capture_output=True, text=True, timeout=900)
+            report = os.path.join(work_box, 'report-%d.xml' % i)
+            if os.path.exists(report):
+                box.update(results(report))
+            else:
+                broken.append('%s (exit %d: %s)' % (path, p.returncode, p.stderr.strip().splitlines()[-1:]))
+    finally:
+        shutil.rmtree(work)
+    expected = expected_failures('pillow_expected_failures.txt')
+    tally = lambda r: '/'.join(str(sum(v == k for v in r.values())) for k in ('passed', 'failed', 'skipped'))
+    failed = sorted(t for t, v in box.items() if v == 'failed' and nat.get(t) != 'failed')
+    missing = sorted(t for t, v in nat.items() if v == 'passed' and box.get(t) != 'passed' and t not in failed)
+    matched, unexpected = set(), []
+    for t in failed + missing:
+        hit = [e for e in expected if matches(t, e)]
+        matched.update(hit)
+        if not hit:
+            unexpected.append(t)
+    print(f'pillow: native pass/fail/skip {tally(nat)}, wasmbox {tally(box)}; '
+          f'{len(failed)} fail and {len(missing)} pass natively only (skipped or not run in wasmbox); '
+          f'{len(unexpected)} unexpected')
+    for t in unexpected:
+        print(f'    unexpected: {t}')
+    for b in broken:
+        print(f'    ended without a report (its tests count as not run): {b}')
+    stale = sorted(set(expected) - matched)
+    for e in stale:
+        print(f'listed in pillow_expected_failures.txt but none failed (remove it): {e}')
+    if unexpected or stale or not nat:
+        print('pillow conformance: failed')
+        sys.exit(1)
+    print(f'pillow conformance: ok ({len(failed) + len(missing)} expected failures, '
+          f'{len(expected)} entries with their reasons in tests/conformance/pillow_expected_failures.txt)')
+
+
+if __name__ == '__main__':
+    main()
