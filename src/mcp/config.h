@@ -17,7 +17,7 @@ typedef struct {
   bool http;                         /* wasmbox serve (else wasmbox mcp) */
   char listen[256];                  /* HOST:PORT */
   char token[512];                   /* bearer token; "" = none */
-  char tokens[1024];                 /* HTTP: clients file (clients.h); "" = none */
+  char tokens[1024];                 /* HTTP: clients file (tenants.h); "" = none */
   char access_log[1024];             /* HTTP: JSON lines, a path or "-"; "" = none */
   char session_key[1024];            /* HTTP: file of the key that signs MCP session ids */
   bool no_playground;                /* HTTP: no page at / */

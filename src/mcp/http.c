@@ -7,7 +7,7 @@
  * pass the same Host and Origin checks but need no token: they hold no
  * secret, and the page sends the token with each call it makes to /mcp.
  * /metrics needs the token. Each token names a client with its limits
- * (clients.h); every request is counted by client and status, and logged
+ * (tenants.h); every request is counted by client and status, and logged
  * (observe.h) when it completes. With --oauth-issuer, a bearer token that is
  * none of those is checked as an OAuth access token (oauth.h) whose subject
  * is then the client, and /.well-known/oauth-protected-resource tells
@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "mcp/jsonrpc.h"
-#include "mcp/clients.h"
+#include "mcp/tenants.h"
 #include "mcp/libs.h"
 #include "mcp/oauth.h"
 #include "mcp/observe.h"
@@ -49,7 +49,7 @@ typedef struct {
   pthread_mutex_t lock; /* watched */
   watched *watch;
   bool stop;
-  mcp_clients clients;
+  mcp_tenants clients;
   mcp_access_log *access; /* or NULL */
   mcp_oauth *oauth;       /* or NULL */
 } http_state;
@@ -63,7 +63,7 @@ typedef struct {
   int fd;
   watched entry;
   http_state *hs;
-  mcp_client *client; /* whose static token it carries, or NULL */
+  mcp_tenant *client; /* whose static token it carries, or NULL */
   /* the identity claim of its OAuth access token ("" when it has none):
      the client is "oauth:" and this */
   char oauth_subject[MCP_OAUTH_SUBJECT_MAX];
@@ -204,7 +204,7 @@ static double wall(void) {
  * authentication is configured), else the status to refuse it with. */
 static unsigned authenticate(http_state *hs, request *rq, const char *auth, char *why, size_t n) {
   if (!hs->clients.n && !hs->oauth) return 0;
-  if (hs->clients.n && (rq->client = mcp_clients_auth(&hs->clients, auth))) return 0;
+  if (hs->clients.n && (rq->client = mcp_tenants_auth(&hs->clients, auth))) return 0;
   if (!hs->oauth) return snprintf(why, n, "Unauthorized: missing or wrong bearer token"), MHD_HTTP_UNAUTHORIZED;
   const char *token = auth && !strncasecmp(auth, "Bearer ", 7) ? auth + 7 : NULL;
   while (token && *token == ' ') token++;
@@ -271,7 +271,7 @@ static int precheck(http_state *hs, request *rq, struct MHD_Connection *c, const
   if (status) {
   } else if ((status = authenticate(hs, rq, header(c, MHD_HTTP_HEADER_AUTHORIZATION), limited, sizeof limited))) {
     why = limited;
-  } else if (mcp_clients_admit(&hs->clients, rq->client, wb_monotonic_s(), &rq->retry_after, limited, sizeof limited)) {
+  } else if (mcp_tenants_admit(&hs->clients, rq->client, wb_monotonic_s(), &rq->retry_after, limited, sizeof limited)) {
     status = MHD_HTTP_TOO_MANY_REQUESTS, why = limited;
   } else {
     rq->admitted = rq->client != NULL;
@@ -516,8 +516,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum 
   http_state *hs = cls;
   request *rq = *con_cls;
   if (!rq) return;
-  if (rq->admitted) mcp_clients_done(&hs->clients, rq->client);
-  mcp_clients_count(&hs->clients, rq->client, rq->oauth_subject[0] != 0, rq->log.status);
+  if (rq->admitted) mcp_tenants_done(&hs->clients, rq->client);
+  mcp_tenants_count(&hs->clients, rq->client, rq->oauth_subject[0] != 0, rq->log.status);
   if (hs->access) {
     rq->log.client = rq->client ? rq->client->name : rq->oauth_subject[0] ? rq->oauth_client : NULL;
     rq->log.method = rq->method;
@@ -592,7 +592,7 @@ struct mcp_http {
 static int unstart(mcp_http *h, int code) {
   mcp_oauth_free(h->hs.oauth);
   mcp_access_log_close(h->hs.access);
-  mcp_clients_free(&h->hs.clients);
+  mcp_tenants_free(&h->hs.clients);
   free(h);
   return code;
 }
@@ -619,7 +619,7 @@ int mcp_http_start(mcp_server *s, mcp_http **out, char *err, size_t errlen) {
   h->hs.srv = s;
   struct sockaddr_storage ss;
   if (parse_listen(s->cfg->listen, &ss, &h->hs.loopback, err, errlen)) return free(h), 2;
-  if (mcp_clients_load(&h->hs.clients, s->cfg->token, s->cfg->tokens, err, errlen)) return free(h), 2;
+  if (mcp_tenants_load(&h->hs.clients, s->cfg->token, s->cfg->tokens, err, errlen)) return free(h), 2;
   /* OAuth is authentication too: every request then needs a token */
   bool authenticated = h->hs.clients.n || s->cfg->oauth_issuer[0];
   if (!h->hs.loopback && !authenticated) {
@@ -678,7 +678,7 @@ void mcp_http_stop(mcp_http *h) {
   pthread_mutex_destroy(&h->hs.lock);
   mcp_oauth_free(h->hs.oauth);
   mcp_access_log_close(h->hs.access);
-  mcp_clients_free(&h->hs.clients);
+  mcp_tenants_free(&h->hs.clients);
   free(h);
 }
 

@@ -110,9 +110,9 @@ void mcp_access_note(mcp_access *a, const cJSON *msg, const cJSON *resp) {
   else snprintf(a->result, sizeof a->result, "ok");
 }
 
-char *mcp_metrics_text(mcp_server *s, mcp_clients *cs) {
+char *mcp_metrics_text(mcp_server *s, mcp_tenants *cs) {
   wb_buf b = {0};
-  mcp_clients_prometheus(cs, &b);
+  mcp_tenants_prometheus(cs, &b);
   mcp_metrics_prometheus(&s->metrics, &b);
   wasmbox_stats st;
   wasmbox_stats_get(s->wb, &st);

@@ -2,7 +2,7 @@
  *   the access log (--access-log FILE, or '-' for stderr): one JSON line per
  *     HTTP request, written whole with one write(2) in O_APPEND, so lines
  *     from parallel requests never mix;
- *   /metrics: Prometheus text format (metrics.h, clients.h, and gauges of
+ *   /metrics: Prometheus text format (metrics.h, tenants.h, and gauges of
  *     workers and sessions read at scrape time);
  *   /healthz: a small JSON object for load balancers.
  * mcp_access_note() fills an access record from a JSON-RPC request and its
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mcp/clients.h"
+#include "mcp/tenants.h"
 #include "mcp/server.h"
 
 typedef struct {
@@ -35,7 +35,7 @@ void mcp_access_log_close(mcp_access_log *l);
 void mcp_access_note(mcp_access *a, const cJSON *msg, const cJSON *resp);
 
 /* malloc'd bodies */
-char *mcp_metrics_text(mcp_server *s, mcp_clients *cs);
+char *mcp_metrics_text(mcp_server *s, mcp_tenants *cs);
 char *mcp_health_json(mcp_server *s);
 
 #endif

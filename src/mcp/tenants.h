@@ -7,20 +7,20 @@
  * that holds `burst` (default: the rate per second rounded up, at least 1);
  * max-in-flight: requests of the client being answered at once. A client
  * owns the sessions and paused runs it makes; role=admin sees everyone's.
- *   mcp_clients_load(): parses and checks it all (names and tokens unique,
+ *   mcp_tenants_load(): parses and checks it all (names and tokens unique,
  *     the file not readable or writable by others); errors name FILE:LINE.
- *   mcp_clients_auth(): the client an Authorization header names (every
+ *   mcp_tenants_auth(): the client an Authorization header names (every
  *     token compared in constant time), or NULL.
- *   mcp_clients_admit(): 0 when the client may go on, its request counted in
- *     flight until mcp_clients_done(); else 429, with the seconds to wait in
+ *   mcp_tenants_admit(): 0 when the client may go on, its request counted in
+ *     flight until mcp_tenants_done(); else 429, with the seconds to wait in
  *     *retry_after and the reason in `why`.
- *   mcp_clients_count(): one answered request, by client and HTTP status
+ *   mcp_tenants_count(): one answered request, by client and HTTP status
  *     (oauth: a client known by an OAuth access token, counted with the
  *     others under "oauth:*", so that subjects do not make a metric each).
- *   mcp_clients_prometheus(): those counters in Prometheus text format.
+ *   mcp_tenants_prometheus(): those counters in Prometheus text format.
  * Thread-safe after load. With no client at all, anyone may call. */
-#ifndef WASMBOX_MCP_CLIENTS_H
-#define WASMBOX_MCP_CLIENTS_H
+#ifndef WASMBOX_MCP_TENANTS_H
+#define WASMBOX_MCP_TENANTS_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -29,8 +29,8 @@
 
 #include "util/buf.h"
 
-#define MCP_CLIENTS_MAX 1024
-#define MCP_CLIENT_CODES 16 /* the statuses counted apart, and "other" */
+#define MCP_TENANTS_MAX 1024
+#define MCP_TENANT_CODES 16 /* the statuses counted apart, and "other" */
 
 typedef struct {
   char name[65];
@@ -41,24 +41,24 @@ typedef struct {
   /* under the set's lock */
   double level, refilled; /* the bucket, and when it was last filled */
   unsigned in_flight;
-  uint64_t by_code[MCP_CLIENT_CODES];
+  uint64_t by_code[MCP_TENANT_CODES];
   uint64_t limited_rate, limited_in_flight;
-} mcp_client;
+} mcp_tenant;
 
 typedef struct {
   pthread_mutex_t lock;
-  mcp_client *v;
+  mcp_tenant *v;
   size_t n;
-  uint64_t anonymous_by_code[MCP_CLIENT_CODES]; /* requests of no client */
-  uint64_t oauth_by_code[MCP_CLIENT_CODES];     /* of OAuth clients */
-} mcp_clients;
+  uint64_t anonymous_by_code[MCP_TENANT_CODES]; /* requests of no client */
+  uint64_t oauth_by_code[MCP_TENANT_CODES];     /* of OAuth clients */
+} mcp_tenants;
 
-int mcp_clients_load(mcp_clients *cs, const char *token, const char *file, char *err, size_t errlen);
-void mcp_clients_free(mcp_clients *cs);
-mcp_client *mcp_clients_auth(mcp_clients *cs, const char *authorization);
-int mcp_clients_admit(mcp_clients *cs, mcp_client *c, double now, unsigned *retry_after, char *why, size_t n);
-void mcp_clients_done(mcp_clients *cs, mcp_client *c);
-void mcp_clients_count(mcp_clients *cs, mcp_client *c, bool oauth, unsigned status);
-void mcp_clients_prometheus(mcp_clients *cs, wb_buf *out);
+int mcp_tenants_load(mcp_tenants *cs, const char *token, const char *file, char *err, size_t errlen);
+void mcp_tenants_free(mcp_tenants *cs);
+mcp_tenant *mcp_tenants_auth(mcp_tenants *cs, const char *authorization);
+int mcp_tenants_admit(mcp_tenants *cs, mcp_tenant *c, double now, unsigned *retry_after, char *why, size_t n);
+void mcp_tenants_done(mcp_tenants *cs, mcp_tenant *c);
+void mcp_tenants_count(mcp_tenants *cs, mcp_tenant *c, bool oauth, unsigned status);
+void mcp_tenants_prometheus(mcp_tenants *cs, wb_buf *out);
 
 #endif

@@ -1,5 +1,5 @@
-/* Clients, their tokens and their limits (see clients.h). */
-#include "mcp/clients.h"
+/* serve's clients as tenants: their tokens and their limits (see tenants.h). */
+#include "mcp/tenants.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 
 #include "util/fail.h"
 
-static const unsigned codes[MCP_CLIENT_CODES - 1] = {200, 202, 204, 400, 401, 403, 404, 405,
+static const unsigned codes[MCP_TENANT_CODES - 1] = {200, 202, 204, 400, 401, 403, 404, 405,
                                                      406, 413, 415, 429, 500, 503, 504};
 
 static bool valid_name(const char *s) {
@@ -54,15 +54,15 @@ static bool parse_count(const char *v, unsigned max, unsigned *out) {
   return true;
 }
 
-static int add(mcp_clients *cs, const mcp_client *c, const char *where, char *err, size_t errlen) {
+static int add(mcp_tenants *cs, const mcp_tenant *c, const char *where, char *err, size_t errlen) {
   for (size_t i = 0; i < cs->n; i++) {
     if (!strcmp(cs->v[i].name, c->name))
       return wb_fail(err, errlen, -1, "%s: client '%s' is named twice", where, c->name);
     if (!strcmp(cs->v[i].token, c->token))
       return wb_fail(err, errlen, -1, "%s: client '%s' has the token of '%s'", where, c->name, cs->v[i].name);
   }
-  if (cs->n == MCP_CLIENTS_MAX) return wb_fail(err, errlen, -1, "%s: more than %d clients", where, MCP_CLIENTS_MAX);
-  mcp_client *v = realloc(cs->v, (cs->n + 1) * sizeof *v);
+  if (cs->n == MCP_TENANTS_MAX) return wb_fail(err, errlen, -1, "%s: more than %d clients", where, MCP_TENANTS_MAX);
+  mcp_tenant *v = realloc(cs->v, (cs->n + 1) * sizeof *v);
   if (!v) return wb_fail(err, errlen, -1, "out of memory");
   cs->v = v;
   cs->v[cs->n++] = *c;
@@ -70,7 +70,7 @@ static int add(mcp_clients *cs, const mcp_client *c, const char *where, char *er
 }
 
 /* NAME TOKEN [key=value...] */
-static int parse_line(mcp_clients *cs, char *line, const char *where, char *err, size_t errlen) {
+static int parse_line(mcp_tenants *cs, char *line, const char *where, char *err, size_t errlen) {
   char *words[8];
   size_t n = 0;
   for (char *save = NULL, *w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
@@ -79,7 +79,7 @@ static int parse_line(mcp_clients *cs, char *line, const char *where, char *err,
   }
   if (n < 2)
     return wb_fail(err, errlen, -1, "%s: want NAME TOKEN [rate=N/s] [burst=N] [max-in-flight=N] [role=admin]", where);
-  mcp_client c = {0};
+  mcp_tenant c = {0};
   if (!valid_name(words[0]))
     return wb_fail(err, errlen, -1, "%s: a client name is 1 to 64 letters, digits, '.', '_' or '-'", where);
   if (!valid_token(words[1]))
@@ -118,7 +118,7 @@ static int parse_line(mcp_clients *cs, char *line, const char *where, char *err,
   return add(cs, &c, where, err, errlen);
 }
 
-static int load_file(mcp_clients *cs, const char *file, char *err, size_t errlen) {
+static int load_file(mcp_tenants *cs, const char *file, char *err, size_t errlen) {
   int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
@@ -152,19 +152,19 @@ static int load_file(mcp_clients *cs, const char *file, char *err, size_t errlen
   return rc;
 }
 
-int mcp_clients_load(mcp_clients *cs, const char *token, const char *file, char *err, size_t errlen) {
+int mcp_tenants_load(mcp_tenants *cs, const char *token, const char *file, char *err, size_t errlen) {
   memset(cs, 0, sizeof *cs);
   pthread_mutex_init(&cs->lock, NULL);
   if (token && *token) {
-    mcp_client c = {.name = "default"};
+    mcp_tenant c = {.name = "default"};
     snprintf(c.token, sizeof c.token, "%s", token);
-    if (add(cs, &c, "--token", err, errlen)) return mcp_clients_free(cs), -1;
+    if (add(cs, &c, "--token", err, errlen)) return mcp_tenants_free(cs), -1;
   }
-  if (file && *file && load_file(cs, file, err, errlen)) return mcp_clients_free(cs), -1;
+  if (file && *file && load_file(cs, file, err, errlen)) return mcp_tenants_free(cs), -1;
   return 0;
 }
 
-void mcp_clients_free(mcp_clients *cs) {
+void mcp_tenants_free(mcp_tenants *cs) {
   /* tokens do not outlive the set */
   for (size_t i = 0; i < cs->n; i++) explicit_bzero(cs->v[i].token, sizeof cs->v[i].token);
   free(cs->v);
@@ -181,18 +181,18 @@ static bool same(const char *want, const char *got, size_t m) {
   return diff == 0;
 }
 
-mcp_client *mcp_clients_auth(mcp_clients *cs, const char *auth) {
+mcp_tenant *mcp_tenants_auth(mcp_tenants *cs, const char *auth) {
   if (!auth || strncasecmp(auth, "Bearer ", 7)) return NULL;
   auth += 7;
   while (*auth == ' ') auth++;
   size_t m = strlen(auth);
-  mcp_client *found = NULL;
+  mcp_tenant *found = NULL;
   for (size_t i = 0; i < cs->n; i++) /* no early exit: every token is compared */
     if (same(cs->v[i].token, auth, m)) found = &cs->v[i];
   return found;
 }
 
-int mcp_clients_admit(mcp_clients *cs, mcp_client *c, double now, unsigned *retry_after, char *why, size_t n) {
+int mcp_tenants_admit(mcp_tenants *cs, mcp_tenant *c, double now, unsigned *retry_after, char *why, size_t n) {
   if (!c) return 0;
   int rc = 0;
   pthread_mutex_lock(&cs->lock);
@@ -221,36 +221,36 @@ int mcp_clients_admit(mcp_clients *cs, mcp_client *c, double now, unsigned *retr
   return rc;
 }
 
-void mcp_clients_done(mcp_clients *cs, mcp_client *c) {
+void mcp_tenants_done(mcp_tenants *cs, mcp_tenant *c) {
   pthread_mutex_lock(&cs->lock);
   if (c->in_flight) c->in_flight--;
   pthread_mutex_unlock(&cs->lock);
 }
 
 static size_t code_index(unsigned status) {
-  for (size_t i = 0; i < MCP_CLIENT_CODES - 1; i++)
+  for (size_t i = 0; i < MCP_TENANT_CODES - 1; i++)
     if (codes[i] == status) return i;
-  return MCP_CLIENT_CODES - 1;
+  return MCP_TENANT_CODES - 1;
 }
 
-void mcp_clients_count(mcp_clients *cs, mcp_client *c, bool oauth, unsigned status) {
+void mcp_tenants_count(mcp_tenants *cs, mcp_tenant *c, bool oauth, unsigned status) {
   pthread_mutex_lock(&cs->lock);
   (c ? c->by_code : oauth ? cs->oauth_by_code : cs->anonymous_by_code)[code_index(status)]++;
   pthread_mutex_unlock(&cs->lock);
 }
 
 static void codes_of(wb_buf *out, const char *client, const uint64_t *by_code) {
-  for (size_t i = 0; i < MCP_CLIENT_CODES; i++) {
+  for (size_t i = 0; i < MCP_TENANT_CODES; i++) {
     if (!by_code[i]) continue;
     char code[16];
-    if (i < MCP_CLIENT_CODES - 1) snprintf(code, sizeof code, "%u", codes[i]);
+    if (i < MCP_TENANT_CODES - 1) snprintf(code, sizeof code, "%u", codes[i]);
     else snprintf(code, sizeof code, "other");
     wb_buf_printf(out, "wasmbox_http_requests_total{client=\"%s\",code=\"%s\"} %llu\n", client, code,
                   (unsigned long long)by_code[i]);
   }
 }
 
-void mcp_clients_prometheus(mcp_clients *cs, wb_buf *out) {
+void mcp_tenants_prometheus(mcp_tenants *cs, wb_buf *out) {
   pthread_mutex_lock(&cs->lock);
   wb_buf_puts(out,
               "# HELP wasmbox_http_requests_total HTTP requests answered, by client (its token's name; "
