@@ -284,6 +284,44 @@ static void test_checkpoint_restore(void **s) {
   assert_int_equal(info.checkpoints, 1);
 }
 
+/* A restore makes the session's copies outside the store stale, and the
+ * idle worker that kept its instance is dropped, with either backend
+ * (session/backend.h: the stale hook). WASMBOX_TEST_STORE, a postgres://
+ * URL (tests/store.py sets it), runs the same against PostgreSQL too. */
+static void restore_drops_worker(wasmbox *w) {
+  char id[WASMBOX_ID_MAX], cp[WASMBOX_ID_MAX], err[256];
+  int rc = wasmbox_session_create(w, NULL, id, err, sizeof err);
+  if (rc) fail_msg("session_create: %s", err);
+  wasmbox_result_free(in_session(w, id, "n = 1\n", 0));
+  assert_int_equal(wasmbox_session_checkpoint(w, id, cp, err, sizeof err), WASMBOX_OK);
+  wasmbox_result_free(in_session(w, id, "n = 2\n", 0));
+  wasmbox_stats before, after;
+  wasmbox_stats_get(w, &before);
+  assert_true(before.workers_idle >= 1);
+  assert_int_equal(wasmbox_session_restore(w, id, cp, err, sizeof err), WASMBOX_OK);
+  wasmbox_stats_get(w, &after);
+  assert_int_equal(after.workers_idle, before.workers_idle - 1);
+  wasmbox_result *r = in_session(w, id, "print(n)\n", 0);
+  assert_string_equal(r->stdout_data, "1\n");
+  wasmbox_result_free(r);
+  assert_int_equal(wasmbox_session_destroy(w, id, err, sizeof err), WASMBOX_OK);
+}
+
+static void test_restore_drops_worker(void **s) {
+  (void)s;
+  restore_drops_worker(wb);
+  const char *url = getenv("WASMBOX_TEST_STORE");
+  if (!url || !*url) return;
+  char *h = make_dir(), err[256];
+  wasmbox_options o = {.home = h, .store = url};
+  wasmbox *w = wasmbox_open(&o, err, sizeof err);
+  if (!w) fail_msg("open with %s: %s", url, err);
+  restore_drops_worker(w);
+  wasmbox_free(w);
+  rm_tree(h);
+  free(h);
+}
+
 static void test_stale_descriptors(void **s) {
   (void)s;
   char id[WASMBOX_ID_MAX];
@@ -669,6 +707,7 @@ int main(void) {
       cmocka_unit_test(test_rollback_of_failed_calls),
       cmocka_unit_test(test_fork_independent),
       cmocka_unit_test(test_checkpoint_restore),
+      cmocka_unit_test(test_restore_drops_worker),
       cmocka_unit_test(test_log_stays_bounded),
       cmocka_unit_test(test_stale_descriptors),
       cmocka_unit_test(test_env_and_mounts_fixed),
@@ -680,6 +719,8 @@ int main(void) {
       cmocka_unit_test(test_kill_9_loses_nothing),
       cmocka_unit_test(test_many_sessions_no_leaks),
   };
+  /* WASMBOX_TEST_ONLY=test_x: that test alone (tests/store.py) */
+  if (getenv("WASMBOX_TEST_ONLY")) cmocka_set_test_filter(getenv("WASMBOX_TEST_ONLY"));
   harness_setup(NULL);
   int rc = _cmocka_run_group_tests("sessions", tests, sizeof tests / sizeof tests[0], setup, teardown);
   harness_teardown(NULL);
