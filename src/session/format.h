@@ -63,6 +63,10 @@ void wb_new_id(char prefix, char id[WASMBOX_ID_MAX]);
 bool wb_copy_range(int from, int to, uint64_t len);
 /* name in dir: replaced whole (temp file, fsync, rename) with a then b */
 bool wb_write_atomic(int dir, const char *name, const void *a, size_t alen, const void *b, size_t blen);
+/* hex: n bytes as 2n lowercase digits and a NUL; back from len digits
+ * (either case) into len / 2 bytes, false for anything else */
+void wb_hex(char *out, const void *data, size_t n);
+bool wb_unhex(const char *s, size_t len, void *out);
 /* a file of less than 16 MiB, malloc'd and NUL-terminated; NULL if not */
 char *wb_read_small(int dir, const char *name, size_t *len);
 
