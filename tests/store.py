@@ -224,7 +224,7 @@ def main():
     p = subprocess.run([t], capture_output=True, text=True, timeout=600,
                        env=dict(os.environ, WASMBOX_TEST_STORE=URL, WASMBOX_TEST_ONLY='test_restore_drops_worker'))
     check('a restore drops the worker copy alike with the local and the PostgreSQL backend (test_sessions)',
-          p.returncode == 0 and '[  PASSED  ] 1 test' in p.stdout)
+          p.returncode == 0 and '[  PASSED  ] 1 test' in p.stdout + p.stderr)
     if p.returncode:
         print(p.stdout[-2000:], p.stderr[-2000:])
 
