@@ -326,3 +326,11 @@ bool wb_session_repair(int dir, const wb_head *h) {
   close(lf);
   return ok;
 }
+
+bool wb_meta_write_text(int dir, const void *text, size_t len) {
+  return wb_write_atomic(dir, "meta", text, len, "", 0);
+}
+
+char *wb_meta_read_text(int dir, size_t *len) { return wb_read_small(dir, "meta", len); }
+
+char *wb_head_read_bytes(int dir, size_t *len) { return wb_read_small(dir, "HEAD", len); }

@@ -48,6 +48,10 @@ bool wb_meta_parse(char *text, wb_meta *m); /* the file's text (changed in place
 bool wb_meta_write(int dir, const wb_meta *m);
 bool wb_meta_format(const wb_meta *m, char **text, size_t *len); /* the file's text, malloc'd */
 void wb_meta_clear(wb_meta *m);
+/* meta's and HEAD's bytes as they are (the shared store keeps them so) */
+bool wb_meta_write_text(int dir, const void *text, size_t len);
+char *wb_meta_read_text(int dir, size_t *len);
+char *wb_head_read_bytes(int dir, size_t *len);
 /* "KIND-NO": log-3, ws-2, pre-7 */
 void wb_state_name(char *out, size_t n, const char *kind, uint64_t no);
 /* Put back what an interrupted process left (see session.h). Lock held. */

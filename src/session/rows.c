@@ -1,9 +1,11 @@
 /* The store's rows and the cache's marker, parsed and checked (see rows.h). */
 #include "session/rows.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* wb_fail for the functions here that answer true or false */
 #define refuse(err, n, ...) (wb_fail(err, n, 0, __VA_ARGS__), false)
@@ -222,3 +224,5 @@ void wb_meta_owner(const uint8_t *meta, size_t len, char owner[WASMBOX_OWNER_MAX
   wb_meta m;
   if (meta_of(meta, len, &m)) snprintf(owner, WASMBOX_OWNER_MAX, "%s", m.owner), wb_meta_clear(&m);
 }
+
+void wb_marker_drop(int dir) { unlinkat(dir, "stored", 0); }
