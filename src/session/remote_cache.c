@@ -23,6 +23,7 @@ static bool walk(int dir, const char *prefix, wb_manifest *m, int depth) {
     if (it >= 0) close(it);
     return false;
   }
+  rewinddir(d); /* a dup shares the offset: an earlier walk of this fd read it to its end */
   bool ok = true;
   struct dirent *de;
   while (ok && (de = readdir(d))) {

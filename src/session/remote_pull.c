@@ -84,7 +84,9 @@ static bool pull_workspace(wb_lease *l, int ws, const wb_marker *mk, wb_pg_res *
                                     rec->ino == was->ino && rec->size == was->size && rec->mtime == was->mtime));
     if (!same) ok = pull_entry(l, ws, e, err, n);
   }
-  /* what the store does not have goes, deepest first */
+  /* what the store does not have goes, deepest first (out sorted first:
+   * wb_manifest_find is a binary search, and rows come in any order) */
+  wb_manifest_sort(out);
   for (size_t i = local.n; ok && i-- > 0;)
     if (!wb_manifest_find(out, local.v[i].path)) ok = wb_cache_remove_entry(ws, local.v[i].path);
   wb_manifest_clear(&local);
