@@ -420,7 +420,8 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
     wasmbox_result_free(r);
   }
   if (txn && rc) {
-    /* the call rolled its own changes back; the wheels handed in go too */
+    /* the call took back what it unpacked (or was rolled back); the wheels
+     * handed in go too, and nothing of it is published */
     char e2[256];
     if (wb_txn_lock_workspace(txn, e2, sizeof e2) == WASMBOX_OK) wb_tree_remove(wb_txn_workspace(txn), WHEELS_NAME);
     wb_txn_rollback(txn);
