@@ -371,7 +371,7 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
    * it was */
   wb_buf_puts(&res, "{\"installed\":[");
   bool first = true, any = false;
-  wb_txn *txn = NULL;
+  wb_txn held, *txn = NULL;
   wb_buf skipped = {0};
   for (size_t i = 0; i < nw && !rc; i++) {
     const char *dash = strchr(wheels[i], '-');
@@ -397,7 +397,8 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
     else if (r) {
       snprintf(err, errlen, "reading %s: %s", wheels[i], strerror(errno));
       rc = WASMBOX_EINTERNAL;
-    } else if (txn || !(rc = wb_txn_begin(wb->backend, id, WB_TXN_WRITE | WB_TXN_WORKSPACE, &txn, err, errlen))) {
+    } else if (txn || !(rc = wb_txn_begin(wb->backend, id, WB_TXN_WRITE | WB_TXN_WORKSPACE, &held, err, errlen))) {
+      txn = &held;
       rc = wb_workspace_write(wb_txn_workspace(txn), guest, data, len, err, errlen);
     }
     free(data);

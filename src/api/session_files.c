@@ -123,9 +123,9 @@ int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bo
   char rel[4096];
   int rc = relative(path, rel, sizeof rel, err, errlen);
   if (rc) return rc;
-  wb_txn *txn;
+  wb_txn txn;
   if ((rc = wb_txn_begin(wb->backend, id, WB_TXN_WORKSPACE, &txn, err, errlen))) return rc;
-  int ws = wb_txn_workspace(txn);
+  int ws = wb_txn_workspace(&txn);
   int fd = wb_beneath(ws, rel, O_RDONLY | O_DIRECTORY, 0);
   listing l = {0};
   if (fd < 0) {
@@ -138,7 +138,7 @@ int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bo
     if (l.overflow) rc = wb_usage(err, errlen, "more than %d entries; list a subdirectory", WASMBOX_LIST_MAX);
     else if (!ok) rc = os_error(errno ? errno : ENOMEM, path ? path : "/app", err, errlen);
   }
-  rc = end(txn, rc, err, errlen);
+  rc = end(&txn, rc, err, errlen);
   if (rc) {
     wasmbox_file_info_free(l.v, l.n);
     return rc;
@@ -155,9 +155,9 @@ int wasmbox_session_read_file(wasmbox *wb, const char *id, const char *path, cha
   char rel[4096];
   int rc = relative(path, rel, sizeof rel, err, errlen);
   if (rc) return rc;
-  wb_txn *txn;
+  wb_txn txn;
   if ((rc = wb_txn_begin(wb->backend, id, WB_TXN_WORKSPACE, &txn, err, errlen))) return rc;
-  int ws = wb_txn_workspace(txn);
+  int ws = wb_txn_workspace(&txn);
   int fd = wb_beneath(ws, rel, O_RDONLY | O_NONBLOCK, 0);
   struct stat sb;
   if (fd < 0) {
@@ -185,7 +185,7 @@ int wasmbox_session_read_file(wasmbox *wb, const char *id, const char *path, cha
     }
   }
   if (fd >= 0) close(fd);
-  rc = end(txn, rc, err, errlen);
+  rc = end(&txn, rc, err, errlen);
   return rc;
 }
 
@@ -253,17 +253,17 @@ int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, co
   int rc = relative(path, rel, sizeof rel, err, errlen);
   if (!rc && !strcmp(rel, ".")) rc = wb_usage(err, errlen, "/app itself is a directory");
   if (rc) return rc;
-  wb_txn *txn;
+  wb_txn txn;
   if ((rc = wb_txn_begin(wb->backend, id, WB_TXN_WRITE | WB_TXN_WORKSPACE, &txn, err, errlen))) return rc;
-  rc = wb_workspace_write(wb_txn_workspace(txn), path, data, len, err, errlen);
-  return end(txn, rc, err, errlen);
+  rc = wb_workspace_write(wb_txn_workspace(&txn), path, data, len, err, errlen);
+  return end(&txn, rc, err, errlen);
 }
 
 int wasmbox_session_reset_workspace(wasmbox *wb, const char *id, char *err, size_t errlen) {
   int rc;
-  wb_txn *txn;
+  wb_txn txn;
   if ((rc = wb_txn_begin(wb->backend, id, WB_TXN_WRITE | WB_TXN_WORKSPACE, &txn, err, errlen))) return rc;
-  int ws = wb_txn_workspace(txn);
+  int ws = wb_txn_workspace(&txn);
   int it = dup(ws);
   DIR *d = it >= 0 ? fdopendir(it) : NULL;
   struct dirent *e;
@@ -273,5 +273,5 @@ int wasmbox_session_reset_workspace(wasmbox *wb, const char *id, char *err, size
   if (d) closedir(d);
   else if (it >= 0) close(it);
   rc = ok ? WASMBOX_OK : os_error(errno, "/app", err, errlen);
-  return end(txn, rc, err, errlen);
+  return end(&txn, rc, err, errlen);
 }

@@ -138,9 +138,10 @@ static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_res
                           wasmbox_result **out, char *err, size_t errlen) {
   wb_journal_wire jw = {.record = tools->can_pause, .replay = replay, .replay_len = replay_len};
   wb_tool_route route = {.answer = wb_tools_answer, .ctx = tools};
-  wb_txn *txn = NULL;
-  int rc = with->session_id && !held ? wb_txn_begin(wb->backend, with->session_id, WB_TXN_WRITE, &txn, err, errlen)
-                                     : WASMBOX_OK;
+  wb_txn own, *txn = NULL; /* the call's own transaction, when the caller holds none */
+  int rc = WASMBOX_OK;
+  if (with->session_id && !held && !(rc = wb_txn_begin(wb->backend, with->session_id, WB_TXN_WRITE, &own, err, errlen)))
+    txn = &own;
   if (rc) return rc;
   if (with->session_id && paused_gen) {
     uint64_t gen = 0;

@@ -102,8 +102,15 @@ wb_store *wb_backend_dir(wb_backend *b, char *err, size_t n);
  * keeps the session elsewhere (PostgreSQL) the next begin finds the
  * directory's copy changed and reloads it. */
 enum { WB_TXN_WRITE = 1, WB_TXN_WORKSPACE = 2 };
-typedef struct wb_txn wb_txn;
-int wb_txn_begin(wb_backend *b, const char *id, unsigned flags, wb_txn **out, char *err, size_t n);
+typedef struct {
+  wb_backend *b;
+  wb_hold *hold;
+  unsigned flags;
+  wb_ws_lock *lk;
+  int ws;
+  char id[WASMBOX_ID_MAX];
+} wb_txn; /* the caller's (no allocation per call); its fields are backend.c's */
+int wb_txn_begin(wb_backend *b, const char *id, unsigned flags, wb_txn *t, char *err, size_t n);
 int wb_txn_workspace(const wb_txn *t);
 void wb_txn_unlock_workspace(wb_txn *t);
 int wb_txn_lock_workspace(wb_txn *t, char *err, size_t n);
