@@ -448,7 +448,7 @@ cluster: $(BUILD)/wasmbox
 	  while sleep 3600; do :; done
 
 # the cluster used as a team would (tests/cluster.py)
-test-cluster: deps $(BUILD)/wasmbox
+test-cluster: deps $(BUILD)/wasmbox $(BUILD)/tests/test_sessions
 	@python3 tests/cluster.py $(BUILD)/wasmbox && python3 tests/store.py $(BUILD)/wasmbox && python3 tests/store_faults.py $(BUILD)/wasmbox
 
 # the layer map of ARCHITECTURE.md

@@ -217,6 +217,15 @@ def main():
     rc2, out2, _ = wb('a', 'session', 'list')
     check('prune removes a session idle past its TTL from the store', rc == 0 and tid not in out2)
 
+    # the library's session suite, the same tests as with the local backend (session/backend.h), against
+    # this store: tests/test_sessions.c with WASMBOX_TEST_STORE (make test-cluster builds it beside WASMBOX)
+    t = os.path.join(os.path.dirname(W), 'tests', 'test_sessions')
+    p = subprocess.run([t], capture_output=True, text=True, timeout=1800, env=dict(os.environ, WASMBOX_TEST_STORE=URL))
+    check('the session suite (test_sessions) passes against the PostgreSQL backend too',
+          p.returncode == 0 and 'PASSED' in p.stderr and 'FAILED' not in p.stdout + p.stderr)
+    if p.returncode:
+        print(p.stdout[-3000:], p.stderr[-2000:])
+
 
 try:
     main()

@@ -383,12 +383,69 @@ static char *wheelhouse(void) {
   return dir;
 }
 
+/* goodpkg needs zbroken, whose wheel cannot be unpacked (a file where its
+ * package directory goes): the second wheel fails after the first went in. */
+static char *broken_wheelhouse(void) {
+  char *dir = make_dir();
+  expect_output(
+      "import zipfile\n"
+      "def wheel(fn, name, files, requires=()):\n"
+      "    with zipfile.ZipFile(fn, 'w') as z:\n"
+      "        for p, c in files: z.writestr(p, c)\n"
+      "        di = f'{name}-1.0.dist-info'\n"
+      "        z.writestr(f'{di}/METADATA', f'Metadata-Version: 2.1\\nName: {name}\\nVersion: 1.0\\n'\n"
+      "                   + ''.join(f'Requires-Dist: {r}\\n' for r in requires))\n"
+      "        z.writestr(f'{di}/WHEEL', 'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n"
+      "        z.writestr(f'{di}/RECORD', '')\n"
+      "wheel('goodpkg-1.0-py3-none-any.whl', 'goodpkg', [('goodpkg/__init__.py', 'V = 1\\n')], ['zbroken'])\n"
+      "wheel('zbroken-1.0-py3-none-any.whl', 'zbroken', [('zbroken', 'a file'), ('zbroken/__init__.py', '')])\n"
+      "print('made')\n",
+      dir, "made\n");
+  return dir;
+}
+
 static void install_fails(const char *id, const char *req, const char *index, const char *wh, int want,
                           const char *words) {
   char *out = NULL, err[1024] = "";
   assert_int_equal(wasmbox_session_install(test_wb, id, req, index, wh, &out, err, sizeof err), want);
   assert_null(out);
   if (!strstr(err, words)) fail_msg("install %s: '%s' does not say '%s'", req, err, words);
+}
+
+/* An install is one transaction of the session: when its second wheel
+ * fails to unpack, the session is as it was (variables, files, and no
+ * trace of the first wheel or of the wheels handed in). */
+static void test_install_is_atomic(void **s) {
+  (void)s;
+  char *wh = broken_wheelhouse(), id[WASMBOX_ID_MAX], err[1024], *out = NULL;
+  assert_int_equal(wasmbox_session_create(test_wb, NULL, id, err, sizeof err), WASMBOX_OK);
+  wasmbox_request req = {.session_id = id, .code = "x = 5\nopen('/app/keep.txt', 'w').write('kept')"};
+  wasmbox_result *r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_OK);
+  wasmbox_result_free(r);
+  int rc = wasmbox_session_install(test_wb, id, "goodpkg", NULL, wh, &out, err, sizeof err);
+  assert_int_equal(rc, WASMBOX_EUSAGE);
+  assert_null(out);
+  if (!strstr(err, "unpacking in the session failed")) fail_msg("install: %s", err);
+  wasmbox_file_info *files = NULL;
+  size_t n = 0;
+  assert_int_equal(wasmbox_session_list_files(test_wb, id, "/app", true, &files, &n, err, sizeof err), WASMBOX_OK);
+  assert_int_equal(n, 1);
+  assert_string_equal(files[0].path, "/app/keep.txt");
+  wasmbox_file_info_free(files, n);
+  req.code =
+      "print(x)\n"
+      "try:\n"
+      "    import goodpkg\n"
+      "except ModuleNotFoundError:\n"
+      "    print('no goodpkg')\n";
+  r = run_req(&req);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, "5\nno goodpkg\n");
+  wasmbox_result_free(r);
+  assert_int_equal(wasmbox_session_destroy(test_wb, id, err, sizeof err), WASMBOX_OK);
+  rm_tree(wh);
+  free(wh);
 }
 
 static void test_install_package(void **s) {
@@ -488,7 +545,7 @@ int main(void) {
       cmocka_unit_test(test_tree_is_read_only),         cmocka_unit_test(test_stateless_calls_share_nothing),
       cmocka_unit_test(test_objects_live_in_sessions),  cmocka_unit_test(test_operator_packages),
       cmocka_unit_test(test_operator_packages_refused), cmocka_unit_test(test_install_package),
-      cmocka_unit_test(test_kiwisolver_built_in),
+      cmocka_unit_test(test_kiwisolver_built_in),       cmocka_unit_test(test_install_is_atomic),
   };
   /* sessions here live in a state directory of their own */
   char *home = make_dir();

@@ -19,6 +19,7 @@
 
 #include "api/library.h"
 #include "python_packages.h" /* generated: the built-in packages, the runtime's version */
+#include "session/tree.h"
 #include "util/json.h"
 #include "util/os.h"
 
@@ -26,7 +27,8 @@
 #define PIP_TIMEOUT_S 300 /* one install request, all its pip runs together */
 #define PIP_OUTPUT_MAX (64u << 10)
 #define REQUIREMENT_MAX 200
-#define WHEELS_DIR "/app/.wasmbox-wheels"
+#define WHEELS_NAME ".wasmbox-wheels"
+#define WHEELS_DIR "/app/" WHEELS_NAME
 
 extern char **environ;
 
@@ -267,20 +269,32 @@ static int read_all(const char *path, char **data, size_t *len) {
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The call that unpacks the wheels inside the sandbox: names of its own in
- * a function, so the session's variables stay as they were. */
+ * a function, so the session's variables stay as they were. All or
+ * nothing: the wheels are unpacked aside and moved in only when every one
+ * unpacked; on any failure what it unpacked and the wheels are gone, and
+ * the call fails. */
 static const char unpack_code[] =
     "def _wasmbox_unpack():\n"
-    "    import importlib, os, zipfile\n"
-    "    src, dst = '" WHEELS_DIR
-    "', '/app/.site-packages'\n"
-    "    for w in sorted(os.listdir(src)):\n"
-    "        with zipfile.ZipFile(os.path.join(src, w)) as z:\n"
-    "            z.extractall(dst)\n"
-    "        os.remove(os.path.join(src, w))\n"
-    "    os.rmdir(src)\n"
+    "    import importlib, os, shutil, zipfile\n"
+    "    src, tmp, dst = '" WHEELS_DIR
+    "', '/app/.wasmbox-unpack', '/app/.site-packages'\n"
+    "    try:\n"
+    "        for w in sorted(os.listdir(src)):\n"
+    "            with zipfile.ZipFile(os.path.join(src, w)) as z:\n"
+    "                z.extractall(tmp)\n"
+    "        for top, dirs, files in os.walk(tmp):\n"
+    "            to = os.path.join(dst, os.path.relpath(top, tmp))\n"
+    "            os.makedirs(to, exist_ok=True)\n"
+    "            for f in files:\n"
+    "                os.replace(os.path.join(top, f), os.path.join(to, f))\n"
+    "    finally:\n"
+    "        shutil.rmtree(tmp, ignore_errors=True)\n"
+    "        shutil.rmtree(src, ignore_errors=True)\n"
     "    importlib.invalidate_caches()\n"
-    "_wasmbox_unpack()\n"
-    "del _wasmbox_unpack\n";
+    "try:\n"
+    "    _wasmbox_unpack()\n"
+    "finally:\n"
+    "    del _wasmbox_unpack\n";
 
 int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement, const char *index_url,
                             const char *wheelhouse, char **out, char *err, size_t errlen) {
@@ -352,9 +366,12 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
                       wheels[i]);
   }
   /* hand the wheels in (dependencies that are built in stay out), unpack
-   * them in the session, report what came in */
+   * them in the session, report what came in: one transaction of the
+   * store, so that the session has all of them or, on any failure, is as
+   * it was */
   wb_buf_puts(&res, "{\"installed\":[");
   bool first = true, any = false;
+  wb_txn held, *txn = NULL;
   wb_buf skipped = {0};
   for (size_t i = 0; i < nw && !rc; i++) {
     const char *dash = strchr(wheels[i], '-');
@@ -380,8 +397,9 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
     else if (r) {
       snprintf(err, errlen, "reading %s: %s", wheels[i], strerror(errno));
       rc = WASMBOX_EINTERNAL;
-    } else {
-      rc = wasmbox_session_write_file(wb, id, guest, data, len, err, errlen);
+    } else if (txn || !(rc = wb_txn_begin(wb->backend, id, WB_TXN_WRITE | WB_TXN_WORKSPACE, &held, err, errlen))) {
+      txn = &held;
+      rc = wb_workspace_write(wb_txn_workspace(txn), guest, data, len, err, errlen);
     }
     free(data);
     wb_buf_puts(&res, first ? "{\"name\":" : ",{\"name\":");
@@ -395,11 +413,21 @@ int wasmbox_session_install(wasmbox *wb, const char *id, const char *requirement
   if (!rc && any) {
     wasmbox_request req = {.session_id = id, .code = unpack_code, .timeout_seconds = 120};
     wasmbox_result *r = NULL;
-    rc = wasmbox_run(wb, &req, &r, err, errlen);
+    wb_txn_unlock_workspace(txn); /* the call locks the session itself */
+    rc = wb_run_held(wb, &req, txn, &r, err, errlen);
     if (!rc && r->status != WASMBOX_STATUS_OK)
       rc = wb_usage(err, errlen, "unpacking in the session failed (%s): %s", wasmbox_status_name(r->status),
                     r->error_message ? r->error_message : "");
     wasmbox_result_free(r);
+  }
+  if (txn && rc) {
+    /* the call took back what it unpacked (or was rolled back); the wheels
+     * handed in go too, and nothing of it is published */
+    char e2[256];
+    if (wb_txn_lock_workspace(txn, e2, sizeof e2) == WASMBOX_OK) wb_tree_remove(wb_txn_workspace(txn), WHEELS_NAME);
+    wb_txn_rollback(txn);
+  } else if (txn) {
+    rc = wb_txn_commit(txn, err, errlen);
   }
   wb_buf_puts(&res, "],\"built_in\":[");
   if (skipped.len) wb_buf_append(&res, skipped.data, skipped.len);

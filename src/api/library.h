@@ -20,7 +20,7 @@
 
 #include <pthread.h>
 
-#include "session/remote.h"
+#include "session/backend.h"
 #include "session/session.h"
 #include "wasmbox.h"
 
@@ -31,8 +31,7 @@ struct wasmbox {
   pthread_mutex_t lock; /* store */
   char *home;           /* state directory */
   wb_store *store;      /* opened at the first session operation */
-  wb_remote *remote;    /* sessions in a shared store, or NULL (store then caches) */
-  bool ended_cleared;   /* ended.c cleared old entries */
+  wb_backend *backend;  /* where sessions are kept (session/backend.h); `store` is its directory */
   wb_inprocess *here;   /* runs calls in this process (NULL: not yet needed) */
   wb_workers *workers;  /* NULL: guest code runs in this process */
 };
@@ -43,6 +42,15 @@ wasmbox *wb_library_new(const char *home, char *err, size_t errlen);
 
 /* The session store, opened on first use (NULL with err set on failure). */
 wb_store *wb_store_of(wasmbox *wb, char *err, size_t errlen);
+
+/* wasmbox_run() inside a transaction the caller holds on req->session_id
+ * (session/backend.h; NULL: the call's own), which it neither commits nor
+ * rolls back (wasmbox.c; install.c's unpacking). */
+int wb_run_held(wasmbox *wb, const wasmbox_request *req, wb_txn *held, wasmbox_result **out, char *err, size_t errlen);
+
+/* Write `path` (under /app) in a session's workspace `ws`, held by the
+ * caller (session_files.c; install.c). */
+int wb_workspace_write(int ws, const char *path, const void *data, size_t len, char *err, size_t errlen);
 
 /* Write a usage error's message; returns WASMBOX_EUSAGE. */
 int wb_usage(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -13,11 +13,9 @@
 #include <unistd.h>
 
 #include "api/library.h"
-#include "session/remote.h"
 #include "util/os.h"
 
 #define MAGIC "WBPAUSE2" /* 2: the owner and scope follow it */
-#define FILE_MAX (2ull << 30)
 
 static double wall_s(void) {
   struct timespec t;
@@ -60,81 +58,36 @@ static void encode_run(wb_buf *b, const wasmbox_request *sent, uint64_t session_
   wb_put_bytes(b, t->paused, t->paused_len);
 }
 
-int wb_paused_save(const char *home, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
+/* In a store several servers share, a run's mounts are named as the
+ * session's are (rows are data): this server's directories become names on
+ * the way in and names this server's directories on the way out (the local
+ * backend's names are its directories). */
+int wb_paused_save(wb_backend *b, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
                    const char *wasi_journal, size_t wasi_journal_len, char token[WB_TOKEN_LEN + 1], char *err,
                    size_t errlen) {
-  int rc = new_token(token, err, errlen);
-  if (rc) return rc;
-  wb_buf b = {0};
-  encode_run(&b, sent, session_gen, t, wasi_journal, wasi_journal_len, wall_s());
-  char dir[4096], tmp[4200], path[4200];
-  snprintf(dir, sizeof dir, "%s/paused", home);
-  snprintf(tmp, sizeof tmp, "%s/.new-%s", dir, token);
-  snprintf(path, sizeof path, "%s/%s", dir, token);
-  if (b.failed) {
-    snprintf(err, errlen, "out of memory");
-    rc = WASMBOX_EINTERNAL;
-  } else if (!wb_mkdirs(dir)) {
-    snprintf(err, errlen, "cannot make %s: %s", dir, strerror(errno));
-    rc = WASMBOX_EINTERNAL;
-  } else {
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    bool ok = fd >= 0 && wb_pwrite_all(fd, b.data, b.len, 0) && fsync(fd) == 0;
-    if (fd >= 0) close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-      snprintf(err, errlen, "cannot keep the paused run in %s: %s", dir, strerror(errno));
-      unlink(tmp);
-      rc = WASMBOX_EINTERNAL;
-    }
-  }
-  wb_buf_free(&b);
-  return rc;
-}
-
-/* In the store, a run's mounts are named as the session's are (rows are
- * data): this server's directories become names on the way in and names
- * this server's directories on the way out. */
-int wb_paused_save_remote(wb_remote *remote, const wasmbox_request *sent, uint64_t session_gen, const wb_tools *t,
-                          const char *wasi_journal, size_t wasi_journal_len, char token[WB_TOKEN_LEN + 1], char *err,
-                          size_t errlen) {
   wasmbox_request named = *sent;
   wasmbox_mount mounts[WASMBOX_MAX_MOUNTS];
   if (sent->mounts_len > WASMBOX_MAX_MOUNTS) return wb_usage(err, errlen, "too many mounts to keep");
   for (size_t i = 0; i < sent->mounts_len; i++) {
-    const char *name = wb_remote_mount_name(remote, sent->mounts[i].host_dir);
+    const char *name = b->ops->mount_name(b, sent->mounts[i].host_dir);
     if (!name)
       return wb_usage(err, errlen, "its mount %s is not one of the named mounts the servers share",
                       sent->mounts[i].guest_path);
     mounts[i] = (wasmbox_mount){.host_dir = name, .guest_path = sent->mounts[i].guest_path};
   }
   named.mounts = mounts;
-  named.workspace = NULL; /* the resuming server's own */
+  named.workspace = NULL; /* the resuming call's own */
   int rc = new_token(token, err, errlen);
   if (rc) return rc;
   double created = wall_s();
-  wb_buf b = {0};
-  encode_run(&b, &named, session_gen, t, wasi_journal, wasi_journal_len, created);
-  rc = b.failed ? (snprintf(err, errlen, "out of memory"), WASMBOX_EINTERNAL)
-                : wb_remote_paused_put(remote, token, named.owner ? named.owner : "",
-                                       named.owner_scope ? named.owner_scope : "", created, b.data, b.len, err, errlen);
-  wb_buf_free(&b);
+  wb_buf b2 = {0};
+  encode_run(&b2, &named, session_gen, t, wasi_journal, wasi_journal_len, created);
+  rc = b2.failed
+           ? (snprintf(err, errlen, "out of memory"), WASMBOX_EINTERNAL)
+           : b->ops->paused_put(b, token, named.owner ? named.owner : "", named.owner_scope ? named.owner_scope : "",
+                                created, b2.data, b2.len, err, errlen);
+  wb_buf_free(&b2);
   return rc;
-}
-
-/* The file of a token, read whole (not yet claimed): NULL if none. */
-static uint8_t *read_run(const char *path, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  struct stat st;
-  uint8_t *bytes = NULL;
-  bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= FILE_MAX &&
-            (bytes = malloc((size_t)st.st_size + 1)) && wb_pread_all(fd, bytes, (size_t)st.st_size, 0);
-  if (fd >= 0) close(fd);
-  if (!ok) {
-    free(bytes);
-    return NULL;
-  }
-  *len = (size_t)st.st_size;
-  return bytes;
 }
 
 static bool same_or_unchecked(const char *want, const char *have) { return !want || !strcmp(want, have); }
@@ -181,34 +134,27 @@ static int decode_run(wb_paused *p, wb_reader *r, char *err, size_t errlen) {
   return WASMBOX_OK;
 }
 
-int wb_paused_take(const char *home, const char *token, const char *owner, const char *scope, wb_paused *p, char *err,
+typedef struct {
+  const char *owner, *scope;
+} asker;
+
+/* paused_files' question: whether the bytes are the asker's run */
+static bool mine(const uint8_t *data, size_t len, void *ctx) {
+  const asker *a = ctx;
+  wb_paused p = {.bytes = (uint8_t *)data};
+  wb_reader r;
+  return owned(&p, len, &r, a->owner, a->scope);
+}
+
+int wb_paused_take(wb_backend *b, const char *token, const char *owner, const char *scope, wb_paused *p, char *err,
                    size_t errlen) {
   memset(p, 0, sizeof *p);
   if (!token_ok(token)) return wb_usage(err, errlen, "a resume token is %d hexadecimal characters", WB_TOKEN_LEN);
-  char path[4200], taken[4300];
-  snprintf(path, sizeof path, "%s/paused/%s", home, token);
-  snprintf(taken, sizeof taken, "%s/paused/.taken-%s-%ld", home, token, (long)getpid());
   size_t len = 0;
-  if (!(p->bytes = read_run(path, &len))) return wb_usage(err, errlen, "%s", none);
-  wb_reader r;
-  /* another's run is, to this caller, none at all: it is not claimed and
-     stays for its owner (an old or damaged file is nobody's); the rename
-     is the claim: of two resumes, one wins */
-  if (!owned(p, len, &r, owner, scope) || rename(path, taken) != 0) {
-    wb_paused_free(p);
-    return wb_usage(err, errlen, "%s", none);
-  }
-  unlink(taken);
-  return decode_run(p, &r, err, errlen);
-}
-
-int wb_paused_take_remote(wb_remote *remote, const char *token, const char *owner, const char *scope, wb_paused *p,
-                          char *err, size_t errlen) {
-  memset(p, 0, sizeof *p);
-  if (!token_ok(token)) return wb_usage(err, errlen, "a resume token is %d hexadecimal characters", WB_TOKEN_LEN);
-  size_t len = 0;
-  /* the store claims it (one resume wins) only when it is this caller's */
-  int rc = wb_remote_paused_take(remote, token, owner, scope, &p->bytes, &len, err, errlen);
+  /* another's run is, to this caller, none at all: the backend claims it
+     (one resume wins) only when it is this caller's */
+  asker a = {.owner = owner, .scope = scope};
+  int rc = b->ops->paused_take(b, token, owner, scope, mine, &a, &p->bytes, &len, err, errlen);
   if (rc) return rc == WASMBOX_EUSAGE ? wb_usage(err, errlen, "%s", none) : rc;
   wb_reader r;
   if (!owned(p, len, &r, owner, scope)) {
@@ -219,7 +165,7 @@ int wb_paused_take_remote(wb_remote *remote, const char *token, const char *owne
   /* its mounts' names, as this server has them */
   wasmbox_mount *m = (wasmbox_mount *)p->req.mounts;
   for (size_t i = 0; !rc && i < p->req.mounts_len; i++) {
-    const char *dir = wb_remote_mount_dir(remote, m[i].host_dir);
+    const char *dir = b->ops->mount_dir(b, m[i].host_dir);
     if (!dir) {
       rc = wb_usage(err, errlen, "the paused run mounts '%.64s', which this server does not have", m[i].host_dir);
       wb_paused_free(p);
@@ -234,21 +180,4 @@ void wb_paused_free(wb_paused *p) {
   wb_request_storage_free(&p->storage);
   free(p->bytes);
   memset(p, 0, sizeof *p);
-}
-
-void wb_paused_prune(const char *home) {
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s/paused", home);
-  DIR *d = opendir(dir);
-  if (!d) return;
-  double now = wall_s();
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    bool run = token_ok(e->d_name), leftover = !strncmp(e->d_name, ".new-", 5) || !strncmp(e->d_name, ".taken-", 7);
-    struct stat st;
-    if ((!run && !leftover) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    double age = now - ((double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9);
-    if (age > (run ? WASMBOX_RESUME_TTL_S : 3600)) unlinkat(dirfd(d), e->d_name, 0);
-  }
-  closedir(d);
 }

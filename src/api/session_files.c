@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/lease.h"
 #include "api/library.h"
 #include "session/session.h"
 #include "session/tree.h"
@@ -107,14 +106,14 @@ void wasmbox_file_info_free(wasmbox_file_info *v, size_t n) {
   free(v);
 }
 
-/* Let a session's lease go; what the operation wrote is published unless
- * it failed (rc). A failed publish is the operation's error. */
-static int unlease(wasmbox *wb, wb_lease *l, bool publish, int rc, char *err, size_t errlen) {
-  char e2[512];
-  int lrc = wb_session_unlease(wb, l, publish && !rc, e2, sizeof e2);
-  if (rc || !lrc) return rc;
-  snprintf(err, errlen, "%s", e2);
-  return lrc;
+/* End the operation's transaction: what it wrote is the store's unless it
+ * failed (rc). A failed commit is the operation's error. */
+static int end(wb_txn *t, int rc, char *err, size_t errlen) {
+  if (rc) {
+    wb_txn_rollback(t);
+    return rc;
+  }
+  return wb_txn_commit(t, err, errlen);
 }
 
 int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bool recursive, wasmbox_file_info **out,
@@ -123,16 +122,10 @@ int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bo
   *n = 0;
   char rel[4096];
   int rc = relative(path, rel, sizeof rel, err, errlen);
-  wb_store *st = rc ? NULL : wb_store_of(wb, err, errlen);
-  if (rc || !st) return rc ? rc : WASMBOX_EINTERNAL;
-  wb_ws_lock *lk;
-  int ws;
-  wb_lease *lease;
-  if ((rc = wb_session_lease(wb, id, &lease, err, errlen))) return rc;
-  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) {
-    wb_session_unlease(wb, lease, false, err, errlen);
-    return rc;
-  }
+  if (rc) return rc;
+  wb_txn txn;
+  if ((rc = wb_txn_begin(wb->backend, id, WB_TXN_WORKSPACE, &txn, err, errlen))) return rc;
+  int ws = wb_txn_workspace(&txn);
   int fd = wb_beneath(ws, rel, O_RDONLY | O_DIRECTORY, 0);
   listing l = {0};
   if (fd < 0) {
@@ -145,8 +138,7 @@ int wasmbox_session_list_files(wasmbox *wb, const char *id, const char *path, bo
     if (l.overflow) rc = wb_usage(err, errlen, "more than %d entries; list a subdirectory", WASMBOX_LIST_MAX);
     else if (!ok) rc = os_error(errno ? errno : ENOMEM, path ? path : "/app", err, errlen);
   }
-  wb_session_unlock_workspace(lk);
-  rc = unlease(wb, lease, false, rc, err, errlen);
+  rc = end(&txn, rc, err, errlen);
   if (rc) {
     wasmbox_file_info_free(l.v, l.n);
     return rc;
@@ -162,16 +154,10 @@ int wasmbox_session_read_file(wasmbox *wb, const char *id, const char *path, cha
   *len = 0;
   char rel[4096];
   int rc = relative(path, rel, sizeof rel, err, errlen);
-  wb_store *st = rc ? NULL : wb_store_of(wb, err, errlen);
-  if (rc || !st) return rc ? rc : WASMBOX_EINTERNAL;
-  wb_ws_lock *lk;
-  int ws;
-  wb_lease *lease;
-  if ((rc = wb_session_lease(wb, id, &lease, err, errlen))) return rc;
-  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) {
-    wb_session_unlease(wb, lease, false, err, errlen);
-    return rc;
-  }
+  if (rc) return rc;
+  wb_txn txn;
+  if ((rc = wb_txn_begin(wb->backend, id, WB_TXN_WORKSPACE, &txn, err, errlen))) return rc;
+  int ws = wb_txn_workspace(&txn);
   int fd = wb_beneath(ws, rel, O_RDONLY | O_NONBLOCK, 0);
   struct stat sb;
   if (fd < 0) {
@@ -199,8 +185,7 @@ int wasmbox_session_read_file(wasmbox *wb, const char *id, const char *path, cha
     }
   }
   if (fd >= 0) close(fd);
-  wb_session_unlock_workspace(lk);
-  rc = unlease(wb, lease, false, rc, err, errlen);
+  rc = end(&txn, rc, err, errlen);
   return rc;
 }
 
@@ -232,22 +217,12 @@ static int make_parents(int ws, char *rel) {
   return 0;
 }
 
-int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, const void *data, size_t len, char *err,
-                               size_t errlen) {
+int wb_workspace_write(int ws, const char *path, const void *data, size_t len, char *err, size_t errlen) {
   if (len > WASMBOX_FILE_MAX) return wb_usage(err, errlen, "content is larger than %llu MB", WASMBOX_FILE_MAX >> 20);
   char rel[4096];
   int rc = relative(path, rel, sizeof rel, err, errlen);
   if (!rc && !strcmp(rel, ".")) rc = wb_usage(err, errlen, "/app itself is a directory");
-  wb_store *st = rc ? NULL : wb_store_of(wb, err, errlen);
-  if (rc || !st) return rc ? rc : WASMBOX_EINTERNAL;
-  wb_ws_lock *lk;
-  int ws;
-  wb_lease *lease;
-  if ((rc = wb_session_lease(wb, id, &lease, err, errlen))) return rc;
-  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) {
-    wb_session_unlease(wb, lease, false, err, errlen);
-    return rc;
-  }
+  if (rc) return rc;
   int r = make_parents(ws, rel);
   if (!r) r = wb_break_shared_link(ws, rel, true);
   int fd = r ? r : wb_beneath(ws, rel, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0644);
@@ -256,37 +231,39 @@ int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, co
     close(fd);
     fd = -EISDIR;
   }
-  if (fd < 0) {
-    rc = os_error(-fd, path, err, errlen);
-  } else {
-    const char *p = data;
-    size_t left = len;
-    while (left) {
-      ssize_t w = write(fd, p, left);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) break;
-      p += w;
-      left -= (size_t)w;
-    }
-    if (left || fsync(fd) != 0) rc = os_error(errno ? errno : EIO, path, err, errlen);
-    close(fd);
+  if (fd < 0) return os_error(-fd, path, err, errlen);
+  const char *p = data;
+  size_t left = len;
+  while (left) {
+    ssize_t w = write(fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    p += w;
+    left -= (size_t)w;
   }
-  wb_session_unlock_workspace(lk);
-  rc = unlease(wb, lease, true, rc, err, errlen);
+  if (left || fsync(fd) != 0) rc = os_error(errno ? errno : EIO, path, err, errlen);
+  close(fd);
   return rc;
 }
 
+int wasmbox_session_write_file(wasmbox *wb, const char *id, const char *path, const void *data, size_t len, char *err,
+                               size_t errlen) {
+  if (len > WASMBOX_FILE_MAX) return wb_usage(err, errlen, "content is larger than %llu MB", WASMBOX_FILE_MAX >> 20);
+  char rel[4096];
+  int rc = relative(path, rel, sizeof rel, err, errlen);
+  if (!rc && !strcmp(rel, ".")) rc = wb_usage(err, errlen, "/app itself is a directory");
+  if (rc) return rc;
+  wb_txn txn;
+  if ((rc = wb_txn_begin(wb->backend, id, WB_TXN_WRITE | WB_TXN_WORKSPACE, &txn, err, errlen))) return rc;
+  rc = wb_workspace_write(wb_txn_workspace(&txn), path, data, len, err, errlen);
+  return end(&txn, rc, err, errlen);
+}
+
 int wasmbox_session_reset_workspace(wasmbox *wb, const char *id, char *err, size_t errlen) {
-  wb_store *st = wb_store_of(wb, err, errlen);
-  if (!st) return WASMBOX_EINTERNAL;
-  wb_ws_lock *lk;
-  int ws, rc;
-  wb_lease *lease;
-  if ((rc = wb_session_lease(wb, id, &lease, err, errlen))) return rc;
-  if ((rc = wb_session_lock_workspace(st, id, &ws, &lk, err, errlen))) {
-    wb_session_unlease(wb, lease, false, err, errlen);
-    return rc;
-  }
+  int rc;
+  wb_txn txn;
+  if ((rc = wb_txn_begin(wb->backend, id, WB_TXN_WRITE | WB_TXN_WORKSPACE, &txn, err, errlen))) return rc;
+  int ws = wb_txn_workspace(&txn);
   int it = dup(ws);
   DIR *d = it >= 0 ? fdopendir(it) : NULL;
   struct dirent *e;
@@ -295,7 +272,6 @@ int wasmbox_session_reset_workspace(wasmbox *wb, const char *id, char *err, size
     if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) ok = wb_tree_remove(ws, e->d_name) && ok;
   if (d) closedir(d);
   else if (it >= 0) close(it);
-  wb_session_unlock_workspace(lk);
   rc = ok ? WASMBOX_OK : os_error(errno, "/app", err, errlen);
-  return unlease(wb, lease, true, rc, err, errlen);
+  return end(&txn, rc, err, errlen);
 }

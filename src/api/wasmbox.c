@@ -10,7 +10,6 @@
 #include <cjson/cJSON.h>
 
 #include "api/inprocess.h"
-#include "api/lease.h"
 #include "api/paused.h"
 #include "api/result.h"
 #include "api/guest_tools.h"
@@ -21,6 +20,15 @@
 #include "api/resolve_request.h"
 #include "api/worker_parent.h"
 
+/* The backend's hooks (session/backend.h): its directory is this
+ * instance's store; copies of a session that went stale are the workers'. */
+static wb_store *store_dir(void *ctx, char *err, size_t errlen) { return wb_store_of(ctx, err, errlen); }
+
+static void session_stale(void *ctx, const char *id) {
+  wasmbox *wb = ctx;
+  if (wb->workers) wb_workers_forget_session(wb->workers, id);
+}
+
 wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
   wasmbox *wb = wb_library_new(opts ? opts->home : NULL, err, errlen);
   if (!wb) return NULL;
@@ -28,12 +36,14 @@ wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
                                      : (wb->workers = wb_workers_new(wb->home, opts ? opts->warm_workers : 0,
                                                                      opts && opts->one_shot, err, errlen)) != NULL;
   const char *url = opts && opts->store ? opts->store : getenv("WASMBOX_STORE");
+  wb_backend_hooks hooks = {.ctx = wb, .dir = store_dir, .stale = session_stale};
   if (ok && url && *url) {
-    wb_store *st = wb_store_of(wb, err, errlen);
     wb_remote_limits lim = {.timeout_s = opts ? opts->store_timeout_s : 0,
                             .max_conns = opts ? opts->store_connections : 0};
-    ok = st && (wb->remote = wb_remote_open(url, st, &lim, opts ? opts->named_mounts : NULL,
-                                            opts ? opts->named_mounts_len : 0, err, errlen)) != NULL;
+    ok = (wb->backend = wb_backend_pg(url, wb->home, &hooks, &lim, opts ? opts->named_mounts : NULL,
+                                      opts ? opts->named_mounts_len : 0, err, errlen)) != NULL;
+  } else if (ok) {
+    ok = (wb->backend = wb_backend_local(wb->home, &hooks, err, errlen)) != NULL;
   }
   if (!ok) {
     wasmbox_free(wb);
@@ -48,7 +58,7 @@ void wasmbox_free(wasmbox *wb) {
   if (!wb) return;
   wb_workers_free(wb->workers);
   wb_inprocess_free(wb->here);
-  wb_remote_free(wb->remote);
+  if (wb->backend) wb->backend->ops->free(wb->backend);
   wb_store_free(wb->store);
   pthread_mutex_destroy(&wb->lock);
   free(wb->home);
@@ -68,10 +78,14 @@ const char *const *wasmbox_languages(void) {
 }
 
 static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_resolved *rs, wb_tools *tools,
-                          const char *replay, size_t replay_len, const uint64_t *paused_gen, wasmbox_result **out,
-                          char *err, size_t errlen);
+                          const char *replay, size_t replay_len, const uint64_t *paused_gen, wb_txn *held,
+                          wasmbox_result **out, char *err, size_t errlen);
 
 int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, char *err, size_t errlen) {
+  return wb_run_held(wb, req, NULL, out, err, errlen);
+}
+
+int wb_run_held(wasmbox *wb, const wasmbox_request *req, wb_txn *held, wasmbox_result **out, char *err, size_t errlen) {
   *out = NULL;
   err[0] = 0;
   /* package directories travel as mounts from here on */
@@ -105,7 +119,7 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
   with.code_len = rs.code_len; /* kept with a paused run */
   wb_tools tools;
   wb_tools_begin(&tools, &with, rs.timeout_s, wb_monotonic_ns());
-  rc = run_with_tools(wb, &with, &rs, &tools, NULL, 0, NULL, out, err, errlen);
+  rc = run_with_tools(wb, &with, &rs, &tools, NULL, 0, NULL, held, out, err, errlen);
   wb_tools_end(&tools);
   free(wrapped);
   return rc;
@@ -113,24 +127,27 @@ int wasmbox_run(wasmbox *wb, const wasmbox_request *req, wasmbox_result **out, c
 
 /* ---- approval (wasmbox.h) ---------------------------------------------------------- */
 
-/* Run `with` in a worker or here; its tools answered by `tools`. A run
- * that paused is kept (api/paused.h) and its result says how to resume.
- * paused_gen: a resumed run's session must still be at the generation it
- * paused at, as the store has it once the lease is held (a cache may lag). */
+/* Run `with` in a worker or here; its tools answered by `tools`. A
+ * session call is a transaction of the store (session/backend.h), its own
+ * or the caller's (held). A run that paused is kept (api/paused.h) and its
+ * result says how to resume. paused_gen: a resumed run's session must
+ * still be at the generation it paused at, as the store has it once the
+ * transaction began (a cache may lag). */
 static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_resolved *rs, wb_tools *tools,
-                          const char *replay, size_t replay_len, const uint64_t *paused_gen, wasmbox_result **out,
-                          char *err, size_t errlen) {
+                          const char *replay, size_t replay_len, const uint64_t *paused_gen, wb_txn *held,
+                          wasmbox_result **out, char *err, size_t errlen) {
   wb_journal_wire jw = {.record = tools->can_pause, .replay = replay, .replay_len = replay_len};
   wb_tool_route route = {.answer = wb_tools_answer, .ctx = tools};
-  wb_lease *lease = NULL;
-  int rc = with->session_id ? wb_session_lease(wb, with->session_id, &lease, err, errlen) : WASMBOX_OK;
+  wb_txn own, *txn = NULL; /* the call's own transaction, when the caller holds none */
+  int rc = WASMBOX_OK;
+  if (with->session_id && !held && !(rc = wb_txn_begin(wb->backend, with->session_id, WB_TXN_WRITE, &own, err, errlen)))
+    txn = &own;
   if (rc) return rc;
   if (with->session_id && paused_gen) {
     uint64_t gen = 0;
     wb_store *st = wb_store_of(wb, err, errlen);
     if (!st || !wb_session_generation(st, with->session_id, &gen) || gen != *paused_gen) {
-      char e2[256];
-      wb_session_unlease(wb, lease, false, e2, sizeof e2);
+      wb_txn_rollback(txn);
       return wb_usage(err, errlen,
                       "session %s changed since the run paused (a call, a restore or its end): the paused run "
                       "cannot go on",
@@ -140,8 +157,8 @@ static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_res
   rc = wb->workers ? wb_workers_run(wb, with, rs, tools, &jw, out, err, errlen)
                    : wb_inprocess_run(wb, with, rs, &route, &jw, out, err, errlen);
   char unsaved[512];
-  if (lease && wb_session_unlease(wb, lease, rc == WASMBOX_OK, unsaved, sizeof unsaved) && !rc)
-    wb_result_unsaved((wb_result *)*out, unsaved);
+  if (rc) wb_txn_rollback(txn);
+  else if (wb_txn_commit(txn, unsaved, sizeof unsaved)) wb_result_unsaved((wb_result *)*out, unsaved);
   if (!rc) (*out)->fuel_budget = with->fuel; /* as asked: 0, no budget (the default is no limit) */
   if (rc || (*out)->status != WASMBOX_STATUS_PAUSED) return rc;
   wb_result *r = (wb_result *)*out;
@@ -160,10 +177,7 @@ static int run_with_tools(wasmbox *wb, const wasmbox_request *with, const wb_res
     snprintf(why, sizeof why, "it read more than %u MB of clock and randomness, too much to keep",
              WB_JOURNAL_MAX >> 20);
   else if (!r->pending_tool || !have_gen) snprintf(why, sizeof why, "its state could not be read back");
-  else if ((wb->remote
-                ? wb_paused_save_remote(wb->remote, with, gen, tools, r->journal, r->journal_len, token, why,
-                                        sizeof why)
-                : wb_paused_save(wb->home, with, gen, tools, r->journal, r->journal_len, token, why, sizeof why)) != 0)
+  else if (wb_paused_save(wb->backend, with, gen, tools, r->journal, r->journal_len, token, why, sizeof why) != 0)
     ;
   else r->resume_token = strdup(token);
   if (!r->resume_token) {
@@ -199,8 +213,7 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
   if (!given_ok) return wb_usage(err, errlen, "the result to give the guest must be a JSON object (a CallToolResult)");
   wb_paused p;
   const char *scope = rr->owner ? rr->owner_scope : NULL;
-  int rc = wb->remote ? wb_paused_take_remote(wb->remote, rr->resume_token, rr->owner, scope, &p, err, errlen)
-                      : wb_paused_take(wb->home, rr->resume_token, rr->owner, scope, &p, err, errlen);
+  int rc = wb_paused_take(wb->backend, rr->resume_token, rr->owner, scope, &p, err, errlen);
   if (rc) return rc;
   wasmbox_request q = p.req;
   q.workspace = q.session_id ? NULL : rr->workspace;
@@ -220,7 +233,8 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
     tools.approve = rr->approve;
     tools.given = rr->approve ? rr->result : NULL;
     tools.message = rr->approve ? NULL : rr->message;
-    rc = run_with_tools(wb, &q, &rs, &tools, p.wasi_journal, p.wasi_journal_len, &p.session_gen, out, err, errlen);
+    rc =
+        run_with_tools(wb, &q, &rs, &tools, p.wasi_journal, p.wasi_journal_len, &p.session_gen, NULL, out, err, errlen);
     wb_tools_end(&tools);
   }
   wb_paused_free(&p);
@@ -230,7 +244,7 @@ int wasmbox_resume(wasmbox *wb, const wasmbox_resume_request *rr, wasmbox_result
 void wasmbox_stats_get(wasmbox *wb, wasmbox_stats *out) {
   *out = (wasmbox_stats){0};
   if (wb->workers) wb_workers_count(wb->workers, &out->workers_idle, &out->workers_busy, &out->workers_starting);
-  if (wb->remote) wb_remote_stats(wb->remote, &out->store_operations, &out->store_failures, &out->store_seconds);
+  wb->backend->ops->stats(wb->backend, &out->store_operations, &out->store_failures, &out->store_seconds);
 }
 
 int wasmbox_isolation(wasmbox *wb, wasmbox_layer out[WASMBOX_LAYERS_MAX], size_t *n, char *err, size_t errlen) {
@@ -251,11 +265,9 @@ wasmbox_cancel *wasmbox_cancel_new(void) { return (wasmbox_cancel *)wb_cancel_ne
 void wasmbox_cancel_fire(wasmbox_cancel *c) { wb_cancel_fire((wb_cancel *)c); }
 void wasmbox_cancel_free(wasmbox_cancel *c) { wb_cancel_free((wb_cancel *)c); }
 
-/* ---- sessions ------------------------------------------------------------------- */
+/* ---- sessions: the backend's operations (session/backend.h) ------------------------- */
 
-#define STORE_OR_FAIL(st)                      \
-  wb_store *st = wb_store_of(wb, err, errlen); \
-  if (!st) return WASMBOX_EINTERNAL
+#define OPS wb->backend->ops
 
 int wasmbox_session_create(wasmbox *wb, const wasmbox_session_options *opts, char id[WASMBOX_ID_MAX], char *err,
                            size_t errlen) {
@@ -274,68 +286,49 @@ int wasmbox_session_create(wasmbox *wb, const wasmbox_session_options *opts, cha
     if (!rc) rc = wb_check_mounts(with.mounts, with.mounts_len, err, errlen);
     if (rc) return rc;
   }
-  STORE_OR_FAIL(st);
-  if (wb->remote) return wb_remote_create(wb->remote, opts ? &with : NULL, id, err, errlen);
-  return wb_session_create(st, opts ? &with : NULL, id, err, errlen);
+  return OPS->create(wb->backend, opts ? &with : NULL, id, err, errlen);
 }
 
 int wasmbox_session_fork(wasmbox *wb, const char *id, char new_id[WASMBOX_ID_MAX], char *err, size_t errlen) {
   new_id[0] = 0;
-  STORE_OR_FAIL(st);
-  if (wb->remote) return wb_remote_fork(wb->remote, id, new_id, err, errlen);
-  return wb_session_fork(st, id, new_id, err, errlen);
+  return OPS->fork(wb->backend, id, new_id, err, errlen);
 }
 
 int wasmbox_session_checkpoint(wasmbox *wb, const char *id, char cid[WASMBOX_ID_MAX], char *err, size_t errlen) {
   cid[0] = 0;
-  STORE_OR_FAIL(st);
-  if (wb->remote) return wb_remote_checkpoint(wb->remote, id, cid, err, errlen);
-  return wb_session_checkpoint(st, id, cid, err, errlen);
+  return OPS->checkpoint(wb->backend, id, cid, err, errlen);
 }
 
 int wasmbox_session_restore(wasmbox *wb, const char *id, const char *cid, char *err, size_t errlen) {
-  STORE_OR_FAIL(st);
-  if (wb->remote) {
-    int rc = wb_remote_restore(wb->remote, id, cid, err, errlen);
-    if (!rc && wb->workers) wb_workers_forget_session(wb->workers, id);
-    return rc;
-  }
-  return wb_session_restore(st, id, cid, err, errlen);
+  return OPS->restore(wb->backend, id, cid, err, errlen);
 }
 
 int wasmbox_session_destroy(wasmbox *wb, const char *id, char *err, size_t errlen) {
-  STORE_OR_FAIL(st);
-  int rc = wb->remote ? wb_remote_destroy(wb->remote, id, err, errlen) : wb_session_destroy(st, id, err, errlen);
-  if (rc == WASMBOX_OK && wb->workers) wb_workers_forget_sessions(wb->workers, st);
+  int rc = OPS->destroy(wb->backend, id, err, errlen);
+  wb_store *st = rc == WASMBOX_OK && wb->workers ? wb_store_of(wb, err, errlen) : NULL;
+  if (st) wb_workers_forget_sessions(wb->workers, st);
   return rc;
 }
 
 int wasmbox_session_list(wasmbox *wb, wasmbox_session_info **out, size_t *n, char *err, size_t errlen) {
   *out = NULL;
   *n = 0;
-  STORE_OR_FAIL(st);
-  if (wb->remote) return wb_remote_list(wb->remote, out, n, err, errlen);
-  return wb_session_list(st, out, n, err, errlen);
+  return OPS->list(wb->backend, out, n, err, errlen);
 }
 
 int wasmbox_session_info_get(wasmbox *wb, const char *id, wasmbox_session_info *out, char *err, size_t errlen) {
-  STORE_OR_FAIL(st);
-  if (wb->remote) return wb_remote_info(wb->remote, id, out, err, errlen);
-  return wb_session_info(st, id, out, err, errlen);
+  return OPS->info(wb->backend, id, out, err, errlen);
 }
 
 int wasmbox_session_owner(wasmbox *wb, const char *id, char owner[WASMBOX_OWNER_MAX], char *err, size_t errlen) {
   owner[0] = 0;
-  STORE_OR_FAIL(st);
-  if (wb->remote) return wb_remote_owner(wb->remote, id, owner, err, errlen);
-  return wb_session_owner(st, id, owner, err, errlen);
+  return OPS->owner(wb->backend, id, owner, err, errlen);
 }
 
 int wasmbox_session_prune(wasmbox *wb, size_t *removed, char *err, size_t errlen) {
   *removed = 0;
-  STORE_OR_FAIL(st);
-  int rc = wb->remote ? wb_remote_prune(wb->remote, removed, err, errlen) : wb_session_prune(st, removed, err, errlen);
-  if (*removed && wb->workers) wb_workers_forget_sessions(wb->workers, st);
-  wb_paused_prune(wb->home);
+  int rc = OPS->prune(wb->backend, removed, err, errlen);
+  wb_store *st = *removed && wb->workers ? wb_store_of(wb, err, errlen) : NULL;
+  if (st) wb_workers_forget_sessions(wb->workers, st);
   return rc;
 }

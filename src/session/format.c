@@ -52,8 +52,9 @@ void wb_random_name(char *out, size_t n, const char *prefix) {
     uint64_t t = (uint64_t)(wb_now_s() * 1e9);
     memcpy(r, &t, 8);
   }
-  size_t k = (size_t)snprintf(out, n, "%s", prefix);
-  for (size_t i = 0; i < sizeof r && k + 2 < n; i++, k += 2) snprintf(out + k, n - k, "%02x", r[i]);
+  char digits[2 * sizeof r + 1];
+  wb_hex(digits, r, sizeof r);
+  snprintf(out, n, "%s%s", prefix, digits);
 }
 
 void wb_new_id(char prefix, char id[WASMBOX_ID_MAX]) {
@@ -119,10 +120,6 @@ bool wb_copy_range(int from, int to, uint64_t len) {
 
 /* ---- meta: one "key value" line each; strings hex-encoded ------------------- */
 
-static void put_hex(FILE *f, const char *s) {
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) fprintf(f, "%02x", *p);
-}
-
 static int hex_digit(char c) {
   return c >= '0' && c <= '9'   ? c - '0'
          : c >= 'a' && c <= 'f' ? c - 'a' + 10
@@ -130,21 +127,42 @@ static int hex_digit(char c) {
                                 : -1;
 }
 
+void wb_hex(char *out, const void *data, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  const uint8_t *p = data;
+  for (size_t i = 0; i < n; i++) out[2 * i] = digits[p[i] >> 4], out[2 * i + 1] = digits[p[i] & 15];
+  out[2 * n] = 0;
+}
+
+bool wb_unhex(const char *s, size_t len, void *out) {
+  uint8_t *o = out;
+  if (len % 2) return false;
+  for (size_t i = 0; i < len / 2; i++) {
+    int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    o[i] = (uint8_t)(hi << 4 | lo);
+  }
+  return true;
+}
+
+static void put_hex(FILE *f, const char *s) {
+  char pair[3];
+  for (; *s; s++) {
+    wb_hex(pair, s, 1);
+    fputs(pair, f);
+  }
+}
+
 /* Only what put_hex writes: pairs of hex digits, no NUL, not empty (an
  * empty or odd string would not come back the same once written again). */
 static char *get_hex(const char *h) {
   size_t len = strlen(h), n = len / 2;
   char *s = len && len % 2 == 0 ? malloc(n + 1) : NULL;
-  if (!s) return NULL;
-  for (size_t i = 0; i < n; i++) {
-    int hi = hex_digit(h[2 * i]), lo = hex_digit(h[2 * i + 1]);
-    if (hi < 0 || lo < 0 || (hi | lo) == 0) {
-      free(s);
-      return NULL;
-    }
-    s[i] = (char)(hi << 4 | lo);
+  if (s && (!wb_unhex(h, len, s) || memchr(s, 0, n))) {
+    free(s);
+    return NULL;
   }
-  s[n] = 0;
+  if (s) s[n] = 0;
   return s;
 }
 
@@ -308,3 +326,11 @@ bool wb_session_repair(int dir, const wb_head *h) {
   close(lf);
   return ok;
 }
+
+bool wb_meta_write_text(int dir, const void *text, size_t len) {
+  return wb_write_atomic(dir, "meta", text, len, "", 0);
+}
+
+char *wb_meta_read_text(int dir, size_t *len) { return wb_read_small(dir, "meta", len); }
+
+char *wb_head_read_bytes(int dir, size_t *len) { return wb_read_small(dir, "HEAD", len); }

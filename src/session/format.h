@@ -48,6 +48,10 @@ bool wb_meta_parse(char *text, wb_meta *m); /* the file's text (changed in place
 bool wb_meta_write(int dir, const wb_meta *m);
 bool wb_meta_format(const wb_meta *m, char **text, size_t *len); /* the file's text, malloc'd */
 void wb_meta_clear(wb_meta *m);
+/* meta's and HEAD's bytes as they are (the shared store keeps them so) */
+bool wb_meta_write_text(int dir, const void *text, size_t len);
+char *wb_meta_read_text(int dir, size_t *len);
+char *wb_head_read_bytes(int dir, size_t *len);
 /* "KIND-NO": log-3, ws-2, pre-7 */
 void wb_state_name(char *out, size_t n, const char *kind, uint64_t no);
 /* Put back what an interrupted process left (see session.h). Lock held. */
@@ -63,6 +67,10 @@ void wb_new_id(char prefix, char id[WASMBOX_ID_MAX]);
 bool wb_copy_range(int from, int to, uint64_t len);
 /* name in dir: replaced whole (temp file, fsync, rename) with a then b */
 bool wb_write_atomic(int dir, const char *name, const void *a, size_t alen, const void *b, size_t blen);
+/* hex: n bytes as 2n lowercase digits and a NUL; back from len digits
+ * (either case) into len / 2 bytes, false for anything else */
+void wb_hex(char *out, const void *data, size_t n);
+bool wb_unhex(const char *s, size_t len, void *out);
 /* a file of less than 16 MiB, malloc'd and NUL-terminated; NULL if not */
 char *wb_read_small(int dir, const char *name, size_t *len);
 

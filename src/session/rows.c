@@ -1,9 +1,11 @@
 /* The store's rows and the cache's marker, parsed and checked (see rows.h). */
 #include "session/rows.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* wb_fail for the functions here that answer true or false */
 #define refuse(err, n, ...) (wb_fail(err, n, 0, __VA_ARGS__), false)
@@ -47,21 +49,6 @@ wb_entry *wb_manifest_find(const wb_manifest *m, const char *path) {
 
 /* ---- the marker (the `stored` file) ------------------------------------------------ */
 
-static void hex(char *out, const uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", p[i]);
-  out[2 * n] = 0;
-}
-
-static bool unhex(const char *s, uint8_t *out, size_t n) {
-  if (strlen(s) != 2 * n) return false;
-  for (size_t i = 0; i < n; i++) {
-    unsigned v;
-    if (sscanf(s + 2 * i, "%2x", &v) != 1) return false;
-    out[i] = (uint8_t)v;
-  }
-  return true;
-}
-
 void wb_marker_clear(wb_marker *mk) { wb_manifest_clear(&mk->files); }
 
 /* One entry line: kind, inode, size, mtime, hash and path in hex. */
@@ -71,13 +58,13 @@ static bool entry_parse(const char *line, wb_manifest *files) {
   bool ok = sscanf(line, "%c %llu %llu %llu %64s %8199s", &kind, &ino, &size, &mtime, hash, path) == 6;
   size_t plen = ok ? strlen(path) : 0;
   char *p = ok ? malloc(plen / 2 + 1) : NULL;
-  ok = p && plen % 2 == 0 && unhex(path, (uint8_t *)p, plen / 2);
+  ok = p && wb_unhex(path, plen, p);
   if (ok) p[plen / 2] = 0;
   /* a NUL would cut the path: another entry than the one recorded */
   ok = ok && strlen(p) == plen / 2;
   wb_entry *e = ok ? wb_manifest_add(files, p) : NULL;
   free(p);
-  ok = e && unhex(hash, e->hash, 32);
+  ok = e && strlen(hash) == 64 && wb_unhex(hash, 64, e->hash);
   if (e) e->kind = kind, e->ino = ino, e->size = size, e->mtime = mtime;
   return ok;
 }
@@ -114,8 +101,8 @@ bool wb_marker_format(const wb_marker *mk, char **text, size_t *len) {
     const wb_entry *e = &mk->files.v[i];
     char h[65], *p = malloc(2 * strlen(e->path) + 1);
     if (!(ok = p != NULL)) break;
-    hex(h, e->hash, 32);
-    hex(p, (const uint8_t *)e->path, strlen(e->path));
+    wb_hex(h, e->hash, 32);
+    wb_hex(p, e->path, strlen(e->path));
     fprintf(f, "%c %llu %llu %llu %s %s\n", e->kind, (unsigned long long)e->ino, (unsigned long long)e->size,
             (unsigned long long)e->mtime, h, p);
     free(p);
@@ -237,3 +224,5 @@ void wb_meta_owner(const uint8_t *meta, size_t len, char owner[WASMBOX_OWNER_MAX
   wb_meta m;
   if (meta_of(meta, len, &m)) snprintf(owner, WASMBOX_OWNER_MAX, "%s", m.owner), wb_meta_clear(&m);
 }
+
+void wb_marker_drop(int dir) { unlinkat(dir, "stored", 0); }

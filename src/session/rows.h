@@ -53,6 +53,8 @@ bool wb_marker_format(const wb_marker *mk, char **text, size_t *len); /* malloc'
 /* The `stored` file of a session directory; read: false when missing too. */
 bool wb_marker_read(int dir, wb_marker *mk);
 bool wb_marker_write(int dir, const wb_marker *mk);
+/* Remove it: the cache is stale, and the next lease reloads it. */
+void wb_marker_drop(int dir);
 
 /* A HEAD row: the header and globals_size bytes of globals after it
  * (malloc'd into *globals), nothing more or less. */

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/library.h"
 #include "api/paused.h"
 #include "util/os.h"
 #include "wasmbox.h"
@@ -164,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     wb_paused p;
     char err[512];
     put_file(PROBE, file, n);
-    if (wb_paused_take(home, PROBE, NULL, NULL, &p, err, sizeof err) == WASMBOX_OK) {
+    if (wb_paused_take(wb->backend, PROBE, NULL, NULL, &p, err, sizeof err) == WASMBOX_OK) {
       run = p.req.timeout_seconds > 0 && p.req.timeout_seconds <= 5 && p.req.memory_bytes <= (256u << 20);
       wb_paused_free(&p);
     }
@@ -187,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (out) committed = out->session_id != NULL, wasmbox_result_free(out);
   } else {
     wb_paused p;
-    rc = wb_paused_take(home, TOKEN, owner, scope, &p, err, sizeof err);
+    rc = wb_paused_take(wb->backend, TOKEN, owner, scope, &p, err, sizeof err);
     if (rc == WASMBOX_OK) {
       check(!strcmp(p.owner, f_owner) && !strcmp(p.scope, f_scope), "a run's owner changed when taken", NULL);
       check(!strcmp(p.req.owner ? p.req.owner : "", f_owner), "a taken request has another owner", NULL);
