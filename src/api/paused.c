@@ -17,12 +17,6 @@
 
 #define MAGIC "WBPAUSE2" /* 2: the owner and scope follow it */
 
-static double wall_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_REALTIME, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static bool token_ok(const char *t) {
   if (!t || strlen(t) != WB_TOKEN_LEN) return false;
   for (; *t; t++)
@@ -79,7 +73,7 @@ int wb_paused_save(wb_backend *b, const wasmbox_request *sent, uint64_t session_
   named.workspace = NULL; /* the resuming call's own */
   int rc = new_token(token, err, errlen);
   if (rc) return rc;
-  double created = wall_s();
+  double created = wb_wall_s();
   wb_buf b2 = {0};
   encode_run(&b2, &named, session_gen, t, wasi_journal, wasi_journal_len, created);
   rc = b2.failed
@@ -126,7 +120,7 @@ static int decode_run(wb_paused *p, wb_reader *r, char *err, size_t errlen) {
     wb_paused_free(p);
     return wb_usage(err, errlen, "the paused run of this token is damaged");
   }
-  if (!(wall_s() - p->created <= WASMBOX_RESUME_TTL_S)) {
+  if (!(wb_wall_s() - p->created <= WASMBOX_RESUME_TTL_S)) {
     wb_paused_free(p);
     return wb_usage(err, errlen, "this resume token has expired (a paused run is kept %g hours)",
                     WASMBOX_RESUME_TTL_S / 3600);

@@ -193,12 +193,6 @@ static const char *header(struct MHD_Connection *c, const char *name) {
 
 static bool accepts(const char *accept, const char *type) { return accept && strcasestr(accept, type); }
 
-static double wall(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_REALTIME, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Who sends the request: the client of a static token, else (with OAuth)
  * the subject of a valid access token. 0 when it may go on (or no
  * authentication is configured), else the status to refuse it with. */
@@ -212,7 +206,7 @@ static unsigned authenticate(http_state *hs, request *rq, const char *auth, char
     return snprintf(why, n,
                     "Unauthorized: a bearer token is required (the WWW-Authenticate header says where to get one)"),
            MHD_HTTP_UNAUTHORIZED;
-  switch (mcp_oauth_verify(hs->oauth, token, wall(), rq->oauth_subject, rq->auth_reason, sizeof rq->auth_reason)) {
+  switch (mcp_oauth_verify(hs->oauth, token, wb_wall_s(), rq->oauth_subject, rq->auth_reason, sizeof rq->auth_reason)) {
     case MCP_OAUTH_OK: snprintf(rq->oauth_client, sizeof rq->oauth_client, "oauth:%s", rq->oauth_subject); return 0;
     case MCP_OAUTH_SCOPE:
       rq->auth_error = "insufficient_scope";

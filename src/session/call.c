@@ -313,7 +313,7 @@ static bool commit(wb_session *s, char *err, size_t n) {
     h.records += count;
     h.pages = mem->pages;
     h.globals_size = rt->globals_size();
-    h.last_used = wb_now_s();
+    h.last_used = wb_wall_s();
     snprintf(h.build_id, sizeof h.build_id, "%s", rt->build_id);
     ok = wb_head_write(s->dir, &h, globals);
   }

@@ -20,12 +20,6 @@
 
 /* ---- helpers ---------------------------------------------------------- */
 
-double wb_now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_REALTIME, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 bool wb_id_valid(const char *id) {
   size_t n = id ? strlen(id) : 0;
   if (n == 0 || n >= WASMBOX_ID_MAX) return false;
@@ -49,7 +43,7 @@ void wb_random_name(char *out, size_t n, const char *prefix) {
   uint8_t r[12];
   if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
     /* not expected; the clock keeps names distinct enough to go on */
-    uint64_t t = (uint64_t)(wb_now_s() * 1e9);
+    uint64_t t = (uint64_t)(wb_wall_s() * 1e9);
     memcpy(r, &t, 8);
   }
   char digits[2 * sizeof r + 1];

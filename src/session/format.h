@@ -58,7 +58,6 @@ void wb_state_name(char *out, size_t n, const char *kind, uint64_t no);
 bool wb_session_repair(int dir, const wb_head *h);
 
 /* Helpers. */
-double wb_now_s(void); /* wall clock, seconds */
 bool wb_id_valid(const char *id);
 bool wb_owner_valid(const char *owner); /* printable ASCII, below WASMBOX_OWNER_MAX */
 /* prefix + 24 random hex digits (ids, and names of temporary entries) */

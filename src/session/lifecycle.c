@@ -39,7 +39,7 @@ int wb_session_create(wb_store *st, const wasmbox_session_options *o, char id[WA
   wb_meta m;
   memset(&m, 0, sizeof m);
   snprintf(m.language, sizeof m.language, "%s", rt->language);
-  m.created = wb_now_s();
+  m.created = wb_wall_s();
   m.ttl = ttl;
   for (size_t i = 0; o && i < o->env_len; i++) m.env[m.nenv++] = (char *)o->env[i];
   for (size_t i = 0; o && i < o->mounts_len; i++) m.mounts[m.nmounts++] = o->mounts[i];
@@ -101,7 +101,7 @@ int wb_session_fork(wb_store *st, const char *id, char new_id_out[WASMBOX_ID_MAX
   wb_new_id('s', new_id_out);
   snprintf(tmp, sizeof tmp, ".new-%s", new_id_out);
   bool ok = wb_meta_read(k.dir, &m);
-  if (ok) m.created = wb_now_s();
+  if (ok) m.created = wb_wall_s();
   int to = -1;
   ok = ok && mkdirat(st->sessions, tmp, 0700) == 0 &&
        (to = openat(st->sessions, tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) >= 0 &&
@@ -155,7 +155,7 @@ int wb_session_restore(wb_store *st, const char *id, const char *cid, char *err,
   h.gen = k.head.gen + 1; /* a new state: live copies of the old one are stale */
   h.log_no = k.head.log_no + 1;
   h.ws_no = k.head.ws_no + 1;
-  h.last_used = wb_now_s();
+  h.last_used = wb_wall_s();
   char log[64], ws[64];
   wb_state_name(log, sizeof log, "log", h.log_no);
   wb_state_name(ws, sizeof ws, "ws", h.ws_no);
@@ -291,7 +291,7 @@ int wb_session_prune(wb_store *st, size_t *removed, char *err, size_t n) {
   size_t count;
   int code = wb_session_list(st, &all, &count, err, n);
   if (code) return code;
-  double now = wb_now_s();
+  double now = wb_wall_s();
   for (size_t i = 0; i < count; i++) {
     if (now - all[i].last_used <= all[i].ttl_seconds) continue;
     wb_locked k;

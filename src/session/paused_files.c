@@ -85,7 +85,7 @@ void wb_paused_files_prune(const char *home, double ttl_s) {
   snprintf(dir, sizeof dir, "%s/paused", home);
   DIR *d = opendir(dir);
   if (!d) return;
-  double now = wb_now_s();
+  double now = wb_wall_s();
   struct dirent *e;
   while ((e = readdir(d))) {
     bool run = token_ok(e->d_name), leftover = !strncmp(e->d_name, ".new-", 5) || !strncmp(e->d_name, ".taken-", 7);

@@ -8,6 +8,7 @@
 
 #include "session/remote_cache.h"
 #include "session/remote_internal.h"
+#include "util/os.h"
 
 int wb_remote_create(wb_remote *r, const wasmbox_session_options *o, char id[WASMBOX_ID_MAX], char *err, size_t n) {
   int code = wb_session_create(r->st, o, id, err, n);
@@ -94,7 +95,7 @@ int wb_remote_fork(wb_remote *r, const char *id, char new_id[WASMBOX_ID_MAX], ch
   if (!wb_id_valid(id)) return wb_fail(err, n, WASMBOX_EUSAGE, "'%s' is not a session id", id ? id : "");
   char fid[WASMBOX_ID_MAX], log_id[40], now[32];
   wb_new_id('s', fid);
-  snprintf(now, sizeof now, "%.6f", wb_now_s());
+  snprintf(now, sizeof now, "%.6f", wb_wall_s());
   int code = 0;
   wb_pg_conn *c = wb_pg_take(r->pg, err, n);
   wb_pg_arg a[] = {TEXT(id), TEXT(fid), TEXT(now)};
@@ -115,7 +116,7 @@ int wb_remote_checkpoint(wb_remote *r, const char *id, char cid[WASMBOX_ID_MAX],
   char c_id[WASMBOX_ID_MAX], owner[2 * WASMBOX_ID_MAX], log_id[40], now[32];
   wb_new_id('c', c_id);
   snprintf(owner, sizeof owner, "%s/%s", id, c_id);
-  snprintf(now, sizeof now, "%.6f", wb_now_s());
+  snprintf(now, sizeof now, "%.6f", wb_wall_s());
   int code = 0;
   wb_pg_conn *c = wb_pg_take(r->pg, err, n);
   wb_pg_arg a[] = {TEXT(id), TEXT(c_id), TEXT(now)};
@@ -161,7 +162,7 @@ int wb_remote_restore(wb_remote *r, const char *id, const char *cid, char *err, 
   wb_pg_clear(cp);
   if (ok) {
     h.gen = cur.gen + 1; /* a new state: caches and live copies of the old one are stale */
-    h.last_used = wb_now_s();
+    h.last_used = wb_wall_s();
     char used[32];
     snprintf(used, sizeof used, "%.6f", h.last_used);
     wb_pg_arg u[] = {TEXT(id), BYTES(&h, sizeof h), BYTES(globals, h.globals_size), TEXT(log_id), TEXT(used)};
@@ -297,11 +298,11 @@ int wb_remote_list(wb_remote *r, wasmbox_session_info **out, size_t *count, char
 int wb_remote_prune(wb_remote *r, size_t *removed, char *err, size_t n) {
   *removed = 0;
   char now[32];
-  snprintf(now, sizeof now, "%.6f", wb_now_s());
+  snprintf(now, sizeof now, "%.6f", wb_wall_s());
   wb_pg_conn *c = wb_pg_take(r->pg, err, n);
   wb_pg_arg a[] = {TEXT(now)};
   char stale[32]; /* paused runs past WASMBOX_RESUME_TTL_S */
-  snprintf(stale, sizeof stale, "%.6f", wb_now_s() - WASMBOX_RESUME_TTL_S);
+  snprintf(stale, sizeof stale, "%.6f", wb_wall_s() - WASMBOX_RESUME_TTL_S);
   wb_pg_arg sa[] = {TEXT(stale)};
   wb_pg_res *res =
       c && wb_pg_ok(c, "DELETE FROM wasmbox_paused WHERE created < $1::float8", 1, sa, err, n)

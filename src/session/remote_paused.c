@@ -4,13 +4,14 @@
 #include <string.h>
 
 #include "session/remote_internal.h"
+#include "util/os.h"
 
 /* ---- ids ended for good ----------------------------------------------------------------- */
 
 int wb_remote_ended_add(wb_remote *r, const char *id, double keep_s, char *err, size_t n) {
   char now[32], old[32];
-  snprintf(now, sizeof now, "%.6f", wb_now_s());
-  snprintf(old, sizeof old, "%.6f", wb_now_s() - keep_s);
+  snprintf(now, sizeof now, "%.6f", wb_wall_s());
+  snprintf(old, sizeof old, "%.6f", wb_wall_s() - keep_s);
   wb_pg_conn *c = wb_pg_take(r->pg, err, n);
   wb_pg_arg a[] = {TEXT(id), TEXT(now)}, b[] = {TEXT(old)};
   bool ok = c && wb_pg_ok(c, "DELETE FROM wasmbox_ended WHERE at < $1::float8", 1, b, err, n) &&
@@ -24,7 +25,7 @@ int wb_remote_ended_add(wb_remote *r, const char *id, double keep_s, char *err, 
  * (wb_pg_take_quick), and "cannot tell" lets the request go on. */
 int wb_remote_ended_has(wb_remote *r, const char *id, double keep_s, char *err, size_t n) {
   char old[32];
-  snprintf(old, sizeof old, "%.6f", wb_now_s() - keep_s);
+  snprintf(old, sizeof old, "%.6f", wb_wall_s() - keep_s);
   wb_pg_conn *c = wb_pg_take_quick(r->pg, WB_QUICK_WAIT_S, err, n);
   wb_pg_arg a[] = {TEXT(id), TEXT(old)};
   wb_pg_res *res =

@@ -21,6 +21,12 @@ uint64_t wb_monotonic_ns(void) {
 
 double wb_monotonic_s(void) { return (double)wb_monotonic_ns() / 1e9; }
 
+double wb_wall_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 bool wb_pwrite_all(int fd, const void *p, size_t n, uint64_t off) {
   const uint8_t *b = p;
   while (n) {

@@ -9,10 +9,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* CLOCK_MONOTONIC in nanoseconds, and in seconds: deadlines and durations
- * (the wall clock, for what is stored or shown, stays with its users). */
+/* CLOCK_MONOTONIC in nanoseconds, and in seconds: deadlines and durations.
+ * wb_wall_s: CLOCK_REALTIME in seconds, for times that are stored or shown
+ * (a session's creation, a paused run's age); never for a deadline. */
 uint64_t wb_monotonic_ns(void);
 double wb_monotonic_s(void);
+double wb_wall_s(void);
 
 /* pwrite()/pread() until all `n` bytes are moved at `off` (EINTR
  * retried); false otherwise (a read also at end of file). */
