@@ -7,7 +7,8 @@
 # Output (printed on stdout): a directory holding
 #   libkiwisolver.a  solver.o and module.o, for wasm32-wasi
 #   inittab.tsv      kiwisolver <TAB> PyInit_kiwisolver
-#   site/            its dist-info (the module itself is built in)
+#   site/            its .dist-info (the module itself is built in), which
+#                    install and guidance read as numpy's
 #   tests/           empty: its tests run natively (make test-kiwisolver)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -36,7 +37,10 @@ done
 stage="$work/out"; mkdir -p "$stage/site/kiwisolver-1.3.1.dist-info" "$stage/tests"
 "$sdk/bin/llvm-ar" rcs "$stage/libkiwisolver.a" "$work/solver.o" "$work/module.o"
 printf 'kiwisolver\tPyInit_kiwisolver\n' > "$stage/inittab.tsv"
-printf 'Metadata-Version: 2.1\nName: kiwisolver\nVersion: 1.3.1\n' > "$stage/site/kiwisolver-1.3.1.dist-info/METADATA"
+dist="$stage/site/kiwisolver-1.3.1.dist-info"
+printf 'Metadata-Version: 2.1\nName: kiwisolver\nVersion: 1.3.1\n' > "$dist/METADATA"
+echo kiwisolver > "$dist/top_level.txt" # what scripts/python_packages_h.py reads
+echo wasmbox > "$dist/INSTALLER"
 mkdir -p "$(dirname "$out")"
 rm -rf "$out"; mv "$stage" "$out"
 touch "$out/.done"
