@@ -444,8 +444,8 @@ test-deb: deb
 CLUSTER_DIR ?= /tmp/wasmbox-cluster
 cluster: $(BUILD)/wasmbox
 	@WASMBOX=$(BUILD)/wasmbox bash packaging/deploy/cluster.sh start $(CLUSTER_DIR) && \
-	  trap 'bash packaging/deploy/cluster.sh stop $(CLUSTER_DIR)' EXIT INT TERM && echo "Ctrl-C stops it" && \
-	  while sleep 3600; do :; done
+	  trap 'bash packaging/deploy/cluster.sh stop $(CLUSTER_DIR)' EXIT && trap 'kill $$! 2>/dev/null; exit 0' INT TERM && \
+	  echo "Ctrl-C stops it" && while :; do sleep 3600 & wait $$!; done
 
 # the cluster used as a team would (tests/cluster.py)
 test-cluster: deps $(BUILD)/wasmbox $(BUILD)/tests/test_sessions

@@ -38,7 +38,7 @@ check "libwasmbox-dev: the header, the link and pkg-config" bash -c "
 check "libwasmbox-dev depends on exactly this libwasmbox0" \
   [ "$(dpkg-deb -f "$deb/libwasmbox-dev_${version}_amd64.deb" Depends)" = "libwasmbox0 (= $version)" ]
 check "wasmbox depends on what it opens at run time (libmicrohttpd, libcurl, libpq, libssl)" bash -c \
-  "dpkg-deb -f '$deb/wasmbox_${version}_amd64.deb' Depends | grep -q 'libcurl4, libmicrohttpd12, libpq5, libssl3'"
+  "dpkg-deb -f '$deb/wasmbox_${version}_amd64.deb' Depends | grep -q 'libcurl4 (>= 7.88), libmicrohttpd12 (>= 0.9.75), libpq5 (>= 15), libssl3 (>= 3.0)'"
 check "libwasmbox0 recommends libpq5 (the shared session store opens it)" \
   [ "$(dpkg-deb -f "$deb/libwasmbox0_${version}_amd64.deb" Recommends)" = "libpq5" ]
 for p in wasmbox libwasmbox0 libwasmbox-dev; do dpkg -x "$deb/${p}_${version}_amd64.deb" "$root"; done

@@ -696,6 +696,7 @@ int mcp_http_serve(mcp_server *s) {
   char *colon = strrchr(shown, ':');
   if (colon) snprintf(colon + 1, sizeof shown - (size_t)(colon + 1 - shown), "%u", h->port);
   fprintf(stderr, "wasmbox serve: listening on http://%s/mcp\n", shown);
+  if (!s->cfg->no_playground) fprintf(stderr, "wasmbox serve: a page to try it at http://%s/\n", shown);
   int sig = 0;
   sigwait(&stop, &sig);
   fprintf(stderr, "wasmbox serve: stopping (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");

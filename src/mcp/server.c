@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
@@ -102,6 +103,39 @@ static void *warm_workers(void *arg) {
   return NULL;
 }
 
+/* A server's scratch directory holds .lock, locked for the server's life;
+ * a server killed without its cleanup (SIGKILL, a crash) leaves the
+ * directory behind unlocked, and the next server to start removes it. A lock
+ * rather than a pid: servers in other pid namespaces may share this /tmp. */
+static bool lock_scratch(mcp_server *s, char *err, size_t errlen) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/.lock", s->scratch);
+  s->scratch_lock = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (s->scratch_lock < 0 || flock(s->scratch_lock, LOCK_EX | LOCK_NB) != 0) {
+    snprintf(err, errlen, "cannot lock the scratch directory %s: %s", s->scratch, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+static void sweep_dead_scratch(const char *tmp) {
+  DIR *d = opendir(tmp);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, "wasmbox-mcp-", 12) != 0) continue;
+    int dir = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0) continue;
+    struct stat st;
+    int lock =
+        fstat(dir, &st) == 0 && st.st_uid == geteuid() ? openat(dir, ".lock", O_RDWR | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0) wb_tree_remove(dirfd(d), e->d_name);
+    if (lock >= 0) close(lock);
+    close(dir);
+  }
+  closedir(d);
+}
+
 mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   mcp_server *s = calloc(1, sizeof *s);
   struct mcp_state *st = calloc(1, sizeof *st);
@@ -113,6 +147,7 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
   }
   s->cfg = cfg;
   s->state = st;
+  s->scratch_lock = -1;
   pthread_mutex_init(&s->ws_lock, NULL);
   pthread_mutex_init(&st->lock, NULL);
   mcp_metrics_init(&s->metrics);
@@ -168,7 +203,9 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
     goto fail;
   }
   const char *tmp = getenv("TMPDIR");
-  if (asprintf(&s->scratch, "%s/wasmbox-mcp-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+  tmp = tmp && *tmp ? tmp : "/tmp";
+  sweep_dead_scratch(tmp);
+  if (asprintf(&s->scratch, "%s/wasmbox-mcp-XXXXXX", tmp) < 0) {
     s->scratch = NULL;
     snprintf(err, errlen, "out of memory");
     goto fail;
@@ -179,6 +216,7 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
     s->scratch = NULL;
     goto fail;
   }
+  if (!lock_scratch(s, err, errlen)) goto fail;
   /* The warmer (and the runner threads it starts) must not take SIGINT or
    * SIGTERM: `serve` blocks them in its own thread and waits for them
    * (http.c), so the kernel would hand one to the warmer, whose default
@@ -213,6 +251,7 @@ void mcp_server_free(mcp_server *s) {
   pthread_mutex_destroy(&s->ws_lock);
   if (s->scratch) wb_remove_tree(s->scratch);
   free(s->scratch);
+  if (s->scratch_lock >= 0) close(s->scratch_lock);
   mcp_metrics_destroy(&s->metrics);
   free(s);
 }

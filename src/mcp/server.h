@@ -47,6 +47,7 @@ typedef struct mcp_server {
   size_t n_mounts;
   char *external_dir;      /* our private copy of --external-files */
   char *scratch;           /* workspaces of stateless calls */
+  int scratch_lock;        /* its .lock, held while the server runs */
   pthread_mutex_t ws_lock; /* empty workspaces kept for reuse */
   char *ws_free[64];
   size_t ws_n;

@@ -1155,6 +1155,30 @@ def stdio_tests():
     del err
 
 
+def scratch_of_killed_server():
+    """A server killed without its cleanup leaves its scratch directory; the
+    next server to start removes it (its lock is free), never a live one's.
+    The page at / is announced when the server starts."""
+    tmp = os.path.join(TMP, 'scratch-tmp')
+    os.makedirs(tmp, exist_ok=True)
+    env = dict(ENV, TMPDIR=tmp)
+    a = Server(env=env)
+    check('serve says where its page is', any('a page to try it at http://127.0.0.1:%d/' % a.port in x for x in a.log))
+    first = set(os.listdir(tmp))
+    b = Server(env=env)
+    both = set(os.listdir(tmp))
+    check('two live servers keep their scratch directories (%r)' % sorted(both), len(first) == 1 and first < both)
+    a.proc.kill()
+    a.proc.wait(30)
+    c = Server(env=env)
+    left = set(os.listdir(tmp))
+    check('a killed server\'s scratch directory is removed by the next to start (%r)' % sorted(left),
+          not (first & left) and (both - first) <= left and len(left) == 2)
+    b.stop()
+    c.stop()
+    check('servers stopped by SIGTERM leave nothing (%r)' % os.listdir(tmp), os.listdir(tmp) == [])
+
+
 def main():
     s = Server()
     try:
@@ -1167,6 +1191,7 @@ def main():
     finally:
         s.stop()
     guard('stop at start', http_stop_at_start)
+    guard('scratch of a killed server', scratch_of_killed_server)
     guard('Origin and token', http_origin_token)
     guard('clients, limits, logs, metrics', clients_limits_logs)
     guard('tenancy', tenancy)
