@@ -18,14 +18,13 @@ test fails in wasmbox that does not fail natively and is not listed, when a
 listed one passes, or when the suite does not run.
 """
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from packages import FLAGS, GUEST, expected_failures, results  # noqa: E402 (the shared driver)
+from packages import FLAGS, GUEST, judge, results  # noqa: E402 (the shared driver)
 
 SELECT = ['-m', 'not slow', '-W', 'ignore::DeprecationWarning', '--continue-on-collection-errors']
 # build tooling (compilers, subprocesses), not numpy at run time
@@ -66,12 +65,6 @@ def test_files(root):
     return sorted(found)
 
 
-def matches(test, entry):
-    """An entry is a test id; '*' in it matches any run of characters
-    (brackets are the test's parameters, not character classes)."""
-    return re.fullmatch('.*'.join(re.escape(part) for part in entry.split('*')), test) is not None
-
-
 def main():
     if len(sys.argv) != 6:
         sys.exit(__doc__)
@@ -101,30 +94,9 @@ def main():
                 broken.append('%s (exit %d: %s)' % (path, p.returncode, p.stderr.strip().splitlines()[-1:]))
     finally:
         shutil.rmtree(work)
-    expected = expected_failures('numpy_expected_failures.txt')
-    tally = lambda r: '/'.join(str(sum(v == k for v in r.values())) for k in ('passed', 'failed', 'skipped'))
-    failed = sorted(t for t, v in box.items() if v == 'failed' and nat.get(t) != 'failed')
-    missing = sorted(t for t, v in nat.items() if v == 'passed' and t not in box)
-    matched, unexpected = set(), []
-    for t in failed + missing:
-        hit = [e for e in expected if matches(t, e)]
-        matched.update(hit)
-        if not hit:
-            unexpected.append(t)
-    print(f'numpy: native pass/fail/skip {tally(nat)}, wasmbox {tally(box)}; '
-          f'{len(failed)} fail and {len(missing)} do not run in wasmbox only; {len(unexpected)} unexpected')
-    for t in unexpected:
-        print(f'    unexpected: {t}')
-    for b in broken:
-        print(f'    ended without a report (its tests count as not run): {b}')
-    stale = sorted(set(expected) - matched)
-    for e in stale:
-        print(f'listed in numpy_expected_failures.txt but none failed (remove it): {e}')
-    if unexpected or stale or not nat:
-        print('numpy conformance: failed')
-        sys.exit(1)
-    print(f'numpy conformance: ok ({len(failed) + len(missing)} expected failures, '
-          f'{len(expected)} entries with their reasons in tests/conformance/numpy_expected_failures.txt)')
+    judge('numpy', nat, box, broken,
+          lambda nat, box, failed: sorted(t for t, v in nat.items() if v == 'passed' and t not in box),
+          'do not run in wasmbox only')
 
 
 if __name__ == '__main__':

@@ -16,6 +16,7 @@ packages of tabulate, python-dateutil, pyyaml, python-markdown and openpyxl
 without their upstream tarballs (404), so their suites cannot be had here.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,6 +71,47 @@ def results(report):
         kinds = {child.tag for child in case}
         out[tid] = 'failed' if kinds & {'failure', 'error'} else 'skipped' if 'skipped' in kinds else 'passed'
     return out
+
+
+def matches(test, entry):
+    """An entry is a test id; '*' in it matches any run of characters
+    (brackets are the test's parameters, not character classes)."""
+    return re.fullmatch('.*'.join(re.escape(part) for part in entry.split('*')), test) is not None
+
+
+def judge(suite, nat, box, broken, not_run, not_run_words):
+    """A package's own suite, test by test (numpy_suite.py, pillow_suite.py):
+    nat and box map test ids to passed/failed/skipped natively and in
+    wasmbox; broken, the files that ended without a report; not_run(nat,
+    box, failed), the tests that pass natively only. Prints the tally and
+    exits 1 when one of those or a wasmbox-only failure is not in
+    SUITE_expected_failures.txt, when a listed one no longer fails, or when
+    the native run gave nothing."""
+    name = suite + '_expected_failures.txt'
+    expected = expected_failures(name)
+    tally = lambda r: '/'.join(str(sum(v == k for v in r.values())) for k in ('passed', 'failed', 'skipped'))
+    failed = sorted(t for t, v in box.items() if v == 'failed' and nat.get(t) != 'failed')
+    missing = not_run(nat, box, failed)
+    matched, unexpected = set(), []
+    for t in failed + missing:
+        hit = [e for e in expected if matches(t, e)]
+        matched.update(hit)
+        if not hit:
+            unexpected.append(t)
+    print(f'{suite}: native pass/fail/skip {tally(nat)}, wasmbox {tally(box)}; '
+          f'{len(failed)} fail and {len(missing)} {not_run_words}; {len(unexpected)} unexpected')
+    for t in unexpected:
+        print(f'    unexpected: {t}')
+    for b in broken:
+        print(f'    ended without a report (its tests count as not run): {b}')
+    stale = sorted(set(expected) - matched)
+    for e in stale:
+        print(f'listed in {name} but none failed (remove it): {e}')
+    if unexpected or stale or not nat:
+        print(f'{suite} conformance: failed')
+        sys.exit(1)
+    print(f'{suite} conformance: ok ({len(failed) + len(missing)} expected failures, '
+          f'{len(expected)} entries with their reasons in tests/conformance/{name})')
 
 
 def run_native(tree, builtin, pytest_site, args):

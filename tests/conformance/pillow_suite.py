@@ -20,8 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from packages import FLAGS, GUEST, expected_failures, results  # noqa: E402 (the shared driver)
-from numpy_suite import matches  # noqa: E402
+from packages import FLAGS, GUEST, judge, results  # noqa: E402 (the shared driver)
 
 FILES = '''test_000_sanity test_image test_image_convert test_image_resize test_image_crop test_image_transform
 test_image_rotate test_image_paste test_image_point test_image_filter test_image_split test_image_transpose
@@ -65,31 +64,10 @@ def main():
                 broken.append('%s (exit %d: %s)' % (path, p.returncode, p.stderr.strip().splitlines()[-1:]))
     finally:
         shutil.rmtree(work)
-    expected = expected_failures('pillow_expected_failures.txt')
-    tally = lambda r: '/'.join(str(sum(v == k for v in r.values())) for k in ('passed', 'failed', 'skipped'))
-    failed = sorted(t for t, v in box.items() if v == 'failed' and nat.get(t) != 'failed')
-    missing = sorted(t for t, v in nat.items() if v == 'passed' and box.get(t) != 'passed' and t not in failed)
-    matched, unexpected = set(), []
-    for t in failed + missing:
-        hit = [e for e in expected if matches(t, e)]
-        matched.update(hit)
-        if not hit:
-            unexpected.append(t)
-    print(f'pillow: native pass/fail/skip {tally(nat)}, wasmbox {tally(box)}; '
-          f'{len(failed)} fail and {len(missing)} pass natively only (skipped or not run in wasmbox); '
-          f'{len(unexpected)} unexpected')
-    for t in unexpected:
-        print(f'    unexpected: {t}')
-    for b in broken:
-        print(f'    ended without a report (its tests count as not run): {b}')
-    stale = sorted(set(expected) - matched)
-    for e in stale:
-        print(f'listed in pillow_expected_failures.txt but none failed (remove it): {e}')
-    if unexpected or stale or not nat:
-        print('pillow conformance: failed')
-        sys.exit(1)
-    print(f'pillow conformance: ok ({len(failed) + len(missing)} expected failures, '
-          f'{len(expected)} entries with their reasons in tests/conformance/pillow_expected_failures.txt)')
+    judge('pillow', nat, box, broken,
+          lambda nat, box, failed: sorted(t for t, v in nat.items()
+                                          if v == 'passed' and box.get(t) != 'passed' and t not in failed),
+          'pass natively only (skipped or not run in wasmbox)')
 
 
 if __name__ == '__main__':
