@@ -24,7 +24,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from packages import FLAGS, GUEST, judge, results  # noqa: E402 (the shared driver)
+from packages import FLAGS, judge, results, run_per_file  # noqa: E402 (the shared driver)
 
 SELECT = ['-m', 'not slow', '-W', 'ignore::DeprecationWarning', '--continue-on-collection-errors']
 # build tooling (compilers, subprocesses), not numpy at run time
@@ -79,19 +79,7 @@ def main():
         nat = results(os.path.join(here, 'report.xml')) if os.path.exists(os.path.join(here, 'report.xml')) else {}
         work_box = os.path.join(work, 'box')
         shutil.copytree(os.path.join(tests, 'numpy'), os.path.join(work_box, 'numpy'))
-        box, broken = {}, []
-        for i, path in enumerate(test_files(work_box)):
-            # a call a file: one that crashes takes only its own tests with it
-            flags = [f if not f.startswith('--junitxml') else '--junitxml=report-%d.xml' % i for f in FLAGS]
-            p = subprocess.run([wasmbox, 'run', '--timeout', '600', '--memory', '2048', '--max-output', str(16 << 20),
-                                '--packages', pytest_site, '--workspace', work_box,
-                                '-c', PATHS + GUEST % (flags + SELECT + [path])],
-                               capture_output=True, text=True, timeout=900)
-            report = os.path.join(work_box, 'report-%d.xml' % i)
-            if os.path.exists(report):
-                box.update(results(report))
-            else:
-                broken.append('%s (exit %d: %s)' % (path, p.returncode, p.stderr.strip().splitlines()[-1:]))
+        box, broken = run_per_file(wasmbox, work_box, pytest_site, test_files(work_box), SELECT, PATHS)
     finally:
         shutil.rmtree(work)
     judge('numpy', nat, box, broken,

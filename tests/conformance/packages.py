@@ -79,6 +79,25 @@ def matches(test, entry):
     return re.fullmatch('.*'.join(re.escape(part) for part in entry.split('*')), test) is not None
 
 
+def run_per_file(wasmbox, workspace, pytest_site, paths, pytest_args=(), guest_prefix='', run_args=()):
+    """pytest on each of paths inside wasmbox (a call a file: one that
+    crashes takes only its own tests with it), the tests in workspace:
+    (test id -> outcome, the files that ended without a report)."""
+    box, broken = {}, []
+    for i, path in enumerate(paths):
+        flags = [f if not f.startswith('--junitxml') else '--junitxml=report-%d.xml' % i for f in FLAGS]
+        p = subprocess.run([wasmbox, 'run', '--timeout', '600', '--memory', '2048', '--max-output', str(16 << 20),
+                            *run_args, '--packages', pytest_site, '--workspace', workspace,
+                            '-c', guest_prefix + GUEST % (flags + list(pytest_args) + [path])],
+                           capture_output=True, text=True, timeout=900)
+        report = os.path.join(workspace, 'report-%d.xml' % i)
+        if os.path.exists(report):
+            box.update(results(report))
+        else:
+            broken.append('%s (exit %d: %s)' % (path, p.returncode, p.stderr.strip().splitlines()[-1:]))
+    return box, broken
+
+
 def judge(suite, nat, box, broken, not_run, not_run_words):
     """A package's own suite, test by test (numpy_suite.py, pillow_suite.py):
     nat and box map test ids to passed/failed/skipped natively and in

@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from packages import FLAGS, GUEST, judge, results  # noqa: E402 (the shared driver)
+from packages import FLAGS, judge, results, run_per_file  # noqa: E402 (the shared driver)
 
 FILES = '''test_000_sanity test_image test_image_convert test_image_resize test_image_crop test_image_transform
 test_image_rotate test_image_paste test_image_point test_image_filter test_image_split test_image_transpose
@@ -47,21 +47,9 @@ def main():
         nat = results(report) if os.path.exists(report) else {}
         work_box = os.path.join(work, 'box')
         shutil.copytree(tests, work_box)
-        box, broken = {}, []
-        for i, path in enumerate(paths):
-            # a call a file: one that crashes takes only its own tests with
-            # it; the tree (69 MB of images) and what the tests write need
-            # more than the default quota
-            flags = [f if not f.startswith('--junitxml') else '--junitxml=report-%d.xml' % i for f in FLAGS]
-            p = subprocess.run([wasmbox, 'run', '--timeout', '600', '--memory', '2048', '--max-output', str(16 << 20),
-                                '--quota', '1024', '--packages', pytest_site, '--workspace', work_box,
-                                '-c', GUEST % (flags + [path])],
-                               capture_output=True, text=True, timeout=900)
-            report = os.path.join(work_box, 'report-%d.xml' % i)
-            if os.path.exists(report):
-                box.update(results(report))
-            else:
-                broken.append('%s (exit %d: %s)' % (path, p.returncode, p.stderr.strip().splitlines()[-1:]))
+        # the tree (69 MB of images) and what the tests write need more
+        # than the default quota
+        box, broken = run_per_file(wasmbox, work_box, pytest_site, paths, run_args=['--quota', '1024'])
     finally:
         shutil.rmtree(work)
     judge('pillow', nat, box, broken,
