@@ -92,7 +92,8 @@ int sjlj_scenario(int which, int *entered) {
         for (volatile unsigned spin = 0;; spin++) {}
       }
       return -2;
-    case 17: /* a longjmp to a buffer no live call set: nothing catches it */
+    case 17:
+      /* a longjmp to a buffer no live call set: nothing catches it */
       jump(never_set, 5, 3);
       break;
   }
