@@ -68,12 +68,16 @@ check "  and the instance works after it" has '^then handler_entered: result 0$'
 run 4 20000000
 check "a budget used up inside a handler is the fuel trap" has '^trap out of fuel, fuel used 20000000$'
 check "  in the handler" has '^then handler_entered: result 1$'
-run 0
-used=$(sed -n 's/^result 107, fuel used \([0-9]*\)$/\1/p' <<<"$out")
-run 0 "$used"
-check "the fuel of a call that throws and catches is exact: $used is enough" has "^result 107, fuel used $used$"
-run 0 $((used - 1))
-check "  $((used - 1)) is not" has '^trap out of fuel,'
+# exact_fuel CASE RESULT WHAT: the fuel a case used is enough, one less is not
+exact_fuel() {
+  run "$1"
+  used=$(sed -n "s/^result $2, fuel used \([0-9]*\)$/\1/p" <<<"$out")
+  run "$1" "$used"
+  check "the fuel of $3 is exact: $used is enough" has "^result $2, fuel used $used$"
+  run "$1" $((used - 1))
+  check "  $((used - 1)) is not" has '^trap out of fuel,'
+}
+exact_fuel 0 107 "a call that throws and catches"
 run 0
 check "  and the same on every run" has "^result 107, fuel used $used$"
 run 10
@@ -94,12 +98,7 @@ check "  after setjmp, and the instance works after it" has '^then handler_enter
 run 17
 check "a longjmp to a buffer no live call set is a trap (uncaught)" has '^trap uncaught exception,'
 check "  and the instance works after it" has '^then handler_entered: result 0$'
-run 12
-used=$(sed -n 's/^result 1242, fuel used \([0-9]*\)$/\1/p' <<<"$out")
-run 12 "$used"
-check "the fuel of a call that longjmps is exact: $used is enough" has "^result 1242, fuel used $used$"
-run 12 $((used - 1))
-check "  $((used - 1)) is not" has '^trap out of fuel,'
+exact_fuel 12 1242 "a call that longjmps"
 run threads
 check "four threads, each with its instance, throw and catch at once (per-thread exception state)" \
   has '^threads: 0 wrong$'
