@@ -83,7 +83,8 @@ NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/numpy 
   runtimes/python/matplotlib runtimes/python/stdlib.sh runtimes/python/packages.sh \
   runtimes/python/packages.txt runtimes/javascript/packages.sh runtimes/javascript/packages runtimes/javascript/intl.js
 define runtime
-$(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/*) \
+$(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/* runtimes/common/sjlj/*) \
+  runtimes/freetype.sh \
   $(wildcard runtimes/$(1)/numpy/*.* runtimes/$(1)/numpy/patches/* runtimes/$(1)/pillow/* runtimes/$(1)/kiwisolver/*) \
   $(wildcard runtimes/$(1)/matplotlib/*.* runtimes/$(1)/matplotlib/patches/*) $(if $(filter python,$(1)),runtimes/cxx.sh) | deps
 	@mkdir -p $(BUILD)
@@ -162,11 +163,20 @@ $(BUILD)/zoneinfo.img: $(BUILD)/mkimage | deps
 	rm -rf $(BUILD)/zoneinfo/posix $(BUILD)/zoneinfo/right
 	$(BUILD)/mkimage $(BUILD)/zoneinfo $@
 
+# Debian's fonts-dejavu-core (its TrueType files), as tzdata is taken: the
+# guest sees them at /usr/share/fonts/truetype/dejavu (src/bindings/python.c).
+$(BUILD)/fonts.img: $(BUILD)/mkimage | deps
+	rm -rf $(BUILD)/fonts
+	mkdir -p $(BUILD)/fonts/truetype/dejavu
+	dpkg -L fonts-dejavu-core | grep '^/usr/share/fonts/truetype/dejavu/.*\.ttf$$' | xargs cp -L -t $(BUILD)/fonts/truetype/dejavu
+	test -f $(BUILD)/fonts/truetype/dejavu/DejaVuSans.ttf
+	$(BUILD)/mkimage $(BUILD)/fonts $@
+
 # Read-only images linked into the binary: SYMBOL=FILE pairs.
 IMAGES := wb_python_stdlib=$(BUILD)/python-stdlib.img wb_python_packages=$(BUILD)/python-packages.img \
-  wb_zoneinfo=$(BUILD)/zoneinfo.img wb_javascript_packages=$(BUILD)/javascript-packages.img
+  wb_zoneinfo=$(BUILD)/zoneinfo.img wb_fonts=$(BUILD)/fonts.img wb_javascript_packages=$(BUILD)/javascript-packages.img
 $(BUILD)/images.o: scripts/embed.sh $(BUILD)/python-stdlib.img $(BUILD)/python-packages.img $(BUILD)/zoneinfo.img \
-  $(BUILD)/javascript-packages.img
+  $(BUILD)/fonts.img $(BUILD)/javascript-packages.img
 	bash scripts/embed.sh "$(CC)" $@ 4096 $(IMAGES)
 
 # Which native modules this build holds (snapshots record and check them):

@@ -9,7 +9,11 @@
 # nothing catches (a trap, and the instance still works), a budget that
 # runs out inside a handler (the fuel trap), the fuel of a call that
 # throws exact to the unit, four threads throwing at once, and (with
-# tests/cxx/bigtag.wat) exceptions past the runtime's size bound. Prints "ok N - what" / "not ok N - what".
+# tests/cxx/bigtag.wat) exceptions past the runtime's size bound; and in the
+# same module setjmp/longjmp (tests/cxx/sjlj.c with runtimes/common/sjlj):
+# the values, deep and nested jumps, locals after a jump, a hundred thousand
+# rounds in constant memory, the fuel trap between setjmp and longjmp, a jump
+# nothing catches, the fuel of a jump exact to the unit. Prints "ok N - what" / "not ok N - what".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -25,9 +29,17 @@ check() { # check "what" CONDITION...
 kit=$(bash "$root/runtimes/cxx.sh" 2>"$tmp/kit.log")
 check "the C++ kit builds" [ -f "$kit/ldflags" ]
 [ -f "$kit/ldflags" ] || { cat "$tmp/kit.log"; exit 1; }
+# setjmp/longjmp in the same module: sjlj.c as any guest C using them is
+# built, with our runtime half (runtimes/common/guest_sjlj.c)
+sjlj="-mllvm -wasm-enable-sjlj -mexception-handling -isystem $root/runtimes/common/sjlj"
+# shellcheck disable=SC2086
+clang-19 --target=wasm32-wasi -O2 -std=c11 -Wall -Wextra -Werror $sjlj -c "$here/cxx/sjlj.c" -o "$tmp/sjlj.o"
+# shellcheck disable=SC2086
+clang-19 --target=wasm32-wasi -O2 -std=c11 -Wall -Wextra -Werror -mexception-handling -isystem "$root/runtimes/common/sjlj" \
+  -c "$root/runtimes/common/guest_sjlj.c" -o "$tmp/guest_sjlj.o"
 # shellcheck disable=SC2046
 clang++-19 --target=wasm32-wasi -O2 -mexec-model=reactor $(cat "$kit/cxxflags") "$here/cxx/guest.cpp" \
-  $(cat "$kit/ldflags") -Wl,--max-memory=67108864 -o "$tmp/cxxtest.wasm"
+  "$tmp/sjlj.o" "$tmp/guest_sjlj.o" $(cat "$kit/ldflags") -Wl,--max-memory=67108864 -o "$tmp/cxxtest.wasm"
 check "the guest builds with it" [ -f "$tmp/cxxtest.wasm" ]
 native=$(bash "$root/runtimes/native.sh" cxxtest "$tmp/cxxtest.wasm" 2>"$tmp/native.log")
 check "runtimes/native.sh translates it (metered, wasm2c --enable-exceptions, split, -O2)" \
@@ -64,6 +76,30 @@ run 0 $((used - 1))
 check "  $((used - 1)) is not" has '^trap out of fuel,'
 run 0
 check "  and the same on every run" has "^result 107, fuel used $used$"
+run 10
+check "setjmp returns 0, then longjmp's value" has '^result 1007,'
+run 11
+check "longjmp(env, 0) makes setjmp return 1" has '^result 1101,'
+run 12
+check "a longjmp from fifty frames down" has '^result 1242,'
+run 13
+check "nested buffers: the inner one's, then the outer one's through the inner's handler" has '^result 1334,'
+run 14
+check "locals changed after setjmp (volatile) and set before it are intact after the longjmp" has '^result 1420,'
+run 15
+check "a hundred thousand setjmp/longjmp rounds: the memory and the stack do not grow" has '^result 1500,'
+run 16 20000000
+check "a budget used up between setjmp and longjmp is the fuel trap" has '^trap out of fuel, fuel used 20000000$'
+check "  after setjmp, and the instance works after it" has '^then handler_entered: result 1$'
+run 17
+check "a longjmp to a buffer no live call set is a trap (uncaught)" has '^trap uncaught exception,'
+check "  and the instance works after it" has '^then handler_entered: result 0$'
+run 12
+used=$(sed -n 's/^result 1242, fuel used \([0-9]*\)$/\1/p' <<<"$out")
+run 12 "$used"
+check "the fuel of a call that longjmps is exact: $used is enough" has "^result 1242, fuel used $used$"
+run 12 $((used - 1))
+check "  $((used - 1)) is not" has '^trap out of fuel,'
 run threads
 check "four threads, each with its instance, throw and catch at once (per-thread exception state)" \
   has '^threads: 0 wrong$'

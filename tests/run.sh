@@ -5,7 +5,7 @@
 # the MCP transport and OAuth tests, the documents' examples (tests/docs.py), the
 # metering pass's tests (on small modules and on the guests this build
 # holds), the tests of the translation's rewrites (tools/w2c_split.py), of
-# C++ exceptions end to end (tests/cxx.sh), of
+# C++ exceptions and setjmp/longjmp end to end (tests/cxx.sh), of
 # numpy's cast rewrites (runtimes/python/fpcast.py), our kiwisolver against
 # Debian's (tests/kiwisolver_diff.py) and of
 # the PGO training driver (tools/pgo_train.c), then print one line:

@@ -27,6 +27,9 @@ EXTENSIONS="numpy pillow kiwisolver matplotlib"
 kit=$(wb_recipe bash "$here/cpython.sh")
 # matplotlib's C++ throws and catches: libc++ and libc++abi with exceptions
 cxx=$(wb_recipe bash "$here/../cxx.sh")
+# FreeType, linked once here for the kits that use it (pillow.sh's _imagingft,
+# matplotlib.sh's ft2font)
+ft=$(wb_recipe bash "$here/../freetype.sh")
 exts=()
 for name in $EXTENSIONS; do
   dir=$(wb_recipe bash "$here/$name.sh" "$kit")
@@ -35,7 +38,8 @@ for name in $EXTENSIONS; do
   exts+=("$dir")
 done
 key=$( (wb_recipe_hash "$here/../lib.sh" "$here/build.sh" "$here/wasmbox_main.c" "$here/fastmem.c" \
-          "$here/../common/guest_libc.c" "$here/../common/guest_libc.h"; echo "$kit $cxx ${exts[*]}") | sha256sum | cut -c1-16)
+          "$here/../common/guest_libc.c" "$here/../common/guest_libc.h" \
+          "$here/../common/guest_sjlj.c" "$here/../common/sjlj/setjmp.h"; echo "$kit $cxx $ft ${exts[*]}") | sha256sum | cut -c1-16)
 out="$WB_CACHE/runtimes/python-$key"
 if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 wb_lock "python-$key"
@@ -88,27 +92,36 @@ inc="-I$kit/include -I$kit/include/internal -I$here/../common"
 "$CC" $GCFLAGS $inc -c "$ext" -o "$work/extensions.o"
 "$CC" $GCFLAGS -D_WASI_EMULATED_SIGNAL $inc -c "$here/wasmbox_main.c" -o "$work/wasmbox_main.o"
 "$CC" $GCFLAGS -c "$here/../common/guest_libc.c" -o "$work/guest_libc.o"
+# setjmp/longjmp's runtime half, for the kits' C built with -wasm-enable-sjlj
+"$CC" $GCFLAGS -mexception-handling -isystem "$here/../common/sjlj" -c "$here/../common/guest_sjlj.c" \
+  -o "$work/guest_sjlj.o"
 "$CC" $GCFLAGS -c "$here/fastmem.c" -o "$work/fastmem.o"
 linkargs=$(sed "s|@LIB@|$kit/lib|g" "$kit/link.args")
 # -lc-printscan-long-double: numpy parses and prints long doubles (binary128
 # on wasm32); without it wasi-libc's printf and strtold abort on them.
 # The C++ kit's ldflags: its libc++ and libc++abi, once for every kit.
 # shellcheck disable=SC2086,SC2046
-"$CC" -mexec-model=reactor "$work/fastmem.o" $linkargs "$work/wasmbox_main.o" "$work/guest_libc.o" \
-  "$work/extensions.o" $(for dir in "${exts[@]}"; do echo "$dir"/lib*.a; done) -L"$kit/lib" -lc-printscan-long-double \
+"$CC" -mexec-model=reactor "$work/fastmem.o" $linkargs "$work/wasmbox_main.o" "$work/guest_libc.o" "$work/guest_sjlj.o" \
+  "$work/extensions.o" $(for dir in "${exts[@]}"; do echo "$dir"/lib*.a; done) "$ft/lib/libfreetype.a" -L"$kit/lib" -lc-printscan-long-double \
   $(cat "$cxx/ldflags") \
   -o "$work/python.wasm" \
   -Wl,--export=wasmbox_init -Wl,--export=wasmbox_run -Wl,--export=wasmbox_alloc -Wl,--export=wasmbox_fresh \
   -Wl,--export=wasmbox_raise \
   -Wl,--strip-debug 2>"$work/link.log" || { tail -30 "$work/link.log"; die "linking python.wasm failed"; }
 # binaryen's -O3 on the linked module: a few percent on the compute bench
-# (make bench), and the features it may use are wasm2c's (exception handling:
-# C++'s throws and qhull's longjmp; native.sh translates with --enable-exceptions).
+# (make bench), and the features it may use are wasm2c's. Exceptions only
+# when the module has them (C++'s throws, setjmp/longjmp in a kit,
+# guest_sjlj.c's throw): runtimes/native.sh then translates with wasm2c
+# --enable-exceptions.
+opt_eh=() validate_eh=()
+if wasm-objdump -h "$work/python.wasm" | grep -qE '^ *Tag '; then
+  opt_eh=(--enable-exception-handling) validate_eh=(--enable-exceptions)
+fi
 wasm-opt -O3 --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
-  --enable-nontrapping-float-to-int --enable-multivalue --enable-reference-types --enable-exception-handling \
+  --enable-nontrapping-float-to-int --enable-multivalue --enable-reference-types "${opt_eh[@]}" \
   "$work/python.wasm" -o "$work/python-opt.wasm" || die "wasm-opt failed"
 mv "$work/python-opt.wasm" "$work/python.wasm"
-wasm-validate "$work/python.wasm" || die "python.wasm does not validate"
+wasm-validate "${validate_eh[@]}" "$work/python.wasm" || die "python.wasm does not validate"
 
 log "the guest's tree"
 stage="$work/out"; mkdir -p "$stage"

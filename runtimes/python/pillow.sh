@@ -4,11 +4,16 @@
 # for the wasm CPython of cpython.sh; zlib (PNG) is the kit's.
 #
 # As numpy.sh does: each extension module (PIL._imaging, PIL._imagingmath,
-# PIL._imagingmorph) is compiled to wasm objects that build.sh links into
-# python.wasm and registers as a built-in module under its dotted name.
+# PIL._imagingmorph, PIL._imagingft) is compiled to wasm objects that
+# build.sh links into python.wasm and registers as a built-in module under
+# its dotted name.
 # pillow/sources.txt lists what is compiled and how; libjpeg-turbo's
-# configuration headers are answered here for wasm32 (no SIMD, no threads);
-# pillow/setjmp.h says how libjpeg's fatal errors end a call.
+# configuration headers are answered here for wasm32 (no SIMD, no threads).
+# libjpeg's fatal errors longjmp back to Pillow's setjmp, which raises
+# OSError: both are compiled with real setjmp/longjmp on WebAssembly
+# exceptions (runtimes/common/sjlj, whose runtime half build.sh links).
+# PIL._imagingft (ImageFont's TrueType fonts, the basic layout: no raqm) is
+# built on runtimes/freetype.sh's headers; build.sh links its library.
 #
 # Output (printed on stdout): a directory holding
 #   libpillow.a    the objects of the extensions and of libjpeg
@@ -23,7 +28,9 @@ kit=$1
 
 wb_apt_install clang-19 lld-19 llvm-19 wasi-libc python3.11 xz-utils
 
-key=$( (wb_recipe_hash "$here/../lib.sh" "$here/pillow.sh" "$here/fpcast.py" "$here"/pillow/*; echo "$kit") |
+ft=$(wb_recipe bash "$here/../freetype.sh")
+key=$( (wb_recipe_hash "$here/../lib.sh" "$here/pillow.sh" "$here/fpcast.py" "$here"/pillow/* \
+          "$here/../common/sjlj/setjmp.h"; echo "$kit $ft") |
   sha256sum | cut -c1-16)
 out="$WB_CACHE/runtimes/pillow-$key"
 if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
@@ -38,6 +45,7 @@ AR="$sdk/bin/llvm-ar"
 # -w: third-party warnings are not ours to fix; the prefix maps keep this
 # entry's path (its key) out of the objects, as in numpy.sh.
 CFLAGS="-O2 -w -mbulk-memory -ffile-prefix-map=$work=pillow -ffile-prefix-map=$kit=cpython"
+SJLJ="-mllvm -wasm-enable-sjlj -mexception-handling -isystem $here/../common/sjlj"
 
 log "fetching pillow, libjpeg-turbo, zlib's headers"
 wb_apt_source bookworm "$work/src" pillow=9.4.0-1.1+deb12u1 libjpeg-turbo zlib
@@ -73,9 +81,10 @@ echo '#define PILLOW_VERSION "9.4.0"' > "$cfg/pillow_version.h"
 
 group_flags() {
   case $1 in
-    jpeg) echo "-I$cfg -I$jpeg" ;;
-    imaging) echo "-I$here/pillow -I$tree/src/libImaging -I$cfg -I$jpeg -I$zlib -I$kit/include
+    jpeg) echo "$SJLJ -I$cfg -I$jpeg" ;;
+    imaging) echo "$SJLJ -I$tree/src/libImaging -I$cfg -I$jpeg -I$zlib -I$kit/include
                    -DHAVE_LIBJPEG -DHAVE_LIBZ -include $cfg/pillow_version.h" ;;
+    freetype) echo "$SJLJ -I$tree/src/libImaging -I$ft/include/freetype2 -I$kit/include" ;;
     *) die "sources.txt: unknown flag group $1" ;;
   esac
 }
@@ -107,13 +116,18 @@ xargs -P "$WB_JOBS" -I{} sh -c '{} 2>>"$0/cc.log" || { echo "failed: {}" >>"$0/c
 stage="$work/out"; mkdir -p "$stage"
 "$AR" rcs "$stage/libpillow.a" "$work"/obj/*.o
 cp "$work/inittab.tsv" "$stage/"
-[ "$(wc -l < "$stage/inittab.tsv")" -eq 3 ] || die "expected Pillow's 3 extensions in inittab.tsv"
+[ "$(wc -l < "$stage/inittab.tsv")" -eq 4 ] || die "expected Pillow's 4 extensions in inittab.tsv"
 
 # --- the Python package ----------------------------------------------------
 log "PIL's Python files"
 mkdir -p "$stage/site" "$stage/tests"
 cp -r "$tree/src/PIL" "$stage/site/PIL"
 find "$stage/site/PIL" \( -name '*.c' -o -name '*.h' \) -delete
+# ImageFont.truetype finds a font by name where Linux keeps fonts
+# ($XDG_DATA_DIRS/fonts, /usr/share/fonts: the guest's Debian DejaVu, see
+# src/bindings/python.c); the guest's sys.platform is "wasi"
+sed -i 's/^\(        elif sys.platform in ("linux", "linux2"\)):$/\1, "wasi"):/' "$stage/site/PIL/ImageFont.py"
+grep -q '"linux2", "wasi"):$' "$stage/site/PIL/ImageFont.py" || die "ImageFont.py's font search is not patched"
 cp -r "$tree/Tests" "$tree/conftest.py" "$stage/tests/"
 dist="$stage/site/Pillow-9.4.0.dist-info"; mkdir -p "$dist"
 printf 'Metadata-Version: 2.1\nName: Pillow\nVersion: 9.4.0\nSummary: Python Imaging Library (Fork)\n' > "$dist/METADATA"

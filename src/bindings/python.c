@@ -12,16 +12,20 @@ WB_MODULE_GLUE(python)
 
 /* Built into the binary (Makefile: images.S): the stdlib as .py + .pyc, the
  * built-in pure-Python packages (runtimes/python/packages.txt) where site.py
- * looks for them, and Debian's tzdata so zoneinfo works. */
+ * looks for them, Debian's tzdata so zoneinfo works, and Debian's DejaVu
+ * fonts (fonts-dejavu-core) where Linux keeps them, so that Pillow's
+ * ImageFont.truetype("DejaVuSans.ttf") finds one by name. */
 extern const uint8_t wb_python_stdlib[], wb_python_stdlib_end[];
 extern const uint8_t wb_python_packages[], wb_python_packages_end[];
 extern const uint8_t wb_zoneinfo[], wb_zoneinfo_end[];
+extern const uint8_t wb_fonts[], wb_fonts_end[];
 
-static wb_image stdlib, packages, zoneinfo;
+static wb_image stdlib, packages, zoneinfo, fonts;
 static wb_runtime_mount images[] = {
     {"/usr/local/lib/python3.11", &stdlib},
     {"/usr/local/lib/python3.11/site-packages", &packages},
     {"/usr/share/zoneinfo", &zoneinfo},
+    {"/usr/share/fonts", &fonts},
 };
 static char prepare_error[256];
 
@@ -36,6 +40,8 @@ static void prepare_once(void) {
     snprintf(prepare_error, sizeof prepare_error, "python packages: %s", err);
   else if (!wb_image_open(&zoneinfo, wb_zoneinfo, (size_t)(wb_zoneinfo_end - wb_zoneinfo), err, sizeof err))
     snprintf(prepare_error, sizeof prepare_error, "zoneinfo: %s", err);
+  else if (!wb_image_open(&fonts, wb_fonts, (size_t)(wb_fonts_end - wb_fonts), err, sizeof err))
+    snprintf(prepare_error, sizeof prepare_error, "fonts: %s", err);
   else if (!open_base_snapshot(err, sizeof err)) snprintf(prepare_error, sizeof prepare_error, "%s", err);
 }
 

@@ -1,5 +1,6 @@
 // The C++ guest of tests/cxx.sh, built with runtimes/cxx.sh's kit: each
-// scenario returns a number that says what ran (or throws, or spins).
+// scenario returns a number that says what ran (or throws, or spins);
+// scenarios from 10 are sjlj.c's, setjmp and longjmp in the same module.
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -18,9 +19,12 @@ static int deep(int n) {
   return deep(n - 1) + 1;
 }
 
+extern "C" int sjlj_scenario(int which, int *entered);  // sjlj.c: 10 and up
+
 extern "C" __attribute__((export_name("scenario"))) int scenario(int which) {
   destroyed = 0;
   handler_entered = 0;
+  if (which >= 10) return sjlj_scenario(which, &handler_entered);
   switch (which) {
     case 0:  // through six frames with destructors, caught by base class
       try {
