@@ -102,14 +102,15 @@ numpy="-I$np/numpy/core/include -I$npgen -I$kit/include -DPY_ARRAY_UNIQUE_SYMBOL
 # which C++ spells __restrict
 CXX="$sdk/bin/clang++ $(cat "$cxx/cxxflags") -std=c++11 -Drestrict=__restrict"
 CC="$sdk/bin/clang -std=gnu99"
-# qhull reports its errors by longjmp to qh_new_qhull's setjmp
+# qhull reports its errors by longjmp to qh_new_qhull's setjmp; FreeType's
+# headers include <setjmp.h>
 sjljflags="-mllvm -wasm-enable-sjlj -mexception-handling -isystem $sjlj"
 group_flags() {
   case $1 in
     cxx) echo "$CXX $common -I$tree/extern/agg24-svn/include -I$tree/extern -I$tree/src $numpy" ;;
     contour) echo "$(group_flags cxx) -DXY=WbContourXY -DContourLine=WbContourLine -DContour=WbContour" ;;
     tri) echo "$(group_flags cxx) -DXY=WbTriXY -DXYZ=WbTriXYZ -DContourLine=WbTriContourLine -DContour=WbTriContour" ;;
-    ft2font) echo "$CXX $common -I$tree/extern/agg24-svn/include -I$tree/src -I$ft/include/freetype2 $numpy" ;;
+    ft2font) echo "$CXX $common $sjljflags -I$tree/extern/agg24-svn/include -I$tree/src -I$ft/include/freetype2 $numpy" ;;
     qhull) echo "$CC $common $sjljflags -I$qhull/src" ;;
     qhullwrap) echo "$CC $common $sjljflags -I$qhull/src -DMPL_DEVNULL=/dev/null $numpy" ;;
     *) die "sources.txt: unknown flag group $1" ;;
