@@ -21,7 +21,10 @@ static const char plot[] =
     "blue = sum(1 for p in im.getdata() if p == (31, 119, 180))\n"
     "print(matplotlib.__version__, matplotlib.get_backend(), im.size, blue > 300)\n"
     "print(len(font_manager.fontManager.ttflist), font_manager.findfont('DejaVu Sans').rsplit('/', 1)[1],\n"
-    "      os.path.exists(os.path.join(matplotlib.get_cachedir(), 'fontlist-v330.json')))\n";
+    "      os.path.exists(os.path.join(matplotlib.get_cachedir(), 'fontlist-v330.json')))\n"
+    "print(sorted(os.listdir('.')))\n";
+
+static const char expected[] = "3.3.4 agg (640, 480) True\n38 DejaVuSans.ttf False\n['p.png']\n";
 
 static uint32_t be32(const unsigned char *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -29,14 +32,15 @@ static uint32_t be32(const unsigned char *p) {
 
 /* The plot as native matplotlib draws it (640x480 at 100 dpi, the line in
  * C0 blue); the guest reads only matplotlib's own fonts (38 TrueType files),
- * from the list built with the runtime, and writes no cache of its own. */
+ * from the list built with the runtime, and writes no cache of its own: the
+ * workspace (the home) holds the PNG alone. */
 static void test_pyplot_saves_a_png(void **s) {
   (void)s;
   char *dir = make_dir();
   wasmbox_result *r = run_py_in(plot, dir);
   expect_status(r, WASMBOX_STATUS_OK);
-  if (strcmp(r->stdout_data, "3.3.4 agg (640, 480) True\n38 DejaVuSans.ttf False\n") != 0 || r->stderr_len) dump(r);
-  assert_string_equal(r->stdout_data, "3.3.4 agg (640, 480) True\n38 DejaVuSans.ttf False\n");
+  if (strcmp(r->stdout_data, expected) != 0 || r->stderr_len) dump(r);
+  assert_string_equal(r->stdout_data, expected);
   assert_int_equal(r->stderr_len, 0);
   wasmbox_result_free(r);
   char path[4096];
