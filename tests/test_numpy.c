@@ -1,8 +1,9 @@
 /* numpy built into the Python runtime (runtimes/python/numpy.sh): what
  * native numpy prints for the same code (the reference: the same patched
  * 1.19.5 built natively for python3.11), random streams bit for bit,
- * linalg and fft, the limits (memory, timeout, fuel) inside numpy's own
- * loops, arrays in sessions, and a package that imports numpy. */
+ * linalg and fft, float errors under np.seterr, the limits (memory,
+ * timeout, fuel) inside numpy's own loops, arrays in sessions, and a
+ * package that imports numpy. */
 #include "harness.h"
 
 /* Each snippet and what native numpy 1.19.5 printed. */
@@ -94,6 +95,36 @@ static void test_each_call_has_its_own_numpy_random(void **s) {
   wasmbox_result_free(b);
   expect_output("import numpy as np\nnp.random.seed(1)\nprint(np.random.rand(), np.random.randint(0, 100, 3).tolist())",
                 NULL, "0.417022004702574 [12, 72, 9]\n");
+}
+
+/* np.seterr and np.errstate see float events as natively (WebAssembly
+ * raises no float flags: patch 0106 derives them from each result): the
+ * warnings, the FloatingPointError of 'raise', 'ignore', reductions,
+ * scalars, underflow, and an exact complex result that raises nothing. */
+static void test_float_errors_as_natively(void **s) {
+  (void)s;
+  expect_output(
+      "import numpy as np, warnings\n"
+      "def seen(f):\n"
+      "    with warnings.catch_warnings(record=True) as w:\n"
+      "        warnings.simplefilter('always')\n"
+      "        try:\n"
+      "            f()\n"
+      "        except FloatingPointError as e:\n"
+      "            return 'raised ' + str(e)\n"
+      "    return '; '.join(str(x.message) for x in w) or 'quiet'\n"
+      "a = np.array([1.0, 0.0, 1e308, -1.0, 1e-300])\n"
+      "print(seen(lambda: a / 0), '|', seen(lambda: np.exp(a * 1000)), '|', seen(lambda: np.sqrt(a)))\n"
+      "print(seen(lambda: a.sum() * 10), '|', seen(lambda: np.array([1e308, 1e308]).sum()), '|', seen(lambda: np.log(a)))\n"
+      "with np.errstate(all='raise'):\n"
+      "    print(seen(lambda: np.float64(1) / 0), '|', seen(lambda: a[4:] * a[4:]), '|', seen(lambda: np.array([np.inf]) - np.inf))\n"
+      "with np.errstate(divide='ignore', invalid='ignore', under='raise'):\n"
+      "    print(seen(lambda: a / 0), '|', seen(lambda: np.array([1 + 1j]) * np.array([1 + 1j])), '|', seen(lambda: np.float32(3e38) * np.float32(2)))\n",
+      NULL,
+      "divide by zero encountered in true_divide; invalid value encountered in true_divide | overflow encountered in multiply; overflow encountered in exp | invalid value encountered in sqrt\n"
+      "overflow encountered in double_scalars | overflow encountered in reduce | divide by zero encountered in log; invalid value encountered in log\n"
+      "raised divide by zero encountered in double_scalars | raised underflow encountered in multiply | raised invalid value encountered in subtract\n"
+      "quiet | quiet | overflow encountered in float_scalars\n");
 }
 
 /* Beyond the 32-bit address space or the call's memory limit, an array ends
@@ -190,6 +221,7 @@ int main(void) {
       cmocka_unit_test(test_numpy_prints_what_native_numpy_prints),
       cmocka_unit_test(test_extensions_are_built_in),
       cmocka_unit_test(test_each_call_has_its_own_numpy_random),
+      cmocka_unit_test(test_float_errors_as_natively),
       cmocka_unit_test(test_huge_arrays_are_memory_errors),
       cmocka_unit_test(test_limits_stop_numpy_loops),
       cmocka_unit_test(test_arrays_live_in_sessions),
