@@ -76,14 +76,17 @@ PGO_SRC := tools/pgo_train.c
 # its files); NAME-native.dir: the directory with NAME.o and NAME.h.
 # Files beside a recipe that are not part of it (they have rules of their
 # own below): changing them must not send make through the recipe again.
-# (numpy/, pillow/ and kiwisolver/ are directories: their files, the
-# recipes numpy.sh, pillow.sh and kiwisolver.sh read, are named one by one.)
-NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/numpy runtimes/python/pillow runtimes/python/kiwisolver runtimes/python/stdlib.sh runtimes/python/packages.sh \
+# (numpy/, pillow/, kiwisolver/ and matplotlib/ are directories: their files,
+# the recipes numpy.sh, pillow.sh, kiwisolver.sh and matplotlib.sh read, are
+# named one by one; matplotlib.sh also builds with runtimes/cxx.sh.)
+NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/numpy runtimes/python/pillow runtimes/python/kiwisolver \
+  runtimes/python/matplotlib runtimes/python/stdlib.sh runtimes/python/packages.sh \
   runtimes/python/packages.txt runtimes/javascript/packages.sh runtimes/javascript/packages runtimes/javascript/intl.js
 define runtime
 $(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/* runtimes/common/sjlj/*) \
   runtimes/freetype.sh \
-  $(wildcard runtimes/$(1)/numpy/*.* runtimes/$(1)/numpy/patches/* runtimes/$(1)/pillow/* runtimes/$(1)/kiwisolver/*) | deps
+  $(wildcard runtimes/$(1)/numpy/*.* runtimes/$(1)/numpy/patches/* runtimes/$(1)/pillow/* runtimes/$(1)/kiwisolver/*) \
+  $(wildcard runtimes/$(1)/matplotlib/*.* runtimes/$(1)/matplotlib/patches/*) $(if $(filter python,$(1)),runtimes/cxx.sh) | deps
 	@mkdir -p $(BUILD)
 	bash scripts/recipe.sh $$@ bash runtimes/$(1)/build.sh
 

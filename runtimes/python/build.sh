@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the Python runtime: the module python.wasm, linked from CPython for
 # wasm32-wasi (cpython.sh), the extension kits built into it (EXTENSIONS:
-# numpy.sh, pillow.sh, kiwisolver.sh) and our guest glue (wasmbox_main.c) as a reactor
+# numpy.sh, pillow.sh, kiwisolver.sh, matplotlib.sh) and our guest glue (wasmbox_main.c) as a reactor
 # module; and the read-only tree the guest imports from. The parts are cache
 # entries of their own, so a change to the glue relinks in a minute and
 # rebuilds neither CPython nor an extension.
@@ -22,10 +22,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 wb_apt_install clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 wabt binaryen python3.11
 
-EXTENSIONS="numpy pillow kiwisolver"
+EXTENSIONS="numpy pillow kiwisolver matplotlib"
 
 kit=$(wb_recipe bash "$here/cpython.sh")
-# FreeType, linked once here for the kits that use it (pillow.sh's _imagingft)
+# matplotlib's C++ throws and catches: libc++ and libc++abi with exceptions
+cxx=$(wb_recipe bash "$here/../cxx.sh")
+# FreeType, linked once here for the kits that use it (pillow.sh's _imagingft,
+# matplotlib.sh's ft2font)
 ft=$(wb_recipe bash "$here/../freetype.sh")
 exts=()
 for name in $EXTENSIONS; do
@@ -36,7 +39,7 @@ for name in $EXTENSIONS; do
 done
 key=$( (wb_recipe_hash "$here/../lib.sh" "$here/build.sh" "$here/wasmbox_main.c" "$here/fastmem.c" \
           "$here/../common/guest_libc.c" "$here/../common/guest_libc.h" \
-          "$here/../common/guest_sjlj.c" "$here/../common/sjlj/setjmp.h"; echo "$kit $ft ${exts[*]}") | sha256sum | cut -c1-16)
+          "$here/../common/guest_sjlj.c" "$here/../common/sjlj/setjmp.h"; echo "$kit $cxx $ft ${exts[*]}") | sha256sum | cut -c1-16)
 out="$WB_CACHE/runtimes/python-$key"
 if [ -f "$out/.done" ]; then echo "$out"; exit 0; fi
 wb_lock "python-$key"
@@ -96,17 +99,20 @@ inc="-I$kit/include -I$kit/include/internal -I$here/../common"
 linkargs=$(sed "s|@LIB@|$kit/lib|g" "$kit/link.args")
 # -lc-printscan-long-double: numpy parses and prints long doubles (binary128
 # on wasm32); without it wasi-libc's printf and strtold abort on them.
-# shellcheck disable=SC2086
+# The C++ kit's ldflags: its libc++ and libc++abi, once for every kit.
+# shellcheck disable=SC2086,SC2046
 "$CC" -mexec-model=reactor "$work/fastmem.o" $linkargs "$work/wasmbox_main.o" "$work/guest_libc.o" "$work/guest_sjlj.o" \
   "$work/extensions.o" $(for dir in "${exts[@]}"; do echo "$dir"/lib*.a; done) "$ft/lib/libfreetype.a" -L"$kit/lib" -lc-printscan-long-double \
+  $(cat "$cxx/ldflags") \
   -o "$work/python.wasm" \
   -Wl,--export=wasmbox_init -Wl,--export=wasmbox_run -Wl,--export=wasmbox_alloc -Wl,--export=wasmbox_fresh \
   -Wl,--export=wasmbox_raise \
   -Wl,--strip-debug 2>"$work/link.log" || { tail -30 "$work/link.log"; die "linking python.wasm failed"; }
 # binaryen's -O3 on the linked module: a few percent on the compute bench
 # (make bench), and the features it may use are wasm2c's. Exceptions only
-# when the module has them (setjmp/longjmp in a kit, guest_sjlj.c's throw):
-# runtimes/native.sh then translates with wasm2c --enable-exceptions.
+# when the module has them (C++'s throws, setjmp/longjmp in a kit,
+# guest_sjlj.c's throw): runtimes/native.sh then translates with wasm2c
+# --enable-exceptions.
 opt_eh=() validate_eh=()
 if wasm-objdump -h "$work/python.wasm" | grep -qE '^ *Tag '; then
   opt_eh=(--enable-exception-handling) validate_eh=(--enable-exceptions)

@@ -131,7 +131,7 @@ def traps(frm, to):
         return False  # stored generically, cast back to its type to be called
     if signature(a) == signature(b):
         return False
-    if re.search(r'struct _object \*\(\*\)\(struct _object \*, struct _object \*\)$', to) and len(a[1]) >= 2:
+    if re.search(r'(struct )?_object \*\(\*\)\((struct )?_object \*, (struct )?_object \*\)$', to) and len(a[1]) >= 2:
         return False  # PyCFunction: METH_KEYWORDS / METH_FASTCALL functions take 3 or 4
     return True
 
@@ -249,6 +249,15 @@ def rewrite(found):
     return count, variables
 
 
+# C++ converts no void * to another pointer by itself: a C++ file's method
+# table wrappers pass their arguments through this, which converts to any.
+CXX_ARG = ('struct wb_fpcast_arg { void *p; template <class T> operator T *() const { return (T *)p; } };\n')
+
+
+def is_cxx(path):
+    return path.endswith(('.cpp', '.cc', '.cxx'))
+
+
 METHOD = re.compile(r'\{\s*"[^"]*"\s*,\s*\(\s*PyCFunction\s*\)\s*&?\s*([A-Za-z_]\w*)\s*,\s*([^,{}]+?)\s*,')
 
 
@@ -288,7 +297,8 @@ def method_tables(paths):
                 continue
             starts = starts or top_level_starts(text)
             wrapper_name = 'wb_fpcast_m%d' % count
-            args = ', '.join(['(void *)a%d' % k for k in range(min(have, want))] + ['NULL'] * max(0, have - want))
+            arg = 'wb_fpcast_arg{(void *)a%d}' if is_cxx(f) else '(void *)a%d'
+            args = ', '.join([arg % k for k in range(min(have, want))] + ['NULL'] * max(0, have - want))
             params = ', '.join('PyObject *a%d' % k for k in range(want))
             edits.append((max(x for x in starts if x <= m.start()), 0,
                           'static PyObject *%s(%s) { return %s(%s); }\n' % (wrapper_name, params, name, args)))
@@ -297,6 +307,8 @@ def method_tables(paths):
         if edits:
             for off, old, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
                 text = text[:off] + new + text[off + old:]
+            if is_cxx(f) and CXX_ARG not in text:
+                text = CXX_ARG + text
             with open(f, 'w') as fh:
                 fh.write(text)
     return count

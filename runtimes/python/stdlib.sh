@@ -15,7 +15,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$1 out=$2
 [ -d "$src" ] || die "no stdlib tree at $src"
 rm -rf "$out" "$out.tmp"
-cp -r "$src" "$out.tmp"
+# -L: the image holds regular files (mkimage takes nothing else); a link in
+# a kit's tree (matplotlib's mpl-data/images/*-symbolic.svg) is the file it names
+cp -rL "$src" "$out.tmp"
 
 changed=()
 for p in "$here"/patches/*.patch; do
