@@ -122,6 +122,13 @@ wasm-opt -O3 --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
   "$work/python.wasm" -o "$work/python-opt.wasm" || die "wasm-opt failed"
 mv "$work/python-opt.wasm" "$work/python.wasm"
 wasm-validate "${validate_eh[@]}" "$work/python.wasm" || die "python.wasm does not validate"
+# the link leaves a symbol nothing defines as an import of module "env" (a
+# setjmp compiled without the sjlj flags, a C function a kit forgot): the
+# host provides only WASI and its own, so such a module would fail later, in
+# native.sh's link, far from its cause
+strays=$(wasm-objdump -x -j Import "$work/python.wasm" | sed -n 's/.*<- \([^.]*\)\.\(.*\)$/\1.\2/p' |
+  grep -v '^wasi_snapshot_preview1\.\|^wasmbox\.' || true)
+[ -z "$strays" ] || die "python.wasm imports what nothing defines: $strays"
 
 log "the guest's tree"
 stage="$work/out"; mkdir -p "$stage"

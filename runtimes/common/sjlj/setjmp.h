@@ -5,7 +5,8 @@
  * and __wasm_longjmp (runtimes/common/guest_sjlj.c, linked into the module);
  * a longjmp is a throw of the tag __c_longjmp that the function which called
  * setjmp catches. Code compiled without the flags that calls setjmp or
- * longjmp fails to link (no such symbols), never misbehaves at run time.
+ * longjmp leaves them undefined, which runtimes/python/build.sh refuses
+ * (an import of "env"): it never misbehaves at run time.
  *
  * There are no signal masks in wasm32-wasi: the sig and underscore variants
  * are the same calls. setjmp must be called directly (not through a
