@@ -139,6 +139,17 @@ check "files_changed lists it" [ "$(json "r['files_changed']")" = "['/app/out.cs
 run run --workspace "$tmp/ws" -c 'print(open("/app/out.csv").read().strip())'
 check "--workspace: a later call reads it" [ "$out" = "a,b" ]
 
+# plots come back: savefig and plt.show() (which saves each figure as
+# /app/figure_N.png and closes it) write PNGs in the workspace
+mkdir "$tmp/plots"
+run run --workspace "$tmp/plots" --json -c 'import matplotlib.pyplot as plt
+plt.plot([1, 2, 3], [3, 1, 2]); plt.savefig("p.png"); plt.show()
+plt.figure(); plt.bar([1, 2], [2, 1]); plt.show(); print(plt.get_fignums())'
+check "a 3-line plot: savefig and two plt.show() write three PNGs" \
+  [ "$(json "sorted(r['files_changed'])")" = "['/app/figure_1.png', '/app/figure_2.png', '/app/p.png']" ]
+check "plt.show() closes what it showed" [ "$(json "r['stdout']")" = "[]" ]
+check "the PNG is 640x480" [ "$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); print(d[:8] == b"\x89PNG\r\n\x1a\n", struct.unpack(">II", d[16:24]))' "$tmp/plots/figure_1.png")" = "True (640, 480)" ]
+
 export WASMBOX_CLI_SECRET=s3cret
 run run -c 'import os; print(os.environ.get("WASMBOX_CLI_SECRET"))'
 check "host environment is invisible" [ "$out" = None ]

@@ -162,12 +162,42 @@ static void test_qhull_errors_are_exceptions(void **s) {
   wasmbox_result_free(r);
 }
 
+/* No screen: plt.show() saves each open figure as /app/figure_N.png (N its
+ * number, or the next free one) and closes them, as closing their windows
+ * would; fig.show() saves one and keeps it; in interactive mode (plt.ion())
+ * plt.show() does not close, as it does not block natively. */
+static void test_show_saves_each_figure(void **s) {
+  (void)s;
+  char *dir = make_dir();
+  wasmbox_result *r = run_py_in(
+      "import matplotlib.pyplot as plt, os\n"
+      "from PIL import Image\n"
+      "plt.plot([1, 2, 3], [3, 1, 2]); plt.figure(); plt.bar([1, 2], [2, 1]); plt.show()\n"
+      "fig = plt.figure(); fig.gca().plot([1, 2]); fig.show()\n"
+      "print(plt.get_fignums()); plt.show(); print(plt.get_fignums())\n"
+      "plt.ion(); plt.plot([1, 2]); plt.show(); print(plt.get_fignums())\n"
+      "print(sorted(os.listdir('.')), Image.open('figure_2.png').size)\n",
+      dir);
+  const char *expected_out =
+      "[1]\n[]\n[1]\n"
+      "['figure_1.png', 'figure_2.png', 'figure_3.png', 'figure_4.png', 'figure_5.png'] "
+      "(640, 480)\n";
+  if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, expected_out)) dump(r);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, expected_out);
+  assert_int_equal(r->stderr_len, 0);
+  wasmbox_result_free(r);
+  rm_tree(dir);
+  free(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pyplot_saves_a_png),
       cmocka_unit_test(test_every_method_can_be_called),
       cmocka_unit_test(test_cxx_exceptions_are_python_exceptions),
       cmocka_unit_test(test_qhull_errors_are_exceptions),
+      cmocka_unit_test(test_show_saves_each_figure),
   };
   return RUN("matplotlib", tests);
 }

@@ -845,6 +845,18 @@ def http_sessions_files(s):
     check('resources/read returns the linked image', js['result']['contents'][0]['mimeType'] == 'image/png')
     st, _, js = s.rpc(sid, 'resources/list')
     check('resources/list shows session files', any(x['uri'] == links[0]['uri'] for x in js['result']['resources']))
+    # plots: plt.show() saves each figure as a PNG that comes back as an image block
+    r = s.tool(sid, 'execute_code', {'code': 'import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [3, 1, 2])\nplt.show()'})
+    imgs = [c for c in r['content'] if c['type'] == 'image']
+    shown = base64.b64decode(imgs[0]['data']) if imgs else b''
+    check('plt.show() comes back as an image block: a 640x480 PNG',
+          shown[:8] == b'\x89PNG\r\n\x1a\n' and int.from_bytes(shown[16:20], 'big') == 640 and
+          int.from_bytes(shown[20:24], 'big') == 480 and imgs[0]['mimeType'] == 'image/png')
+    s.tool(sid, 'execute_code', {'code': 'import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 2], [2, 1])',
+                                 'session_id': box})
+    r = s.tool(sid, 'execute_code', {'code': 'ax.plot([1, 2], [1, 2]); print(len(ax.lines)); plt.show()', 'session_id': box})
+    check('a session draws on one figure over two calls, then shows it',
+          r['structuredContent']['stdout'] == '2\n' and any(c['type'] == 'image' for c in r['content']))
     st, _, js = s.rpc(sid, 'completion/complete', {'ref': {'type': 'ref/prompt', 'name': 'sandbox_task'},
                                                    'argument': {'name': 'language', 'value': 'ja'}})
     check('completion/complete suggests javascript', js['result']['completion']['values'] == ['javascript'])
