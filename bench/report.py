@@ -330,7 +330,7 @@ def matplotlib_rows(t, mb):
     w = mb['warm']
     one, box = st(w['print1_ms']), st(w['plot_ms'])
     inproc = st(mb['native_in_process_s'], 1e3)
-    t.row('plot warm', ref + ', in process', inproc,
+    t.row('plot warm', 'native, in one process', inproc,
           note='baseline: the plot alone in a python3.11 that has imported pyplot (no start-up)')
     t.row('plot warm stateless', 'wasmbox stdio, print(1)', one,
           note='wasmbox mcp on stdio (bench/matplotlib_plot.py is the client), alternating with the plot')
