@@ -527,7 +527,8 @@ bench-mcp: $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm
 
 conformance: $(BUILD)/wasmbox
 	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)" \
-	  "$$(cat $(BUILD)/python-packages.dir)" "$$(cat $(BUILD)/python.dir)/numpy-tests" "$$(cat $(BUILD)/python.dir)/pillow-tests"
+	  "$$(cat $(BUILD)/python-packages.dir)" "$$(cat $(BUILD)/python.dir)/numpy-tests" "$$(cat $(BUILD)/python.dir)/pillow-tests" \
+	  "$$(cat $(BUILD)/python.dir)/matplotlib-tests"
 
 clean:
 	rm -rf $(BUILD)

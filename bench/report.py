@@ -7,7 +7,8 @@ with the table and all raw samples, bench/results/bench-<time>.json.
 usage: report.py --since EPOCH [--wall SECONDS] [--build-dir DIR --build-seconds SECONDS]
 Reads the newest results written since EPOCH (the start of make bench):
 python-*.json and javascript-*.json (bench.py), mcp-*.json (mcp.py),
-peers-*.json (peers.py), numpy-*.json (numpy_kernels.py). A part that did not run
+peers-*.json (peers.py), numpy-*.json (numpy_kernels.py), matplotlib-*.json
+(matplotlib_plot.py). A part that did not run
 shows as such.
 The build: DIR's *.dir files (and DIR/unmetered's) name the cache entries
 the build used; each records the seconds its cold build took
@@ -313,6 +314,34 @@ def numpy_rows(t, nb, peers):
           if nb['debian_results_differ'] else '')
 
 
+def matplotlib_rows(t, mb):
+    if not mb:
+        t.section('matplotlib: not run (bench/matplotlib_plot.py)')
+        return
+    v = mb['versions']
+    ref = 'matplotlib %s native' % v['native']
+    t.section('matplotlib %s: %s' % (v['wasmbox'], mb['code']))
+    s = {k: st(x, 1e3) for k, x in mb['startup'].items()}
+    nat = s['native']['median']
+    t.row('plot whole process', ref, s['native'],
+          note='baseline: python3.11 -I -c, the same matplotlib source and patches built natively')
+    t.row('plot whole process', 'wasmbox run', s['wasmbox'], ratio=s['wasmbox']['median'] / nat, base=v['native'],
+          goal='no goal set')
+    w = mb['warm']
+    one, box = st(w['print1_ms']), st(w['plot_ms'])
+    inproc = st(mb['native_in_process_s'], 1e3)
+    t.row('plot warm', 'native, in one process', inproc,
+          note='baseline: the plot alone in a python3.11 that has imported pyplot (no start-up)')
+    t.row('plot warm stateless', 'wasmbox stdio, print(1)', one,
+          note='wasmbox mcp on stdio (bench/matplotlib_plot.py is the client), alternating with the plot')
+    t.row('plot warm stateless', 'wasmbox stdio, plot', box, ratio=box['median'] / inproc['median'],
+          base='in process', goal='no goal set',
+          note='an upper bound of the library: %+.2f ms next to print(1) on the same path; p99 %.2f ms' % (
+              box['median'] - one['median'], quantile(w['plot_ms'], 0.99)))
+    t.row('plot per call', 'wasmbox linear memory peak', st([x / 2**20 for x in w['plot_memory_peak_bytes']]),
+          unit='MB', goal='no goal set', note='memory_peak_bytes of the plot call')
+
+
 def rate_rows(t, peers, mcp):
     t.section('calls/s, stateless print(1), %d CPUs' % os.cpu_count())
     rounds = peers['warm']['library']
@@ -399,8 +428,8 @@ def main():
     wall = float(args[args.index('--wall') + 1]) if '--wall' in args else None
     build_dir = args[args.index('--build-dir') + 1] if '--build-dir' in args else None
     build_s = float(args[args.index('--build-seconds') + 1]) if '--build-seconds' in args else None
-    py, js, mcp, peers, cm, nb = (newest(k, since) for k in ('python', 'javascript', 'mcp', 'peers', 'codemode',
-                                                             'numpy'))
+    py, js, mcp, peers, cm, nb, mb = (newest(k, since) for k in ('python', 'javascript', 'mcp', 'peers', 'codemode',
+                                                                 'numpy', 'matplotlib'))
     t = Table()
     if peers:
         hello_rows(t, peers)
@@ -412,6 +441,7 @@ def main():
     else:
         t.section('peers: not run (bench/peers.py)')
     numpy_rows(t, nb, peers)
+    matplotlib_rows(t, mb)
     fuel_rows(t, py, js)
     codemode_rows(t, cm)
     if build_dir:
@@ -434,7 +464,7 @@ def main():
         json.dump({'time': time.strftime('%Y-%m-%dT%H:%M:%S'), 'machine': os.uname().nodename,
                    'cpus': os.cpu_count(), 'loadavg': load, 'wall_s': wall, 'table': t.rows,
                    'raw': {'python': py, 'javascript': js, 'mcp': mcp, 'peers': peers,
-                           'codemode': cm, 'numpy': nb}}, fh, indent=1)
+                           'codemode': cm, 'numpy': nb, 'matplotlib': mb}}, fh, indent=1)
     print('\nwritten: %s' % os.path.relpath(path))
 
 

@@ -30,6 +30,8 @@ pyodide=$(bash "$here/peers/install.sh")
 # numpy 1.19.5 built natively from the runtime's source, and Debian's 1.24.2: one directory a line
 numpy_peers=$(bash "$here/numpy_peers.sh")
 mapfile -t numpy_dirs <<<"$numpy_peers"
+# matplotlib 3.3.4 built natively from the runtime's source, on that numpy
+mpl_ref=$(bash "$here/../tests/conformance/matplotlib_native.sh")
 # code mode's upstream and client: the npm packages make test-mcp pins
 mcp_tests="$here/../tests/mcp"
 if [ ! -x "$mcp_tests/node_modules/.bin/mcp-server-everything" ] ||
@@ -54,6 +56,8 @@ python3 "$here/peers.py" "$wasmbox" --load "$build/bench-load" --python-dir "$(c
   --pyodide "$pyodide" --jsnative "$jsnative" $quick
 echo
 python3 "$here/numpy_kernels.py" "$wasmbox" --numpy-ref "${numpy_dirs[0]}" --numpy-debian "${numpy_dirs[1]}" $quick
+echo
+python3 "$here/matplotlib_plot.py" "$wasmbox" --numpy-ref "${numpy_dirs[0]}" --mpl-ref "$mpl_ref" $quick
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
 python3 "$here/report.py" --since "$since" --wall "$wall" --build-dir "$build" --build-seconds "$built"
 echo

@@ -3,10 +3,12 @@
 # source) inside wasmbox next to native python3.11, then QuickJS's own tests
 # (tests/*.js of the same tarball) inside wasmbox next to the same QuickJS
 # built natively.
-#   run.sh WASMBOX PYTHON_TESTDIR JAVASCRIPT_RUNTIME_DIR PYTHON_PACKAGES_DIR NUMPY_TESTS PILLOW_TESTS
+#   run.sh WASMBOX PYTHON_TESTDIR JAVASCRIPT_RUNTIME_DIR PYTHON_PACKAGES_DIR NUMPY_TESTS PILLOW_TESTS MPL_TESTS
 # (between the two: the built-in Python packages' own suites, packages.sh,
-# numpy's, numpy_suite.py, against the same numpy built natively, and a
-# subset of Pillow's, pillow_suite.py, against Debian's python3-pil)
+# numpy's, numpy_suite.py, against the same numpy built natively, a
+# subset of Pillow's, pillow_suite.py, against Debian's python3-pil, and a
+# subset of matplotlib's, matplotlib_suite.py, against the same matplotlib
+# built natively)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../runtimes/lib.sh"
 wb_apt_install python3.11 python3 python3-pil
@@ -20,5 +22,8 @@ native=$(bash "$here/numpy_native.sh") && pytest=$(bash "$here/../../runtimes/py
 echo
 python3 "$here/pillow_suite.py" "$1" "$6" "$pytest/site-packages" "$4/site-packages"; pil=$?
 echo
+mpl=$(bash "$here/matplotlib_native.sh") &&
+  python3 "$here/matplotlib_suite.py" "$1" "$7" "$native" "$mpl" "$pytest/site-packages" "$4/site-packages"; mp=$?
+echo
 python3 "$here/js_conformance.py" "$1" "$3"; js=$?
-[ "$py" -eq 0 ] && [ "$pk" -eq 0 ] && [ "$np" -eq 0 ] && [ "$pil" -eq 0 ] && [ "$js" -eq 0 ]
+[ "$py" -eq 0 ] && [ "$pk" -eq 0 ] && [ "$np" -eq 0 ] && [ "$pil" -eq 0 ] && [ "$mp" -eq 0 ] && [ "$js" -eq 0 ]

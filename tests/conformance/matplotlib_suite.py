@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""A subset of matplotlib's own test suite (3.3.4's lib/matplotlib/tests, the
+files about what the runtime builds: paths, transforms, axes, images,
+figures, lines, text, colours, ticks, dates, contours, triangulation and
+constrained layout, PNG image comparisons by matplotlib's own compare with
+its tolerances) inside wasmbox against the built-in matplotlib, next to the
+same source built natively (matplotlib_native.sh), test by test, compared
+with matplotlib_expected_failures.txt.
+
+usage: matplotlib_suite.py WASMBOX MPL_TESTS NUMPY_SITE MPL_SITE PYTEST_SITE BUILTIN_SITE
+MPL_TESTS: the runtime's matplotlib-tests (python.dir's: the package with
+its tests and baseline images); NUMPY_SITE, MPL_SITE: the native reference
+builds' (numpy_native.sh, matplotlib_native.sh); PYTEST_SITE: pytest,
+Debian's, given to wasmbox with --packages; BUILTIN_SITE: the built-in
+pure-Python packages (pytest needs attrs), for the native run, which takes
+Pillow, kiwisolver and cycler from Debian (python3-pil, ...).
+
+Both sides use FreeType 2.12 (Debian's; the runtime builds the same
+version), not the 2.6.1 matplotlib's baseline images were drawn with, so
+about 130 image comparisons with text fail natively too: a test counts
+against wasmbox only when it fails or does not run there and passes
+natively. Fails when such a test is not listed, when a listed one passes,
+or when the suite does not run.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from packages import FLAGS, GUEST, judge, results  # noqa: E402 (the shared driver)
+
+FILES = '''test_path test_transforms test_axes test_image test_figure test_lines test_text test_colors
+test_ticker test_dates test_contour test_triangulation test_constrainedlayout'''.split()
+# In wasmbox the tests sit in the workspace and run against the matplotlib
+# the sandbox has (imported by its snapshot): the workspace's package
+# directories are added to the built-in packages' __path__, after their own,
+# so that matplotlib.tests is found there and nothing else is shadowed.
+#
+# matplotlib's image comparison links each baseline image into
+# result_images by its absolute path (a copy where os.symlink raises). WASI
+# follows no absolute symlink (its target would be outside the preopened
+# directory: opening one is EACCES), so every comparison would find no
+# baseline: the driver writes an absolute target inside /app relative to
+# the link, which WASI follows.
+PATHS = '''import os, importlib
+_symlink = os.symlink
+def symlink(src, dst, *args, **kwargs):
+    if isinstance(src, (str, os.PathLike)) and os.path.isabs(src) and os.fspath(src).startswith('/app/'):
+        src = os.path.relpath(src, os.path.dirname(os.path.abspath(dst)))
+    return _symlink(src, dst, *args, **kwargs)
+os.symlink = symlink
+for root, dirs, files in sorted(os.walk('/app/matplotlib')):
+    if '__init__.py' not in files:
+        continue
+    pkg = importlib.import_module(os.path.relpath(root, '/app').replace('/', '.'))
+    if root not in pkg.__path__:
+        pkg.__path__.append(root)
+'''
+
+
+def test_id(nodeid):
+    """pytest's node id (path::Class::test) as its JUnit report names it."""
+    path, _, rest = nodeid.partition('::')
+    parts = rest.split('::')
+    return '.'.join([path[:-len('.py')].replace('/', '.')] + parts[:-1]) + '::' + parts[-1]
+
+
+def run_files(wasmbox, workspace, pytest_site, paths, crashes=10):
+    """pytest on each of paths inside wasmbox, a call a file, as
+    packages.run_per_file, but a test that crashes the sandbox takes only
+    itself: the call prints each test's id before running it (-v), the last
+    one printed is the one that crashed, and the file runs again without it
+    (up to `crashes` times a file). (test id -> outcome, a crash counted as
+    a failure; the files that ended without a report.)"""
+    box, broken = {}, []
+    for i, path in enumerate(paths):
+        crashed = []
+        while True:
+            flags = [f if not f.startswith('--junitxml') else '--junitxml=report-%d.xml' % i
+                     for f in FLAGS if f != '-q']
+            flags += ['-v'] + ['--deselect=' + c for c in crashed]
+            p = subprocess.run([wasmbox, 'run', '--timeout', '600', '--memory', '2048', '--max-output', str(16 << 20),
+                                '--quota', '1024', '--packages', pytest_site, '--workspace', workspace,
+                                '-c', PATHS + GUEST % (flags + [path])], capture_output=True, text=True, timeout=900)
+            report = os.path.join(workspace, 'report-%d.xml' % i)
+            if os.path.exists(report):
+                box.update(results(report))
+                box.update((test_id(c), 'failed') for c in crashed)
+                break
+            # the crashed test's id (ids may hold spaces), its outcome never printed
+            last = (p.stdout.strip().splitlines() or [''])[-1].strip()
+            if not last.startswith(path + '::') or last in crashed or len(crashed) == crashes:
+                broken.append('%s (exit %d: %s)' % (path, p.returncode, p.stderr.strip().splitlines()[-1:]))
+                break
+            print('    %s crashed wasmbox (%s): run again without it' % (last, p.stderr.strip().splitlines()[-1:]))
+            crashed.append(last)
+    return box, broken
+
+
+def copy_tests(package, dest):
+    """package's tests (and its __init__.py, so that pytest names them
+    matplotlib.tests.*) into dest/matplotlib."""
+    os.makedirs(os.path.join(dest, 'matplotlib'))
+    shutil.copy(os.path.join(package, '__init__.py'), os.path.join(dest, 'matplotlib'))
+    shutil.copytree(os.path.join(package, 'tests'), os.path.join(dest, 'matplotlib', 'tests'))
+
+
+def main():
+    if len(sys.argv) != 7:
+        sys.exit(__doc__)
+    wasmbox, tests, numpy_site, mpl_site, pytest_site, builtin = (os.path.abspath(a) for a in sys.argv[1:7])
+    paths = ['matplotlib/tests/%s.py' % f for f in FILES]
+    work = tempfile.mkdtemp(prefix='wasmbox-matplotlib-')
+    try:
+        # natively the package itself is a copy in the working directory
+        # (python -m pytest puts it first on the path): its tests are
+        # imported as matplotlib.tests.*, as in wasmbox
+        here = os.path.join(work, 'native')
+        shutil.copytree(os.path.join(mpl_site, 'matplotlib'), os.path.join(here, 'matplotlib'))
+        env = dict(os.environ, PYTHONPATH=':'.join([numpy_site, mpl_site, pytest_site, builtin]),
+                   PYTHONDONTWRITEBYTECODE='1', MPLCONFIGDIR=os.path.join(work, 'mplconfig'))
+        subprocess.run(['/usr/bin/python3.11', '-m', 'pytest', *FLAGS, *paths], cwd=here, env=env,
+                       capture_output=True, text=True, timeout=1800)
+        report = os.path.join(here, 'report.xml')
+        nat = results(report) if os.path.exists(report) else {}
+        work_box = os.path.join(work, 'box')
+        copy_tests(os.path.join(tests, 'matplotlib'), work_box)
+        # (the baseline images and the result images the comparisons write
+        # need more than the default quota)
+        box, broken = run_files(wasmbox, work_box, pytest_site, paths)
+    finally:
+        shutil.rmtree(work)
+    judge('matplotlib', nat, box, broken,
+          lambda nat, box, failed: sorted(t for t, v in nat.items()
+                                          if v == 'passed' and box.get(t) != 'passed' and t not in failed),
+          'pass natively only (skipped or not run in wasmbox)')
+
+
+if __name__ == '__main__':
+    main()
