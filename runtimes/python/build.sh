@@ -49,7 +49,10 @@ work="$WB_CACHE/build/python-$key"
 rm -rf "$work"; mkdir -p "$work"
 sdk="$work/sdk"; wb_wasi_sdk "$sdk"
 CC="$sdk/bin/clang"
-GCFLAGS="-O2 -w -mbulk-memory"
+# The prefix maps keep the clone's and this entry's paths (assert's
+# __FILE__) out of the module, so that python.wasm, and so the native
+# build keyed by it, is the same from any clone.
+GCFLAGS="-O2 -w -mbulk-memory -ffile-prefix-map=$(cd "$here/../.." && pwd)=wasmbox -ffile-prefix-map=$work=python"
 
 # The extensions' registration (every kit's inittab.tsv): each runs as a built-in module under its
 # dotted name (lib/_wasmbox_extensions.py finds it), its init function with

@@ -31,6 +31,7 @@ sdk="$work/sdk"; wb_wasi_sdk "$sdk"
 # Our code: warnings are errors here as in src/.
 for f in solver module; do
   "$sdk/bin/clang" -std=c11 -O2 -mbulk-memory -Wall -Wextra -Werror -I"$kit/include" \
+    -ffile-prefix-map="$(cd "$here/../.." && pwd)"=wasmbox \
     -c "$here/kiwisolver/$f.c" -o "$work/$f.o" || die "kiwisolver: $f.c does not compile for wasm32"
 done
 
