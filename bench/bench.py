@@ -25,12 +25,14 @@ For each language:
   and the whole process, as a reference without a goal.
 JSON goes to bench/results/LANGUAGE-<time>.json.
 """
+import itertools
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -149,6 +151,48 @@ def startup(label, box_cmd, native_cmd, runs, expect, goal_ms):
           f'({box_med / nat_med:.2f}x native)  goal <= {goal_ms} ms: {verdict(box_med * 1e3, goal_ms)}')
     return {'wasmbox_median_s': box_med, 'wasmbox_p90_s': box_p90,
             'native_median_s': nat_med, 'native_p90_s': nat_p90}
+
+
+def warm_mcp(wasmbox, code, expect, calls, warmup, name):
+    """Latencies (ms) of stateless calls through `wasmbox mcp` on stdio, CODE
+    (which prints EXPECT) and print(1) alternating, after WARMUP rounds that
+    start the workers; and CODE's memory peaks: {NAME_ms, print1_ms,
+    NAME_memory_peak_bytes} (numpy_kernels.py, matplotlib_plot.py)."""
+    home = tempfile.mkdtemp(prefix='wasmbox-bench-%s-' % name)
+    srv = subprocess.Popen([wasmbox, 'mcp', '--workers', '2'], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           env=dict(os.environ, WASMBOX_HOME=home))
+    meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}}
+    ids = itertools.count()
+
+    def call(code, expect):
+        req = json.dumps({'jsonrpc': '2.0', 'id': next(ids), 'method': 'tools/call', 'params': {
+            'name': 'execute_code', 'arguments': {'code': code}, '_meta': meta}}).encode() + b'\n'
+        t = time.perf_counter()
+        srv.stdin.write(req)
+        srv.stdin.flush()
+        line = srv.stdout.readline()
+        ms = (time.perf_counter() - t) * 1e3
+        if not line:
+            sys.exit('wasmbox mcp closed its output')
+        r = json.loads(line)['result']['structuredContent']
+        if r['status'] != 'ok' or r['stdout'] != expect:
+            sys.exit('wasmbox mcp: %r gave %s' % (code, line[:2000]))
+        return ms, r
+    out = {name + '_ms': [], 'print1_ms': [], name + '_memory_peak_bytes': []}
+    try:
+        for _ in range(warmup):
+            call(code, expect)
+            call('print(1)', '1\n')
+        for _ in range(calls):
+            ms, r = call(code, expect)
+            out[name + '_ms'].append(ms)
+            out[name + '_memory_peak_bytes'].append(r['memory_peak_bytes'])
+            out['print1_ms'].append(call('print(1)', '1\n')[0])
+    finally:
+        srv.stdin.close()
+        srv.wait(timeout=60)
+        shutil.rmtree(home, ignore_errors=True)
+    return out
 
 
 def save(report, language):

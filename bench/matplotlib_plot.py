@@ -17,7 +17,6 @@ usage: matplotlib_plot.py WASMBOX --numpy-ref DIR --mpl-ref DIR [--quick]
   figure closed after each), the work alone without any start-up.
 JSON goes to bench/results/matplotlib-<time>.json; bench/report.py prints it.
 """
-import itertools
 import json
 import os
 import shutil
@@ -80,46 +79,6 @@ def whole_process(wasmbox, native, env, runs):
     return out
 
 
-def warm(wasmbox, calls):
-    """Latencies (ms) of stateless calls through `wasmbox mcp` on stdio, the
-    plot and print(1) alternating; the plot call's memory peak."""
-    home = tempfile.mkdtemp(prefix='wasmbox-bench-mpl-')
-    srv = subprocess.Popen([wasmbox, 'mcp', '--workers', '2'], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                           env=dict(os.environ, WASMBOX_HOME=home))
-    meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}}
-    ids = itertools.count()
-
-    def call(code, expect):
-        req = json.dumps({'jsonrpc': '2.0', 'id': next(ids), 'method': 'tools/call', 'params': {
-            'name': 'execute_code', 'arguments': {'code': code}, '_meta': meta}}).encode() + b'\n'
-        t = time.perf_counter()
-        srv.stdin.write(req)
-        srv.stdin.flush()
-        line = srv.stdout.readline()
-        ms = (time.perf_counter() - t) * 1e3
-        if not line:
-            sys.exit('wasmbox mcp closed its output')
-        r = json.loads(line)['result']['structuredContent']
-        if r['status'] != 'ok' or r['stdout'] != expect:
-            sys.exit('wasmbox mcp: %r gave %s' % (code, line[:2000]))
-        return ms, r
-    out = {'plot_ms': [], 'print1_ms': [], 'plot_memory_peak_bytes': []}
-    try:
-        for _ in range(5):  # start the workers
-            call(PLOT, '')
-            call('print(1)', '1\n')
-        for _ in range(calls):
-            ms, r = call(PLOT, '')
-            out['plot_ms'].append(ms)
-            out['plot_memory_peak_bytes'].append(r['memory_peak_bytes'])
-            out['print1_ms'].append(call('print(1)', '1\n')[0])
-    finally:
-        srv.stdin.close()
-        srv.wait(timeout=60)
-        shutil.rmtree(home, ignore_errors=True)
-    return out
-
-
 def main():
     args = sys.argv[1:]
     wasmbox = os.path.abspath(args[0])
@@ -149,7 +108,7 @@ def main():
         d = tempfile.mkdtemp(prefix='wasmbox-bench-mpl-')
         report['native_in_process_s'] = json.loads(run(*native, NATIVE_WARM % (PLOT, calls), cwd=d, env=env))
         shutil.rmtree(d)
-        report['warm'] = w = warm(wasmbox, calls)
+        report['warm'] = w = bench.warm_mcp(wasmbox, PLOT, '', calls, 5, 'plot')
         n50, p50 = statistics.median(w['plot_ms']), statistics.median(w['print1_ms'])
         nat = statistics.median(report['native_in_process_s']) * 1e3
         print('\nwarm stateless call through wasmbox mcp (stdio), %d calls each: p50 %.2f ms, print(1) %.3f ms '

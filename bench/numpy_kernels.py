@@ -23,15 +23,12 @@ usage: numpy_kernels.py WASMBOX --numpy-ref DIR --numpy-debian DIR [--quick]
   differ in the last bits); Debian's are only compared and noted.
 JSON goes to bench/results/numpy-<time>.json; bench/report.py prints it.
 """
-import itertools
 import json
 import math
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -97,46 +94,6 @@ def whole_process(cmds, runs):
     return out
 
 
-def warm(wasmbox, calls):
-    """Latencies (ms) of stateless calls through `wasmbox mcp` on stdio, the
-    numpy line and print(1) alternating; the numpy call's memory peak."""
-    home = tempfile.mkdtemp(prefix='wasmbox-bench-numpy-')
-    srv = subprocess.Popen([wasmbox, 'mcp', '--workers', '2'], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                           env=dict(os.environ, WASMBOX_HOME=home))
-    meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}}
-    ids = itertools.count()
-
-    def call(code, expect):
-        req = json.dumps({'jsonrpc': '2.0', 'id': next(ids), 'method': 'tools/call', 'params': {
-            'name': 'execute_code', 'arguments': {'code': code}, '_meta': meta}}).encode() + b'\n'
-        t = time.perf_counter()
-        srv.stdin.write(req)
-        srv.stdin.flush()
-        line = srv.stdout.readline()
-        ms = (time.perf_counter() - t) * 1e3
-        if not line:
-            sys.exit('wasmbox mcp closed its output')
-        r = json.loads(line)['result']['structuredContent']
-        if r['status'] != 'ok' or r['stdout'] != expect:
-            sys.exit('wasmbox mcp: %r gave %s' % (code, line[:2000]))
-        return ms, r
-    out = {'numpy_ms': [], 'print1_ms': [], 'numpy_memory_peak_bytes': []}
-    try:
-        for _ in range(20):  # start the workers
-            call(HELLO, '45\n')
-            call('print(1)', '1\n')
-        for _ in range(calls):
-            ms, r = call(HELLO, '45\n')
-            out['numpy_ms'].append(ms)
-            out['numpy_memory_peak_bytes'].append(r['memory_peak_bytes'])
-            out['print1_ms'].append(call('print(1)', '1\n')[0])
-    finally:
-        srv.stdin.close()
-        srv.wait(timeout=60)
-        shutil.rmtree(home, ignore_errors=True)
-    return out
-
-
 def kernels(cmds, rounds, repeat):
     """Seconds per run of each kernel, per contender; the checks."""
     code = KERNELS % repeat
@@ -181,7 +138,7 @@ def main():
                                                                 med['wasmbox'] / med['native'],
                                                                 bench.verdict(med['wasmbox'], 15)))
 
-    report['warm'] = w = warm(wasmbox, calls)
+    report['warm'] = w = bench.warm_mcp(wasmbox, HELLO, '45\n', calls, 20, 'numpy')
     n50, p50 = statistics.median(w['numpy_ms']), statistics.median(w['print1_ms'])
     print('\nwarm stateless call through wasmbox mcp (stdio), %d calls each: p50 %.3f ms, print(1) %.3f ms '
           '(%+.3f ms)  goal <= 1 ms: %s' % (calls, n50, p50, n50 - p50, bench.verdict(n50, 1)))
