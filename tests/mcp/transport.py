@@ -1175,7 +1175,12 @@ def scratch_of_killed_server():
     os.makedirs(tmp, exist_ok=True)
     env = dict(ENV, TMPDIR=tmp)
     a = Server(env=env)
-    check('serve says where its page is', any('a page to try it at http://127.0.0.1:%d/' % a.port in x for x in a.log))
+    page = 'a page to try it at http://127.0.0.1:%d/' % a.port
+    for _ in range(100):  # the line after "listening on", read by the log's thread
+        if any(page in x for x in a.log):
+            break
+        time.sleep(0.05)
+    check('serve says where its page is', any(page in x for x in a.log))
     first = set(os.listdir(tmp))
     b = Server(env=env)
     both = set(os.listdir(tmp))
