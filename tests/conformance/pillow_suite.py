@@ -28,7 +28,7 @@ test_image_thumbnail test_image_reduce test_image_getbbox test_image_histogram t
 test_image_tobytes test_image_mode test_image_load test_image_quantize test_imagedraw test_imagedraw2
 test_imageops test_imagechops test_imagemath test_imagemorph test_imageenhance test_imagecolor test_imagepalette
 test_imagepath test_imagestat test_imagefile test_box_blur test_lib_pack test_format_hsv test_file_png
-test_file_jpeg test_file_gif test_file_bmp test_file_ppm'''.split()
+test_file_jpeg test_file_gif test_file_bmp test_file_ppm test_imagefont'''.split()
 
 
 def main():
