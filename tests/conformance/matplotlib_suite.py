@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from packages import FLAGS, GUEST, judge, results  # noqa: E402 (the shared driver)
+from packages import FLAGS, GUEST, judge, passed_natively_only, results  # noqa: E402 (the shared driver)
 
 FILES = '''test_path test_transforms test_axes test_image test_figure test_lines test_text test_colors
 test_ticker test_dates test_contour test_triangulation test_constrainedlayout'''.split()
@@ -133,9 +133,7 @@ def main():
     finally:
         shutil.rmtree(work)
     judge('matplotlib', nat, box, broken,
-          lambda nat, box, failed: sorted(t for t, v in nat.items()
-                                          if v == 'passed' and box.get(t) != 'passed' and t not in failed),
-          'pass natively only (skipped or not run in wasmbox)')
+          passed_natively_only, 'pass natively only (skipped or not run in wasmbox)')
 
 
 if __name__ == '__main__':

@@ -98,6 +98,12 @@ def run_per_file(wasmbox, workspace, pytest_site, paths, pytest_args=(), guest_p
     return box, broken
 
 
+def passed_natively_only(nat, box, failed):
+    """judge's not_run for a suite whose wasmbox run skips what is not built:
+    the tests that pass natively and neither pass nor fail in wasmbox."""
+    return sorted(t for t, v in nat.items() if v == 'passed' and box.get(t) != 'passed' and t not in failed)
+
+
 def judge(suite, nat, box, broken, not_run, not_run_words):
     """A package's own suite, test by test (numpy_suite.py, pillow_suite.py):
     nat and box map test ids to passed/failed/skipped natively and in

@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from packages import FLAGS, judge, results, run_per_file  # noqa: E402 (the shared driver)
+from packages import FLAGS, judge, passed_natively_only, results, run_per_file  # noqa: E402 (the shared driver)
 
 FILES = '''test_000_sanity test_image test_image_convert test_image_resize test_image_crop test_image_transform
 test_image_rotate test_image_paste test_image_point test_image_filter test_image_split test_image_transpose
@@ -53,9 +53,7 @@ def main():
     finally:
         shutil.rmtree(work)
     judge('pillow', nat, box, broken,
-          lambda nat, box, failed: sorted(t for t, v in nat.items()
-                                          if v == 'passed' and box.get(t) != 'passed' and t not in failed),
-          'pass natively only (skipped or not run in wasmbox)')
+          passed_natively_only, 'pass natively only (skipped or not run in wasmbox)')
 
 
 if __name__ == '__main__':
