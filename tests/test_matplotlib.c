@@ -191,6 +191,39 @@ static void test_show_saves_each_figure(void **s) {
   free(dir);
 }
 
+/* PostScript's text through ttconv: its default Type 3 fonts (each glyph a
+ * procedure; clang-19 had merged a variadic virtual call with another into
+ * one of the wrong type, a trap, until matplotlib.sh turned that merge off)
+ * and Type 42. The glyph H as native matplotlib 3.3.4 writes it. */
+static void test_postscript_fonts(void **s) {
+  (void)s;
+  char *dir = make_dir();
+  wasmbox_result *r = run_py_in(
+      "import matplotlib.pyplot as plt\n"
+      "plt.plot([1, 2]); plt.title('Hi')\n"
+      "plt.savefig('t3.ps'); plt.savefig('t3.eps')\n"
+      "plt.rcParams['ps.fonttype'] = 42\n"
+      "plt.savefig('t42.ps')\n"
+      "for n in ('t3.ps', 't3.eps', 't42.ps'):\n"
+      "    d = open(n).read()\n"
+      "    print(n, d.split('\\n')[0], '/FontType 3 def' in d, '/FontType 42 def' in d)\n"
+      "d = open('t3.ps').read()\n"
+      "print(d[d.index('/H{'):d.index('}_d', d.index('/H{')) + 3].replace('\\n', ' '))\n",
+      dir);
+  const char *expected_out =
+      "t3.ps %!PS-Adobe-3.0 True False\n"
+      "t3.eps %!PS-Adobe-3.0 EPSF-3.0 True False\n"
+      "t42.ps %!PS-Adobe-3.0 True True\n"
+      "/H{752 0 98 0 654 729 _sc 98 729 _m 197 729 _l 197 430 _l 555 430 _l 555 729 _l 654 729 _l "
+      "654 0 _l 555 0 _l 555 347 _l 197 347 _l 197 0 _l 98 0 _l 98 729 _l _cl}_d\n";
+  if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, expected_out)) dump(r);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, expected_out);
+  wasmbox_result_free(r);
+  rm_tree(dir);
+  free(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pyplot_saves_a_png),
@@ -198,6 +231,7 @@ int main(void) {
       cmocka_unit_test(test_cxx_exceptions_are_python_exceptions),
       cmocka_unit_test(test_qhull_errors_are_exceptions),
       cmocka_unit_test(test_show_saves_each_figure),
+      cmocka_unit_test(test_postscript_fonts),
   };
   return RUN("matplotlib", tests);
 }

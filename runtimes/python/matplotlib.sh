@@ -99,8 +99,13 @@ numpy="-I$np/numpy/core/include -I$npgen -I$kit/include -DPY_ARRAY_UNIQUE_SYMBOL
   -DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION -D__STDC_FORMAT_MACROS=1 -include $work/array_api.h"
 
 # CPython's WASI pthread stubs (cpython/pthread_stubs.h) say restrict,
-# which C++ spells __restrict
-CXX="$sdk/bin/clang++ $(cat "$cxx/cxxflags") -std=c++11 -Drestrict=__restrict"
+# which C++ spells __restrict.
+# -simplifycfg-sink-common=false: clang-19 merged ttconv's
+# `if (type 3) stream.printf("] def\n"); else stream.putline(...)` into one
+# indirect call of putline's type, a variadic virtual function called
+# without its varargs argument; WebAssembly checks the callee's type and
+# trapped ("invalid indirect call") on every PostScript Type 3 font.
+CXX="$sdk/bin/clang++ $(cat "$cxx/cxxflags") -std=c++11 -Drestrict=__restrict -mllvm -simplifycfg-sink-common=false"
 CC="$sdk/bin/clang -std=gnu99"
 # qhull reports its errors by longjmp to qh_new_qhull's setjmp; FreeType's
 # headers include <setjmp.h>
