@@ -16,6 +16,11 @@
 # the compiler does not see, tools/w2c_split.py, a second copy without them
 # served those calls, and doubled the build.)
 #
+# A module may come with NAME.cold beside it (runtimes/python/build.sh
+# writes one): the positions of functions the training never runs. Those
+# are compiled once, without a profile (tools/w2c_split.py puts them in
+# cold_N.c).
+#
 # --train COMMAND: a profile-guided build. The module is compiled with
 # -fprofile-generate and linked into $WB_PGO_DIR; COMMAND (the Makefile's
 # pgo-train) builds a host on that object and runs runtimes/NAME/train.sh,
@@ -73,7 +78,9 @@ cc -std=c11 -O2 -Wall -Wextra -Werror "$tools"/wasm_fuel*.c -o "$metered/wasm_fu
 # src/wasm_rt/wasm_rt.c do the rest); other modules exactly as before.
 w2c_flags=()
 if grep -q ', [1-9][0-9]* functions with exceptions' "$metered/log"; then w2c_flags=(--enable-exceptions); fi
-key=$( (sha256sum < "$metered/$name.wasm"
+cold="$(dirname "$wasm")/$name.cold"
+[ -f "$cold" ] || cold=/dev/null
+key=$( (sha256sum < "$metered/$name.wasm"; cat "$cold"
         cat "$here/lib.sh" "$0" "$tools/w2c_split.py";
         echo "$W2C_CC $W2C_CFLAGS"; "$W2C_CC" --version | head -1
         if [ -n "$train" ]; then cat "$here/$name"/train.* "$tools/pgo_train.c"; fi) |
@@ -91,7 +98,7 @@ wasm-validate "${w2c_flags[@]}" "$metered/$name.wasm" || die "the metered $name 
 mv "$metered/$name.wasm" "$work/$name.wasm"
 log "wasm2c $name"
 wasm2c "${w2c_flags[@]}" --no-debug-names -n "$name" "$work/$name.wasm" -o "$work/$name.c" || die "wasm2c failed on $wasm"
-python3 "$here/../tools/w2c_split.py" "$work/$name.c" "$work/$name" 3000000 >&2
+python3 "$here/../tools/w2c_split.py" "$work/$name.c" "$work/$name" 3000000 "$cold" >&2
 rm -f "$work/$name.c"
 
 # init.c (data, tables, instantiation, the exports' entries) runs once per
@@ -103,7 +110,8 @@ rm -f "$work/$name.c"
   echo 'OBJS := $(SRCS:.c=.o)'
   echo 'all: $(OBJS)'
   printf '%s/init.o: %s/init.c %s/common.h\n\t%s -O0 -c $< -o $@\n' "$name" "$name" "$name" "$W2C_CC $W2C_CFLAGS"
-  printf '%s/%%.o: %s/%%.c %s/common.h\n\t%s $(PROFILE) -c $< -o $@\n' "$name" "$name" "$name" "$W2C_CC $W2C_CFLAGS"
+  printf '%s/cold_%%.o: %s/cold_%%.c %s/common.h\n\t%s -c $< -o $@\n' "$name" "$name" "$name" "$W2C_CC $W2C_CFLAGS"
+  printf '%s/funcs_%%.o: %s/funcs_%%.c %s/common.h\n\t%s $(PROFILE) -c $< -o $@\n' "$name" "$name" "$name" "$W2C_CC $W2C_CFLAGS"
 } > "$work/Makefile"
 compile() {  # compile PROFILE_FLAGS
   log "compiling $name ($(ls "$work/$name"/*.c | wc -l) files, $WB_JOBS jobs, $W2C_CC $W2C_CFLAGS $1)"
@@ -143,7 +151,8 @@ if [ -n "$train" ]; then
   link_module "$work/instrumented"
   log "training $name"
   WB_PGO_DIR="$work/instrumented" bash -c "$train" >&2 || die "training $name failed"
-  # every file with code must have run, or the training did not train
+  # every profiled file's counters must have been written, or the training
+  # did not train; the cold files' objects stay as they are
   sources=$(ls "$work/$name"/funcs_*.c | wc -l)
   profiles=$(ls "$work/$name"/funcs_*.gcda 2>/dev/null | wc -l)
   [ "$profiles" -eq "$sources" ] || die "training $name left $profiles profiles for $sources files"

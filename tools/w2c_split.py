@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Split one wasm2c (wabt 1.0.32) output file into files that compile in parallel.
 
-usage: w2c_split.py MODULE.c OUTDIR CHUNK_BYTES
+usage: w2c_split.py MODULE.c OUTDIR CHUNK_BYTES [COLD]
 
 wasm2c writes a single .c: a prelude (macros, static inline helpers), the
 function-type table, forward declarations of every function (static), data and
@@ -10,6 +10,9 @@ exports and instantiate/free. We write:
   OUTDIR/common.h    prelude + `extern` type table + non-static declarations
   OUTDIR/init.c      type table, segments, init code, exports
   OUTDIR/funcs_N.c   function bodies, about CHUNK_BYTES each
+  OUTDIR/cold_N.c    with COLD (a file of positions in the code section,
+                     0 for the first body, one per line): those bodies, which
+                     runtimes/native.sh compiles once, without a profile
 Functions lose `static` so the files can call each other; the build links them
 with `ld -r` and keeps only the module's API symbols global, so nothing leaks
 between modules. The split is purely textual and checked: every function body
@@ -495,7 +498,13 @@ def enter_exports(text, eh):
 
 
 def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit('usage: w2c_split.py MODULE.c OUTDIR CHUNK_BYTES [COLD]')
     src, outdir, chunk = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    cold = set()
+    if len(sys.argv) == 5:
+        with open(sys.argv[4]) as f:
+            cold = {int(line) for line in f if line.strip()}
     with open(src) as f:
         lines = f.read().split('\n')
 
@@ -568,27 +577,35 @@ def main():
     # Function bodies: each runs from its header to the line before the next.
     starts = [i for i in range(first_body, exports) if BODY.match(lines[i])]
     starts.append(exports)
-    files, current, size, bodies, tries = [], [], 0, 0, 0
+    # per kind (hot, cold): the finished files, the one being filled, its size
+    files, current, size = [[], []], [[], []], [0, 0]
+    bodies, tries = 0, 0
     for a, b in zip(starts, starts[1:]):
         text = '\n'.join(lines[a:b]) + '\n'
         if TRY in text:
             text = leave_tries(volatile_locals(text))
             tries += 1
         text = fuel_checks(fuel_in_register(hoist_memory_base(constant_indirect_calls(text, tables, canon))))
-        current.append(text[len('static '):])
-        size += len(text)
+        kind = int(bodies in cold)
+        current[kind].append(text[len('static '):])
+        size[kind] += len(text)
         bodies += 1
-        if size >= chunk:
-            files.append(current)
-            current, size = [], 0
-    if current:
-        files.append(current)
-    for n, parts in enumerate(files):
-        with open(os.path.join(outdir, f'funcs_{n:03d}.c'), 'w') as f:
-            f.write('#include "common.h"\n\n' + ''.join(parts))
+        if size[kind] >= chunk:
+            files[kind].append(current[kind])
+            current[kind], size[kind] = [], 0
+    for kind in (0, 1):
+        if current[kind]:
+            files[kind].append(current[kind])
+    for kind, stem in ((0, 'funcs'), (1, 'cold')):
+        for n, parts in enumerate(files[kind]):
+            with open(os.path.join(outdir, f'{stem}_{n:03d}.c'), 'w') as f:
+                f.write('#include "common.h"\n\n' + ''.join(parts))
     if bodies != len(decls):
         sys.exit(f'w2c_split: {bodies} bodies for {len(decls)} declarations')
-    print(f'{len(files)} function files, {bodies} functions ({tries} with a try), constant tables: '
+    if cold and max(cold) >= bodies:
+        sys.exit(f'w2c_split: cold function {max(cold)} past the last of {bodies}')
+    print(f'{len(files[0])} function files, {len(files[1])} cold, {bodies} functions ({len(cold)} cold, '
+          f'{tries} with a try), constant tables: '
           + (', '.join(f'{t} ({len(e)} of {n} entries)' for t, (n, e) in sorted(tables.items())) or 'none'))
 
 

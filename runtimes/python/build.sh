@@ -110,7 +110,8 @@ linkargs=$(sed "s|@LIB@|$kit/lib|g" "$kit/link.args")
   -o "$work/python.wasm" \
   -Wl,--export=wasmbox_init -Wl,--export=wasmbox_run -Wl,--export=wasmbox_alloc -Wl,--export=wasmbox_fresh \
   -Wl,--export=wasmbox_raise \
-  -Wl,--strip-debug 2>"$work/link.log" || { tail -30 "$work/link.log"; die "linking python.wasm failed"; }
+  -Wl,--strip-debug -Wl,-Map="$work/link.map" 2>"$work/link.log" ||
+  { tail -30 "$work/link.log"; die "linking python.wasm failed"; }
 # binaryen's -O3 on the linked module: a few percent on the compute bench
 # (make bench), and the features it may use are wasm2c's. Exceptions only
 # when the module has them (C++'s throws, setjmp/longjmp in a kit,
@@ -120,10 +121,18 @@ opt_eh=() validate_eh=()
 if wasm-objdump -h "$work/python.wasm" | grep -qE '^ *Tag '; then
   opt_eh=(--enable-exception-handling) validate_eh=(--enable-exceptions)
 fi
-wasm-opt -O3 --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
+wasm-opt -g -O3 --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
   --enable-nontrapping-float-to-int --enable-multivalue --enable-reference-types "${opt_eh[@]}" \
   "$work/python.wasm" -o "$work/python-opt.wasm" || die "wasm-opt failed"
-mv "$work/python-opt.wasm" "$work/python.wasm"
+# -g keeps the names (the code is the same without it, byte for byte) for
+# cold_functions.py, which tells from the link map which functions are the
+# data stack's; runtimes/native.sh compiles those once, without a profile.
+wasm-objdump -x -j Function "$work/python-opt.wasm" > "$work/functions.txt"
+# shellcheck disable=SC2046
+python3 "$here/cold_functions.py" "$work/link.map" "$work/functions.txt" "${exts[@]/%//}" "$ft/" "$cxx/" \
+  $(for lib in sqlite3 z bz2 lzma; do echo "$kit/lib/lib$lib.a"; done) > "$work/python.cold" ||
+  die "cold_functions.py failed"
+llvm-objcopy-19 --remove-section=name "$work/python-opt.wasm" "$work/python.wasm" || die "cannot strip python.wasm's names"
 wasm-validate "${validate_eh[@]}" "$work/python.wasm" || die "python.wasm does not validate"
 # the link leaves a symbol nothing defines as an import of module "env" (a
 # setjmp compiled without the sjlj flags, a C function a kit forgot): the
@@ -142,7 +151,7 @@ for dir in "${exts[@]}"; do cp -r "$dir/site/." "$stage/stdlib/"; done
 cp -r "$kit/test" "$stage/test"
 set -- "${exts[@]}"
 for name in $EXTENSIONS; do cp -r "$1/tests" "$stage/$name-tests"; shift; done
-mv "$work/python.wasm" "$stage/"
+mv "$work/python.wasm" "$work/python.cold" "$stage/"
 printf '%s\n' "$kit" "${exts[@]}" > "$stage/parts"
 
 mkdir -p "$(dirname "$out")"
