@@ -162,14 +162,27 @@ static void test_qhull_errors_are_exceptions(void **s) {
   wasmbox_result_free(r);
 }
 
+/* Code run in a new workspace must finish ok, print exactly `out` and
+ * write nothing to stderr (no warning either). */
+static void expect_quiet_output(const char *code, const char *out) {
+  char *dir = make_dir();
+  wasmbox_result *r = run_py_in(code, dir);
+  if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, out) || r->stderr_len) dump(r);
+  expect_status(r, WASMBOX_STATUS_OK);
+  assert_string_equal(r->stdout_data, out);
+  assert_int_equal(r->stderr_len, 0);
+  wasmbox_result_free(r);
+  rm_tree(dir);
+  free(dir);
+}
+
 /* No screen: plt.show() saves each open figure as /app/figure_N.png (N its
  * number, or the next free one) and closes them, as closing their windows
  * would; fig.show() saves one and keeps it; in interactive mode (plt.ion())
  * plt.show() does not close, as it does not block natively. */
 static void test_show_saves_each_figure(void **s) {
   (void)s;
-  char *dir = make_dir();
-  wasmbox_result *r = run_py_in(
+  expect_quiet_output(
       "import matplotlib.pyplot as plt, os\n"
       "from PIL import Image\n"
       "plt.plot([1, 2, 3], [3, 1, 2]); plt.figure(); plt.bar([1, 2], [2, 1]); plt.show()\n"
@@ -177,18 +190,9 @@ static void test_show_saves_each_figure(void **s) {
       "print(plt.get_fignums()); plt.show(); print(plt.get_fignums())\n"
       "plt.ion(); plt.plot([1, 2]); plt.show(); print(plt.get_fignums())\n"
       "print(sorted(os.listdir('.')), Image.open('figure_2.png').size)\n",
-      dir);
-  const char *expected_out =
       "[1]\n[]\n[1]\n"
       "['figure_1.png', 'figure_2.png', 'figure_3.png', 'figure_4.png', 'figure_5.png'] "
-      "(640, 480)\n";
-  if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, expected_out)) dump(r);
-  expect_status(r, WASMBOX_STATUS_OK);
-  assert_string_equal(r->stdout_data, expected_out);
-  assert_int_equal(r->stderr_len, 0);
-  wasmbox_result_free(r);
-  rm_tree(dir);
-  free(dir);
+      "(640, 480)\n");
 }
 
 /* PostScript's text through ttconv: its default Type 3 fonts (each glyph a
@@ -197,8 +201,7 @@ static void test_show_saves_each_figure(void **s) {
  * and Type 42. The glyph H as native matplotlib 3.3.4 writes it. */
 static void test_postscript_fonts(void **s) {
   (void)s;
-  char *dir = make_dir();
-  wasmbox_result *r = run_py_in(
+  expect_quiet_output(
       "import matplotlib.pyplot as plt\n"
       "plt.plot([1, 2]); plt.title('Hi')\n"
       "plt.savefig('t3.ps'); plt.savefig('t3.eps')\n"
@@ -209,19 +212,11 @@ static void test_postscript_fonts(void **s) {
       "    print(n, d.split('\\n')[0], '/FontType 3 def' in d, '/FontType 42 def' in d)\n"
       "d = open('t3.ps').read()\n"
       "print(d[d.index('/H{'):d.index('}_d', d.index('/H{')) + 3].replace('\\n', ' '))\n",
-      dir);
-  const char *expected_out =
       "t3.ps %!PS-Adobe-3.0 True False\n"
       "t3.eps %!PS-Adobe-3.0 EPSF-3.0 True False\n"
       "t42.ps %!PS-Adobe-3.0 True True\n"
       "/H{752 0 98 0 654 729 _sc 98 729 _m 197 729 _l 197 430 _l 555 430 _l 555 729 _l 654 729 _l "
-      "654 0 _l 555 0 _l 555 347 _l 197 347 _l 197 0 _l 98 0 _l 98 729 _l _cl}_d\n";
-  if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, expected_out)) dump(r);
-  expect_status(r, WASMBOX_STATUS_OK);
-  assert_string_equal(r->stdout_data, expected_out);
-  wasmbox_result_free(r);
-  rm_tree(dir);
-  free(dir);
+      "654 0 _l 555 0 _l 555 347 _l 197 347 _l 197 0 _l 98 0 _l 98 729 _l _cl}_d\n");
 }
 
 int main(void) {
