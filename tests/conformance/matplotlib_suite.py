@@ -107,6 +107,34 @@ def copy_tests(package, dest):
     shutil.copytree(os.path.join(package, 'tests'), os.path.join(dest, 'matplotlib', 'tests'))
 
 
+# issue #34's line: the plot a user's first program draws, saved by wasmbox
+# run and by the native build, must match by matplotlib's own comparison at
+# its image tests' default tolerance (tol=0: the RMS of the difference)
+PLOT = 'import matplotlib.pyplot as plt; plt.plot([1,2,3],[3,1,2]); plt.savefig("p.png"); print("ok")'
+
+
+def compare_plot(wasmbox, work, env):
+    """'' when the plot from `wasmbox run` matches the native one, else why"""
+    dirs = {k: os.path.join(work, 'plot-' + k) for k in ('box', 'native')}
+    for d in dirs.values():
+        os.makedirs(d)
+    runs = {'box': subprocess.run([wasmbox, 'run', '--workspace', dirs['box'], '-c', PLOT], capture_output=True,
+                                  text=True, timeout=300),
+            'native': subprocess.run(['/usr/bin/python3.11', '-c', 'import matplotlib; matplotlib.use("Agg"); ' + PLOT],
+                                     cwd=dirs['native'], env=env, capture_output=True, text=True, timeout=300)}
+    for k, p in runs.items():
+        if p.stdout != 'ok\n':
+            return 'the plot (%s) printed %r, stderr %r' % (k, p.stdout, p.stderr[-300:])
+    p = subprocess.run(['/usr/bin/python3.11', '-c', 'import sys; from matplotlib.testing.compare import compare_images; '
+                        'print(compare_images(sys.argv[1], sys.argv[2], tol=0))',
+                        os.path.join(dirs['native'], 'p.png'), os.path.join(dirs['box'], 'p.png')],
+                       env=env, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 or p.stdout.strip() != 'None':
+        return 'the plot differs from the native one: %s %s' % (p.stdout.strip(), p.stderr[-300:])
+    print('matplotlib: the plot of `wasmbox run -c \'%s\'` matches the native one (compare_images, tol=0)' % PLOT)
+    return ''
+
+
 def main():
     if len(sys.argv) != 7:
         sys.exit(__doc__)
@@ -130,6 +158,9 @@ def main():
         # (the baseline images and the result images the comparisons write
         # need more than the default quota)
         box, broken = run_files(wasmbox, work_box, pytest_site, paths)
+        plot = compare_plot(wasmbox, work, env)
+        if plot:
+            broken.append(plot)
     finally:
         shutil.rmtree(work)
     judge('matplotlib', nat, box, broken,
