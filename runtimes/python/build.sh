@@ -118,7 +118,8 @@ linkargs=$(sed "s|@LIB@|$kit/lib|g" "$kit/link.args")
 # guest_sjlj.c's throw): runtimes/native.sh then translates with wasm2c
 # --enable-exceptions.
 opt_eh=() validate_eh=()
-if wasm-objdump -h "$work/python.wasm" | grep -qE '^ *Tag '; then
+sections=$(wasm-objdump -h "$work/python.wasm")  # (not piped into grep -q: see freetype.sh)
+if grep -qE '^ *Tag ' <<<"$sections"; then
   opt_eh=(--enable-exception-handling) validate_eh=(--enable-exceptions)
 fi
 wasm-opt -g -O3 --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
