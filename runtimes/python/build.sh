@@ -37,7 +37,7 @@ for name in $EXTENSIONS; do
     || die "$name.sh's output $dir is not an extension kit"
   exts+=("$dir")
 done
-key=$( (wb_recipe_hash "$here/../lib.sh" "$here/build.sh" "$here/wasmbox_main.c" "$here/fastmem.c" \
+key=$( (wb_recipe_hash "$here/../lib.sh" "$here/build.sh" "$here/cold_functions.py" "$here/wasmbox_main.c" "$here/fastmem.c" \
           "$here/../common/guest_libc.c" "$here/../common/guest_libc.h" \
           "$here/../common/guest_sjlj.c" "$here/../common/sjlj/setjmp.h"; echo "$kit $cxx $ft ${exts[*]}") | sha256sum | cut -c1-16)
 out="$WB_CACHE/runtimes/python-$key"
