@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from packages import FLAGS, GUEST, judge, passed_natively_only, results  # noqa: E402 (the shared driver)
+from packages import FLAGS, judge, passed_natively_only, results, run_files  # noqa: E402 (the shared driver)
 
 FILES = '''test_path test_transforms test_axes test_image test_figure test_lines test_text test_colors
 test_ticker test_dates test_contour test_triangulation test_constrainedlayout'''.split()
@@ -58,45 +58,6 @@ for root, dirs, files in sorted(os.walk('/app/matplotlib')):
     if root not in pkg.__path__:
         pkg.__path__.append(root)
 '''
-
-
-def test_id(nodeid):
-    """pytest's node id (path::Class::test) as its JUnit report names it."""
-    path, _, rest = nodeid.partition('::')
-    parts = rest.split('::')
-    return '.'.join([path[:-len('.py')].replace('/', '.')] + parts[:-1]) + '::' + parts[-1]
-
-
-def run_files(wasmbox, workspace, pytest_site, paths, crashes=10):
-    """pytest on each of paths inside wasmbox, a call a file, as
-    packages.run_per_file, but a test that crashes the sandbox takes only
-    itself: the call prints each test's id before running it (-v), the last
-    one printed is the one that crashed, and the file runs again without it
-    (up to `crashes` times a file). (test id -> outcome, a crash counted as
-    a failure; the files that ended without a report.)"""
-    box, broken = {}, []
-    for i, path in enumerate(paths):
-        crashed = []
-        while True:
-            flags = [f if not f.startswith('--junitxml') else '--junitxml=report-%d.xml' % i
-                     for f in FLAGS if f != '-q']
-            flags += ['-v'] + ['--deselect=' + c for c in crashed]
-            p = subprocess.run([wasmbox, 'run', '--timeout', '600', '--memory', '2048', '--max-output', str(16 << 20),
-                                '--quota', '1024', '--packages', pytest_site, '--workspace', workspace,
-                                '-c', PATHS + GUEST % (flags + [path])], capture_output=True, text=True, timeout=900)
-            report = os.path.join(workspace, 'report-%d.xml' % i)
-            if os.path.exists(report):
-                box.update(results(report))
-                box.update((test_id(c), 'failed') for c in crashed)
-                break
-            # the crashed test's id (ids may hold spaces), its outcome never printed
-            last = (p.stdout.strip().splitlines() or [''])[-1].strip()
-            if not last.startswith(path + '::') or last in crashed or len(crashed) == crashes:
-                broken.append('%s (exit %d: %s)' % (path, p.returncode, p.stderr.strip().splitlines()[-1:]))
-                break
-            print('    %s crashed wasmbox (%s): run again without it' % (last, p.stderr.strip().splitlines()[-1:]))
-            crashed.append(last)
-    return box, broken
 
 
 def copy_tests(package, dest):
@@ -157,7 +118,7 @@ def main():
         copy_tests(os.path.join(tests, 'matplotlib'), work_box)
         # (the baseline images and the result images the comparisons write
         # need more than the default quota)
-        box, broken = run_files(wasmbox, work_box, pytest_site, paths)
+        box, broken = run_files(wasmbox, work_box, pytest_site, paths, (), PATHS, ['--quota', '1024'])
         plot = compare_plot(wasmbox, work, env)
         if plot:
             broken.append(plot)

@@ -98,6 +98,48 @@ def run_per_file(wasmbox, workspace, pytest_site, paths, pytest_args=(), guest_p
     return box, broken
 
 
+def test_id(nodeid):
+    """pytest's node id (path::Class::test) as its JUnit report names it."""
+    path, _, rest = nodeid.partition('::')
+    parts = rest.split('::')
+    return '.'.join([path[:-len('.py')].replace('/', '.')] + parts[:-1]) + '::' + parts[-1]
+
+
+def run_files(wasmbox, workspace, pytest_site, paths, pytest_args=(), guest_prefix='', run_args=(), crashes=10):
+    """pytest on each of paths inside wasmbox, a call a file, as
+    run_per_file, but a test that crashes the sandbox takes only itself:
+    the call prints each test's id before running it (-v), the last one
+    printed is the one that crashed, and the file runs again without it (up
+    to `crashes` times a file). (test id -> outcome, a crash counted as a
+    failure; the files that ended without a report.)"""
+    box, broken = {}, []
+    for i, path in enumerate(paths):
+        crashed = []
+        report = os.path.join(workspace, 'report-%d.xml' % i)
+        while True:
+            flags = [f if not f.startswith('--junitxml') else '--junitxml=report-%d.xml' % i
+                     for f in FLAGS if f != '-q']
+            flags += ['-v'] + ['--deselect=' + c for c in crashed]
+            if os.path.exists(report):
+                os.remove(report)  # (an earlier call's, with the same name)
+            p = subprocess.run([wasmbox, 'run', '--timeout', '600', '--memory', '2048', '--max-output', str(16 << 20),
+                                *run_args, '--packages', pytest_site, '--workspace', workspace,
+                                '-c', guest_prefix + GUEST % (flags + list(pytest_args) + [path])],
+                               capture_output=True, text=True, timeout=900)
+            if os.path.exists(report):
+                box.update(results(report))
+                box.update((test_id(c), 'failed') for c in crashed)
+                break
+            # the crashed test's id (ids may hold spaces), its outcome never printed
+            last = (p.stdout.strip().splitlines() or [''])[-1].strip()
+            if not last.startswith(path + '::') or last in crashed or len(crashed) == crashes:
+                broken.append('%s (exit %d: %s)' % (path, p.returncode, p.stderr.strip().splitlines()[-1:]))
+                break
+            print('    %s crashed wasmbox (%s): run again without it' % (last, p.stderr.strip().splitlines()[-1:]))
+            crashed.append(last)
+    return box, broken
+
+
 def passed_natively_only(nat, box, failed):
     """judge's not_run for a suite whose wasmbox run skips what is not built:
     the tests that pass natively and neither pass nor fail in wasmbox."""
