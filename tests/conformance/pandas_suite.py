@@ -63,11 +63,16 @@ CI = {
 }
 RATIO = 0.95
 # In wasmbox the tests sit in the workspace and run against the pandas the
-# sandbox has (imported by its snapshot): the workspace's pandas directory
-# goes first on the built-in package's __path__, so that pandas.tests and
+# sandbox has: it is imported with the workspace off the path (the copy of
+# the package there has no compiled modules), then the workspace's pandas
+# directory goes first on its __path__, so that pandas.tests and
 # pandas.conftest are found there (the workspace holds nothing else of
 # pandas' to shadow the built-in modules).
-PATHS = '''import pandas
+PATHS = '''import os, sys
+path = sys.path[:]
+sys.path[:] = [p for p in path if os.path.abspath(p or '.') != '/app']
+import pandas
+sys.path[:] = path
 if '/app/pandas' not in pandas.__path__:
     pandas.__path__.insert(0, '/app/pandas')
 '''
