@@ -41,6 +41,7 @@ static void int_fill(int *buf, long n, int *delta) { for (long i = 2; i < n; i++
 static GetSet getset[] = {{"value", (getter)array_value_get}, {"base", (getter)array_base_get}};
 static PyObject *method_two(PyObject *self, PyObject *args) { (void)args; return self; }
 static PyCFunction methods[] = {(PyCFunction)method_noargs, (PyCFunction)method_keywords};
+static PyCFunction through[] = {(PyCFunction)(void (*)(void))method_keywords};
 static MethodDef table[] = {
     {"two", (PyCFunction)method_two, METH_VARARGS | METH_KEYWORDS, NULL},
     {"three", (PyCFunction)method_keywords, METH_VARARGS | METH_KEYWORDS, NULL},
@@ -54,6 +55,9 @@ int use(Array *a, int *buf) {
   getter again = (getter)variable;
   int d = 1;
   (void)table;
+  (void)through;
+  PyCFunction back = (PyCFunction)(void (*)(void))methods[1];
+  (void)back;
   return (g(&a->base, 0) == &a->base) + (variable ? again(&a->base, 0) == &a->base : 0) + fill(buf, 4, &d);
 }
 EOF
@@ -76,6 +80,9 @@ check "a METH_KEYWORDS entry of a two-parameter function goes through a three-pa
   grep -q '"two", (PyCFunction)wb_fpcast_m0,' "$tmp/casts.c"
 check "entries whose functions take what their flags pass are left alone" \
   bash -c 'grep -q "\"three\", (PyCFunction)method_keywords" "$1" && grep -q "\"varargs\", (PyCFunction)method_two" "$1"' _ "$tmp/casts.c"
+check "a METH_KEYWORDS method cast through void (*)(void) is left alone" \
+  grep -q '(PyCFunction)(void (\*)(void))method_keywords' "$tmp/casts.c"
+check "a pointer cast back from void (*)(void) is left alone" grep -q 'back = (PyCFunction)(void (\*)(void))methods' "$tmp/casts.c"
 check "the rewritten file compiles" $cc -c "$tmp/casts.c" -o "$tmp/casts.o"
 out2=$(WB_JOBS=1 python3 "$tool" "$tmp/compiles" 2>&1)
 check "a second run finds nothing left to rewrite" grep -q "fpcast: 0 casts" <<<"$out2"
@@ -85,8 +92,10 @@ cat > "$tmp/bad.c" <<'EOF'
 typedef int (*unary)(int);
 static int add(int a, int b) { return a + b; }
 unary table[] = {(unary)add};
+unary through[] = {(unary)(void (*)(void))add};
 EOF
 echo "$cc -c $tmp/bad.c -o $tmp/bad.o" > "$tmp/compiles"
 out=$(WB_JOBS=1 python3 "$tool" "$tmp/compiles" 2>&1); rc=$?
 check "a cast that cannot be wrapped fails the build" test "$rc" -ne 0
 check "and names its place" bash -c 'grep -q "would trap" <<<"$1" && grep -q "bad.c:3:" <<<"$1"' _ "$out"
+check "a cast through void (*)(void) is judged from the function's own type" grep -q "bad.c:4:.*int (\*)(int, int) -> int (\*)(int)" <<<"$out"

@@ -31,7 +31,11 @@ declared with two): there is no cast for clang to see.
 
 The wrapper goes just before the top-level declaration holding the cast.
 A cast of a function pointer variable is left alone (the code calls it
-with the type it was made for) and listed. The check runs again
+with the type it was made for) and listed. So is a cast back from the
+generic `void (*)(void)` (Cython's `(T)(void(*)(void))def->ml_meth`),
+except where the same line made the generic pointer from a named function
+(`(PyCFunction)(void (*)(void))f`): that pair is judged as one cast, from
+f's type to the last. The check runs again
 afterwards: any other cast that would trap fails the build with its place.
 """
 import os
@@ -127,7 +131,7 @@ def traps(frm, to):
     a, b = split_function_type(frm), split_function_type(to)
     if a is None or b is None:
         return True
-    if to == 'void (*)(void)':
+    if to in GENERIC:
         return False  # stored generically, cast back to its type to be called
     if signature(a) == signature(b):
         return False
@@ -213,10 +217,36 @@ def is_variable_cast(f, ln, col):
     return operand(text, sum(len(x) + 1 for x in lines[:ln - 1]) + col - 1)[1]
 
 
+GENERIC = ('void (*)(void)', 'void (*)()')
+
+
+def names_function(f, ln, col):
+    """Is the cast at this place one of a named function (not of a pointer
+    variable or a member like def->ml_meth)?"""
+    lines = open(f).read().split('\n')
+    m, variable = operand('\n'.join(lines), sum(len(x) + 1 for x in lines[:ln - 1]) + col - 1)
+    return bool(m) and not variable
+
+
+def through_generic(found):
+    """Each cast as (file, line, col, from, to), with a cast back from
+    `void (*)(void)` given the type of the function the same line cast to
+    it (the nearest such cast to its right); a cast back with no such
+    function is of a pointer stored generically: from and to the same."""
+    inner = [c for c in found if c[4] in GENERIC and names_function(*c[:3])]
+    out = []
+    for f, ln, col, frm, to in found:
+        if frm in GENERIC:
+            made = [c for c in inner if c[0] == f and c[1] == ln and c[2] > col]
+            frm = min(made, key=lambda c: c[2])[3] if made else to
+        out.append((f, ln, col, frm, to))
+    return out
+
+
 def rewrite(found):
     """Rewrite each trapping cast of a named function; returns those left."""
     by_file, variables = {}, []
-    for f, ln, col, frm, to in found:
+    for f, ln, col, frm, to in through_generic(found):
         if traps(frm, to):
             by_file.setdefault(f, []).append((ln, col, frm, to))
     count = 0
@@ -322,7 +352,7 @@ def main():
     sources = sorted({check_command(c)[0] for c in commands})
     methods = method_tables(sources)
     count, variables = rewrite(casts(commands, jobs))
-    again = [c for c in casts(commands, jobs) if traps(c[3], c[4]) and not is_variable_cast(*c[:3])]
+    again = [c for c in through_generic(casts(commands, jobs)) if traps(c[3], c[4]) and not is_variable_cast(*c[:3])]
     if again:
         sys.exit('fpcast: %d function casts would trap on WebAssembly and could not be rewritten:\n  %s'
                  % (len(again), '\n  '.join('%s:%d:%d: %s -> %s' % c for c in again)))
