@@ -94,6 +94,15 @@ static inline wasmbox_result *expect_exception(const char *code, const char *wor
 }
 
 /* JavaScript code that must finish ok and print exactly `out`. */
+/* The code ends as out_of_memory with MemoryError, never a crash or a trap. */
+static inline void expect_out_of_memory(const char *code) {
+  wasmbox_result *r = run_py(code);
+  if (r->status != WASMBOX_STATUS_OUT_OF_MEMORY) dump(r);
+  expect_status(r, WASMBOX_STATUS_OUT_OF_MEMORY);
+  assert_string_equal(r->error_type, "MemoryError");
+  wasmbox_result_free(r);
+}
+
 static inline void expect_js_output(const char *code, const char *workspace, const char *out) {
   wasmbox_result *r = run_js_in(code, workspace);
   expect_status(r, WASMBOX_STATUS_OK);

@@ -16,6 +16,9 @@
 #   inittab.tsv    dotted module name <TAB> its init function
 #   site/          numpy's Python files (+ unchecked-hash .pyc), without tests
 #   tests/         the whole package, tests included, for `make conformance`
+#   include/       numpy's C API headers as numpy.get_include() gives them
+#                  (the generated API tables, our _numpyconfig.h), for the
+#                  kits that compile against numpy (pandas.sh)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
@@ -124,6 +127,10 @@ done < "$work/compiles" | sort -rn | cut -d' ' -f2- |
 stage="$work/out"; mkdir -p "$stage"
 "$AR" rcs "$stage/libnumpy.a" "$work"/obj/*.o
 cp "$work/inittab.tsv" "$stage/"
+mkdir -p "$stage/include"
+cp -r "$tree/numpy/core/include/numpy" "$stage/include/"
+cp "$gen"/numpy/core/include/numpy/*.h "$stage/include/numpy/"
+[ -f "$stage/include/numpy/__ufunc_api.h" ] || die "numpy's generated C API headers are not in $gen"
 [ "$(wc -l < "$stage/inittab.tsv")" -eq 18 ] || die "expected numpy's 18 extensions in inittab.tsv"
 
 # --- the Python package ----------------------------------------------------
