@@ -19,7 +19,9 @@
 #                   the peers users would pick (Pyodide, node:wasi, bubblewrap),
 #                   MCP round trips (alone: make bench-mcp); QUICK=1 for fewer rounds;
 #                   make test-peers runs each peer once (CI)
-#   make conformance  CPython's and QuickJS's own tests inside wasmbox
+#   make conformance  CPython's and QuickJS's own tests inside wasmbox (and the
+#                   data stack's: numpy, Pillow, matplotlib, pandas' CI selection)
+#   make conformance-full  the same, pandas' seven subsets whole
 
 BUILD   ?= build
 VERSION := $(shell sed -n 's/^\#define WASMBOX_VERSION "\(.*\)"/\1/p' include/wasmbox.h)
@@ -56,7 +58,7 @@ FUEL ?= on
 FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
-.PHONY: all deps run test test-asan test-kiwisolver test-mcp test-peers soak check-layers format check-format fuzz bench bench-mcp conformance clean install npm-package shared deb test-deb cluster test-cluster
+.PHONY: all deps run test test-asan test-kiwisolver test-mcp test-peers soak check-layers format check-format fuzz bench bench-mcp conformance conformance-full clean install npm-package shared deb test-deb cluster test-cluster
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/wasmbox
@@ -76,17 +78,19 @@ PGO_SRC := tools/pgo_train.c
 # its files); NAME-native.dir: the directory with NAME.o and NAME.h.
 # Files beside a recipe that are not part of it (they have rules of their
 # own below): changing them must not send make through the recipe again.
-# (numpy/, pillow/, kiwisolver/ and matplotlib/ are directories: their files,
-# the recipes numpy.sh, pillow.sh, kiwisolver.sh and matplotlib.sh read, are
-# named one by one; matplotlib.sh also builds with runtimes/cxx.sh.)
+# (numpy/, pillow/, kiwisolver/, matplotlib/ and pandas/ are directories: their
+# files, the recipes numpy.sh, pillow.sh, kiwisolver.sh, matplotlib.sh and
+# pandas_source.sh read, are named one by one; matplotlib.sh and pandas.sh
+# also build with runtimes/cxx.sh.)
 NOT_RECIPE := runtimes/python/lib runtimes/python/patches runtimes/python/numpy runtimes/python/pillow runtimes/python/kiwisolver \
-  runtimes/python/matplotlib runtimes/python/stdlib.sh runtimes/python/packages.sh \
+  runtimes/python/matplotlib runtimes/python/pandas runtimes/python/stdlib.sh runtimes/python/packages.sh \
   runtimes/python/packages.txt runtimes/javascript/packages.sh runtimes/javascript/packages runtimes/javascript/intl.js
 define runtime
 $(BUILD)/$(1).dir: runtimes/lib.sh $(filter-out $(NOT_RECIPE),$(wildcard runtimes/$(1)/*)) $(wildcard runtimes/common/* runtimes/common/sjlj/*) \
   runtimes/freetype.sh \
   $(wildcard runtimes/$(1)/numpy/*.* runtimes/$(1)/numpy/patches/* runtimes/$(1)/pillow/* runtimes/$(1)/kiwisolver/*) \
-  $(wildcard runtimes/$(1)/matplotlib/*.* runtimes/$(1)/matplotlib/patches/*) $(if $(filter python,$(1)),runtimes/cxx.sh) | deps
+  $(wildcard runtimes/$(1)/matplotlib/*.* runtimes/$(1)/matplotlib/patches/*) \
+  $(wildcard runtimes/$(1)/pandas/*.* runtimes/$(1)/pandas/patches/*) $(if $(filter python,$(1)),runtimes/cxx.sh) | deps
 	@mkdir -p $(BUILD)
 	bash scripts/recipe.sh $$@ bash runtimes/$(1)/build.sh
 
@@ -528,7 +532,11 @@ bench-mcp: $(BUILD)/wasmbox $(BUILD)/mcpload $(BUILD)/bench-warm
 conformance: $(BUILD)/wasmbox
 	@bash tests/conformance/run.sh $(BUILD)/wasmbox "$$(cat $(BUILD)/python.dir)/test" "$$(cat $(BUILD)/javascript.dir)" \
 	  "$$(cat $(BUILD)/python-packages.dir)" "$$(cat $(BUILD)/python.dir)/numpy-tests" "$$(cat $(BUILD)/python.dir)/pillow-tests" \
-	  "$$(cat $(BUILD)/python.dir)/matplotlib-tests"
+	  "$$(cat $(BUILD)/python.dir)/matplotlib-tests" "$$(cat $(BUILD)/python.dir)/pandas-tests"
+
+# the same, with pandas' seven subsets whole rather than CI's selection
+conformance-full: $(BUILD)/wasmbox
+	@WB_CONFORMANCE_FULL=1 $(MAKE) --no-print-directory conformance
 
 clean:
 	rm -rf $(BUILD)

@@ -110,7 +110,7 @@ check "--json timeout status" [ "$(json "r['status']")" = timeout ]
 check "--json timeout is one object" is_one_json_object
 check "--json timeout: a guidance entry with its type and docs" \
   [ "$(json "[(e['type'], e['docs']) for e in r['error']['guidance_entries']]")" = "[('timeout', 'docs/cli.md#guidance')]" ]
-run run --json -c 'import pandas'
+run run --json -c 'import scipy'
 check "--json a missing package: entry package_not_installed, docs on Python packages" \
   [ "$(json "[(e['type'], e['docs'], e['message'] == r['error']['guidance'][0]) for e in r['error']['guidance_entries']]")" \
     = "[('package_not_installed', 'docs/runtimes.md#python-packages', True)]" ]

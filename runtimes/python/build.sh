@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the Python runtime: the module python.wasm, linked from CPython for
 # wasm32-wasi (cpython.sh), the extension kits built into it (EXTENSIONS:
-# numpy.sh, pillow.sh, kiwisolver.sh, matplotlib.sh) and our guest glue (wasmbox_main.c) as a reactor
+# numpy.sh, pillow.sh, kiwisolver.sh, matplotlib.sh, pandas.sh) and our guest glue (wasmbox_main.c) as a reactor
 # module; and the read-only tree the guest imports from. The parts are cache
 # entries of their own, so a change to the glue relinks in a minute and
 # rebuilds neither CPython nor an extension.
@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 wb_apt_install clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 wabt binaryen python3.11
 
-EXTENSIONS="numpy pillow kiwisolver matplotlib"
+EXTENSIONS="numpy pillow kiwisolver matplotlib pandas"
 
 kit=$(wb_recipe bash "$here/cpython.sh")
 # matplotlib's C++ throws and catches: libc++ and libc++abi with exceptions

@@ -12,9 +12,8 @@
 
 /* Packages code often wants that are not built in (compiled code, or the
  * network). */
-static const char *const third_party[] = {"pandas",     "requests", "scipy", "sklearn", "torch",
-                                          "tensorflow", "lxml",     "httpx", "aiohttp", "flask",
-                                          "django",     "openai",   "docx",  "pptx",    NULL};
+static const char *const third_party[] = {"requests", "scipy", "sklearn", "torch",  "tensorflow", "lxml", "httpx",
+                                          "aiohttp",  "flask", "django",  "openai", "docx",       "pptx", NULL};
 
 /* Standard modules that cannot work without processes, threads, native
  * extensions or the network. */
@@ -168,7 +167,7 @@ static void python_rules(const wb_guidance_input *in, hints *h) {
               wb_python_packages[near].module));
     else if (in_list(third_party, mod, len))
       add(h, "package_not_installed",
-          fmt("'%.*s' is not installed. Available: the Python standard library, numpy, Pillow (PIL), matplotlib, and "
+          fmt("'%.*s' is not installed. Available: the Python standard library, numpy, pandas, Pillow (PIL), matplotlib, and "
               "built-in pure-Python packages (openpyxl, xlsxwriter, pypdf, jinja2, yaml, bs4, networkx, sympy, "
               "dateutil, pydantic and more; list_runtimes lists them all). Other packages with compiled "
               "code cannot be added.",

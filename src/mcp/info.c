@@ -94,9 +94,10 @@ cJSON *tool_list_runtimes(mcp_msg *m, const cJSON *args) {
   add_copy(py, "modules", cJSON_GetObjectItemCaseSensitive(probed[0], "modules"));
   add_copy(py, "packages", cJSON_GetObjectItemCaseSensitive(probed[0], "packages"));
   cJSON_AddStringToObject(py, "notes",
-                          "packages: numpy 1.19.5 (random, fft, linalg), Pillow 9.4.0 (PNG, JPEG, GIF, BMP and "
-                          "more; no FreeType: the default bitmap font), the built-in pure-Python ones (import "
-                          "names under 'import') and the operator's; no pip, pandas or requests; code written to "
+                          "packages: numpy 1.19.5 (random, fft, linalg), pandas 2.2.3, Pillow 9.4.0 (PNG, JPEG, "
+                          "GIF, BMP and more, FreeType fonts), matplotlib 3.3.4 (Agg: savefig to PNG, SVG, PDF, "
+                          "PS), the built-in pure-Python ones (import names under 'import') and the operator's; "
+                          "no pip, scipy or requests; code written to "
                           "/app imports from "
                           "there. No threads, subprocess, sockets, ssl or ctypes; hashlib has "
                           "md5/sha1/sha2/sha3/blake2; sqlite3, zlib, bz2, lzma, json, csv, re, decimal, fractions, "
