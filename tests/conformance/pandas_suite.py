@@ -46,7 +46,7 @@ SELECT = ['-m', 'not slow and not network and not db and not single_cpu', '--con
           '--tb=no', '-c', 'pytest.ini']
 # CI's selection: four files or fewer of each subset, its core (construction,
 # indexing, arithmetic, groupby's aggregations, joins, the C parser's common
-# paths, frequency inference, to_datetime), about a sixth of the subsets'
+# paths, frequency inference, to_datetime), about a fifth of the subsets'
 # tests that pass natively, leaving out files most of whose tests fail
 # natively (numpy 1.19) and the longest parametrised grids (groupby's
 # test_raises and test_groupby_dropna: 17 000 tests)
