@@ -59,6 +59,23 @@ static const struct {
      "print(pd.Series([\"a b\", \"c d e\"]).str.split().str.len().tolist(), a.to_csv(index=False).splitlines(), pd.cut([1, 5, 9], 3).codes.tolist())\n",
      "{'k': ['a', 'b', 'c'], 'v': [1, 2, 3], 'w': [10.0, 0.0, 30.0]} (3, 3) {'a': {'v': 1}, 'b': {'v': 2}, 'c': {'v': 3}}\n"
      "[2, 3] ['k,v', 'a,1', 'b,2', 'c,3'] [0, 1, 2]\n"},
+    {"merges on the int keys numpy types intc on wasm32 (patch 0005)",
+     "import pandas as pd, numpy as np\n"
+     "a = pd.DataFrame({\"k\": np.arange(6) % 3, \"v\": range(6)})\n"
+     "print(a.merge(a.groupby(\"k\", as_index=False).v.sum(), on=\"k\").v_y.tolist())\n",
+     "[3, 5, 7, 3, 5, 7]\n"},
+    {"Excel and Markdown through the built-in openpyxl, xlsxwriter and tabulate (patch 0006)",
+     "import pandas as pd\n"
+     "df = pd.DataFrame({\"k\": [\"a\", \"b\"], \"v\": [1.5, 2]})\n"
+     "df.to_excel(\"t.xlsx\", index=False); print(pd.read_excel(\"t.xlsx\").to_dict(\"list\"))\n"
+     "df.to_excel(\"w.xlsx\", index=False, engine=\"xlsxwriter\"); print(pd.read_excel(\"w.xlsx\").v.sum())\n"
+     "print(df.to_markdown(index=False))\n",
+     "{'k': ['a', 'b'], 'v': [1.5, 2.0]}\n"
+     "3.5\n"
+     "| k   |   v |\n"
+     "|:----|----:|\n"
+     "| a   | 1.5 |\n"
+     "| b   | 2   |\n"},
 };
 
 static void test_pandas_prints_what_native_pandas_prints(void **s) {
