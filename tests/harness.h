@@ -94,6 +94,25 @@ static inline wasmbox_result *expect_exception(const char *code, const char *wor
 }
 
 /* JavaScript code that must finish ok and print exactly `out`. */
+/* A snippet and what it must print: what the native reference printed. */
+typedef struct {
+  const char *name, *code, *out;
+} snippet;
+
+/* Each snippet, in a stateless call, ends ok and prints exactly its out. */
+static inline void expect_snippets(const char *what, const snippet *uses, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    wasmbox_result *r = run_py(uses[i].code);
+    if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, uses[i].out)) {
+      fprintf(stderr, "%s, %s:\n", what, uses[i].name);
+      dump(r);
+    }
+    expect_status(r, WASMBOX_STATUS_OK);
+    assert_string_equal(r->stdout_data, uses[i].out);
+    wasmbox_result_free(r);
+  }
+}
+
 /* The code ends as out_of_memory with MemoryError, never a crash or a trap. */
 static inline void expect_out_of_memory(const char *code) {
   wasmbox_result *r = run_py(code);

@@ -7,9 +7,7 @@
 #include "harness.h"
 
 /* Each snippet and what native numpy 1.19.5 printed. */
-static const struct {
-  const char *name, *code, *out;
-} uses[] = {
+static const snippet uses[] = {
     {"the documents' line",
      "import numpy as np\n"
      "print(np.linalg.solve([[3,1],[1,2]],[9,8]), np.fft.fft([1,0,0,0]).real.tolist(), "
@@ -56,16 +54,7 @@ static const struct {
 
 static void test_numpy_prints_what_native_numpy_prints(void **s) {
   (void)s;
-  for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
-    wasmbox_result *r = run_py(uses[i].code);
-    if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, uses[i].out)) {
-      fprintf(stderr, "numpy, %s:\n", uses[i].name);
-      dump(r);
-    }
-    expect_status(r, WASMBOX_STATUS_OK);
-    assert_string_equal(r->stdout_data, uses[i].out);
-    wasmbox_result_free(r);
-  }
+  expect_snippets("numpy", uses, sizeof uses / sizeof uses[0]);
 }
 
 /* The extensions are built-in modules under their dotted names, with the

@@ -6,9 +6,7 @@
 
 /* Each package's snippet and what native python3.11 printed with the same
  * Debian packages (their compiled speed-ups removed, as in the image). */
-static const struct {
-  const char *name, *code, *out;
-} uses[] = {
+static const snippet uses[] = {
     {"openpyxl",
      "import openpyxl, io\n"
      "wb = openpyxl.Workbook(); ws = wb.active; ws.title = 'S'\n"
@@ -157,16 +155,7 @@ static const struct {
 
 static void test_each_package_works(void **s) {
   (void)s;
-  for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
-    wasmbox_result *r = run_py(uses[i].code);
-    if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, uses[i].out)) {
-      fprintf(stderr, "package %s:\n", uses[i].name);
-      dump(r);
-    }
-    expect_status(r, WASMBOX_STATUS_OK);
-    assert_string_equal(r->stdout_data, uses[i].out);
-    wasmbox_result_free(r);
-  }
+  expect_snippets("package", uses, sizeof uses / sizeof uses[0]);
 }
 
 /* The manifest names every package; each of its modules imports, its

@@ -7,9 +7,7 @@
 #include "harness.h"
 
 /* Each snippet and what native pandas 2.2.3 on numpy 1.19.5 printed. */
-static const struct {
-  const char *name, *code, *out;
-} uses[] = {
+static const snippet uses[] = {
     {"a CSV grouped by month, resampled, pivoted",
      "import io, pandas as pd\n"
      "csv = \"date,city,sales\\n2024-01-05,A,10\\n2024-01-20,B,5\\n2024-02-03,A,7\\n2024-02-28,B,1\\n\"\n"
@@ -80,16 +78,7 @@ static const struct {
 
 static void test_pandas_prints_what_native_pandas_prints(void **s) {
   (void)s;
-  for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
-    wasmbox_result *r = run_py(uses[i].code);
-    if (r->status != WASMBOX_STATUS_OK || strcmp(r->stdout_data, uses[i].out)) {
-      fprintf(stderr, "pandas, %s:\n", uses[i].name);
-      dump(r);
-    }
-    expect_status(r, WASMBOX_STATUS_OK);
-    assert_string_equal(r->stdout_data, uses[i].out);
-    wasmbox_result_free(r);
-  }
+  expect_snippets("pandas", uses, sizeof uses / sizeof uses[0]);
 }
 
 /* The extensions are built-in modules under the dotted names native pandas
