@@ -55,7 +55,8 @@ SRC_MCP_CXX := $(wildcard src/mcp/*.cc)
 # Fuel metering, run on every module before wasm2c (runtimes/native.sh).
 # FUEL=counter-only: the unmetered baseline build `make bench` compares with.
 FUEL ?= on
-FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel.h
+FUEL_TOOL_SRC := tools/wasm_fuel.c tools/wasm_fuel_body.c tools/wasm_fuel_fold.c tools/wasm_fuel_emit.c tools/wasm_fuel_data.c \
+  tools/wasm_fuel.h
 NATIVE_DIRS := $(RUNTIMES:%=$(BUILD)/%-native.dir)
 
 .PHONY: all deps run test test-asan test-kiwisolver test-mcp test-peers soak check-layers format check-format fuzz bench bench-mcp conformance conformance-full clean install npm-package shared deb test-deb cluster test-cluster

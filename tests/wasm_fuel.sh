@@ -441,6 +441,62 @@ check "a missing input is an error" [ "$r" = 1 ]
 "$T" only-one-arg.wasm 2>/dev/null; r=$?
 check "bad usage exits 2" [ "$r" = 2 ]
 
+# ---- --merge-data: fewer data segments, the same memory ---------------------------
+# segments 2 and 4 bytes apart merge at GAP 8, the one 171 bytes on does not;
+# the exports read segment bytes and the zeros in a merged gap
+cat > "$tmp/data.wat" <<'EOF'
+(module
+  (memory 1)
+  (data (i32.const 16) "ab") (data (i32.const 20) "cd") (data (i32.const 28) "e")
+  (data (i32.const 200) "fg")
+  (func (export "bytes") (result i64)
+    (i64.or (i64.load (i32.const 16)) (i64.shl (i64.extend_i32_u (i32.load8_u (i32.const 28))) (i64.const 56))))
+  (func (export "far") (result i32) (i32.add (i32.load16_u (i32.const 200)) (i32.load8_u (i32.const 199)))))
+EOF
+wat data
+segments() { wasm-objdump -h "$1" | sed -n 's/^ *Data .*count: \([0-9]*\)$/\1/p'; }
+want=$(plain data)
+run data --merge-data 8 -v
+check "--merge-data 8: the module validates and computes the same" [ "$rc" = 0 ] && [ "$out" = "$want" ]
+check "  ... with 2 data segments of 4" [ "$(segments "$tmp/data.fuel.wasm")" = 2 ]
+check "  ... and says so (-v)" grep -q '4 data segments merged into 2' "$tmp/err"
+run data --merge-data 1
+check "--merge-data 1: only segments at most 1 byte apart merge (none: 4 left)" \
+  [ "$(segments "$tmp/data.fuel.wasm")" = 4 ] && [ "$out" = "$want" ]
+run data --merge-data 256
+check "--merge-data 256: one segment, the same memory" [ "$(segments "$tmp/data.fuel.wasm")" = 1 ] && [ "$out" = "$want" ]
+run data
+check "without --merge-data the segments stay" [ "$(segments "$tmp/data.fuel.wasm")" = 4 ]
+# overlapping segments (the later wins), a passive segment, code naming a
+# segment: the section is left as it is
+left() { # left NAME: NAME.wat has 2 segments, metered with --merge-data 256
+  wat "$1"
+  want=$(plain "$1")
+  run "$1" --merge-data 256 -v
+  check "$1: data segments left as they are, computing the same" \
+    [ "$rc" = 0 ] && [ "$out" = "$want" ] && [ "$(segments "$tmp/$1.fuel.wasm")" = 2 ]
+  check "  ... and says so (-v)" grep -q 'data segments left as they are' "$tmp/err"
+}
+cat > "$tmp/overlap.wat" <<'EOF'
+(module (memory 1) (data (i32.const 16) "abcd") (data (i32.const 18) "XY")
+  (func (export "f") (result i32) (i32.load (i32.const 16))))
+EOF
+left overlap
+cat > "$tmp/passive.wat" <<'EOF'
+(module (memory 1) (data (i32.const 16) "ab") (data $p "cd")
+  (func (export "f") (result i32) (memory.init $p (i32.const 18) (i32.const 0) (i32.const 2)) (i32.load (i32.const 16))))
+EOF
+left passive
+cat > "$tmp/dropped.wat" <<'EOF'
+(module (memory 1) (data (i32.const 16) "ab") (data $d (i32.const 18) "cd")
+  (func (export "f") (result i32) (data.drop $d) (i32.load (i32.const 16))))
+EOF
+left dropped
+for arg in 257 -1 x; do
+  "$T" --merge-data "$arg" "$tmp/data.wasm" "$tmp/bad.wasm" 2>/dev/null; r=$?
+  check "--merge-data $arg is bad usage (exit 2)" [ "$r" = 2 ]
+done
+
 # ---- the guests -----------------------------------------------------------------------
 for m in "$@"; do
   "$T" -v "$m" "$tmp/guest.wasm" 2>"$tmp/err"; r=$?

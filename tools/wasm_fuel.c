@@ -1,4 +1,4 @@
-/* wasm_fuel [-v] [--counter-only] [--initial N] [--split N] IN.wasm OUT.wasm
+/* wasm_fuel [-v] [--counter-only] [--initial N] [--split N] [--merge-data GAP] IN.wasm OUT.wasm
  *
  * Adds deterministic fuel metering to a WebAssembly module, before wasm2c.
  *
@@ -44,7 +44,9 @@
  *     and a function with either is never "pure".
  *
  * --counter-only adds the counter and export but no charges: the unmetered
- * baseline `make bench` compares against. Every opcode is decoded (MVP,
+ * baseline `make bench` compares against. --merge-data GAP (at most 256)
+ * also merges data segments at most GAP bytes apart, for wasm2c's sake
+ * (wasm_fuel_data.c). Every opcode is decoded (MVP,
  * sign extension, saturating truncation, bulk memory, reference types,
  * multi-value block types, legacy exception handling); anything else (SIMD,
  * threads, exnref exceptions, tail calls, memory64, multi-memory) is
@@ -377,13 +379,14 @@ static uint8_t *read_file(const char *path, size_t *len) {
 }
 
 static void usage(void) {
-  fputs("usage: wasm_fuel [-v] [--counter-only] [--initial N] [--split N] IN.wasm OUT.wasm\n", stderr);
+  fputs("usage: wasm_fuel [-v] [--counter-only] [--initial N] [--split N] [--merge-data GAP] IN.wasm OUT.wasm\n",
+        stderr);
   exit(2);
 }
 
 int main(int argc, char **argv) {
   bool verbose = false, counter_only = false;
-  int64_t initial = INT64_MAX, split = WF_SPLIT;
+  int64_t initial = INT64_MAX, split = WF_SPLIT, merge_gap = -1; /* -1: no merge */
   int cache = WF_CACHE_CALLFREE;
   const char *paths[2];
   int npaths = 0;
@@ -398,11 +401,18 @@ int main(int argc, char **argv) {
       else usage();
     } else if (!strcmp(argv[i], "--counter-only")) {
       counter_only = true;
-    } else if ((!strcmp(argv[i], "--initial") || !strcmp(argv[i], "--split")) && i + 1 < argc) {
+    } else if ((!strcmp(argv[i], "--initial") || !strcmp(argv[i], "--split") || !strcmp(argv[i], "--merge-data")) &&
+               i + 1 < argc) {
       char *end;
       errno = 0;
       long long v = strtoll(argv[i + 1], &end, 10);
       if (errno || *end || end == argv[i + 1]) usage();
+      if (!strcmp(argv[i], "--merge-data")) {
+        if (v < 0 || v > WF_MERGE_GAP_MAX) usage();
+        merge_gap = v;
+        i++;
+        continue;
+      }
       if (!strcmp(argv[i], "--split") && v < 0) usage();
       if (!strcmp(argv[i], "--split") && v == 0) v = INT64_MAX; /* never */
       *(!strcmp(argv[i], "--split") ? &split : &initial) = v;
@@ -426,7 +436,7 @@ int main(int argc, char **argv) {
   section secs[MAX_SECTIONS];
   size_t nsecs = 0;
   wf_module m = {.split = split, .cache = cache};
-  const section *globals = NULL, *exports = NULL, *code = NULL;
+  const section *globals = NULL, *exports = NULL, *code = NULL, *data_sec = NULL;
   uint32_t declared_funcs = 0;
   int last_rank = 0;
   wf_reader r = {data + 8, data + len, "module"};
@@ -499,6 +509,9 @@ int main(int argc, char **argv) {
       case SEC_CODE:
         code = s;
         break;
+      case SEC_DATA:
+        data_sec = s;
+        break;
       default:
         break;
     }
@@ -512,6 +525,12 @@ int main(int argc, char **argv) {
   } else if (declared_funcs) {
     wf_fail(NULL, "functions declared without a code section");
   }
+
+  wf_buf new_data = {0}, new_count = {0};
+  uint32_t segments = 0, merged = 0;
+  bool merge = merge_gap >= 0 && data_sec && !m.names_data &&
+               wf_data_merge(data_sec->body, data_sec->size, (uint32_t)merge_gap, &new_data, &segments, &merged);
+  if (merge) wf_put_u32(&new_count, merged);
 
   /* Write: the new global and export sections go where the old ones were,
    * or where their place in the order is. */
@@ -533,6 +552,8 @@ int main(int argc, char **argv) {
     }
     if (!s) break;
     if (s->id == SEC_CODE) put_section(&out, SEC_CODE, new_code.data, new_code.len);
+    else if (merge && s->id == SEC_DATA) put_section(&out, SEC_DATA, new_data.data, new_data.len);
+    else if (merge && s->id == SEC_DATACOUNT) put_section(&out, SEC_DATACOUNT, new_count.data, new_count.len);
     else put_section(&out, s->id, s->body, s->size);
   }
 
@@ -543,16 +564,22 @@ int main(int argc, char **argv) {
   if (!ok) wf_fail(NULL, "cannot write %s: %s", paths[1], strerror(errno));
   uint32_t eh = 0; /* runtimes/native.sh translates these modules with exceptions */
   for (uint32_t i = 0; i < m.bodies; i++) eh += m.funcs[i].eh;
-  if (verbose)
+  if (verbose) {
+    char data_note[96] = "";
+    if (merge) snprintf(data_note, sizeof data_note, ", %u data segments merged into %u", segments, merged);
+    else if (merge_gap >= 0 && data_sec) snprintf(data_note, sizeof data_note, ", data segments left as they are");
     fprintf(stderr,
             "wasm_fuel: %s: %u functions (%u charged at entry, %u folded into callers), %u loops charged, "
             "%u more charge points (split %lld), %u bulk operations, %u loops on a local copy, "
-            "%u functions with exceptions, %zu -> %zu bytes%s\n",
+            "%u functions with exceptions, %zu -> %zu bytes%s%s\n",
             in_path, m.bodies, m.stats.entry_charges, m.stats.folded, m.stats.loop_charges, m.stats.split_charges,
             (long long)split, m.stats.bulk_charges, m.stats.cached_loops, eh, len, out.len,
-            counter_only ? " (counter only)" : "");
+            counter_only ? " (counter only)" : "", data_note);
+  }
   wf_module_free(&m);
   free(new_code.data);
+  free(new_data.data);
+  free(new_count.data);
   free(out.data);
   free(data);
   return 0;

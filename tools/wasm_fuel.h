@@ -5,6 +5,7 @@
  *                     where its charges go and what each pays
  *   wasm_fuel_fold.c  the call graph: which functions their callers pay for
  *   wasm_fuel_emit.c  the metered code section
+ *   wasm_fuel_data.c  --merge-data: fewer data segments for wasm2c
  * Errors never return: wf_fail() prints where and why, and exits 1. */
 #ifndef WASMBOX_TOOLS_WASM_FUEL_H
 #define WASMBOX_TOOLS_WASM_FUEL_H
@@ -85,6 +86,7 @@ typedef struct {
   int64_t split;               /* see WF_SPLIT */
   enum { WF_CACHE_NONE, WF_CACHE_CALLFREE, WF_CACHE_LOOPS } cache; /* which loops charge a local copy */
   wf_func *funcs;
+  bool names_data;             /* the code has memory.init or data.drop */
   struct {
     uint32_t entry_charges, folded, loop_charges, split_charges, bulk_charges, cached_loops;
   } stats;
@@ -119,6 +121,7 @@ typedef struct {
   bool calls;                 /* loop: its body calls something not pure,
                                  or handles or throws exceptions */
   bool catch_all;             /* try: has its catch_all */
+  bool names_data;            /* memory.init, data.drop */
 } wf_op;
 
 typedef struct wf_frame wf_frame;
@@ -151,5 +154,15 @@ void wf_body_free(wf_body *b);
  * (wasm_fuel_emit.c). */
 void wf_code_analyse(wf_module *m, const uint8_t *code, size_t size);
 void wf_code_rewrite(wf_module *m, uint32_t fuel_global, bool counter_only, wf_buf *out);
+
+/* ---- data segments (wasm_fuel_data.c) ------------------------------------------ */
+
+/* --merge-data GAP: a data section's segments with at most GAP bytes
+ * between them, merged (the file says when and why). Writes the new section
+ * body to `out` and the counts before and after; false, writing nothing,
+ * when the section must stay as it is. */
+#define WF_MERGE_GAP_MAX 256
+bool wf_data_merge(const uint8_t *body, size_t size, uint32_t gap, wf_buf *out, uint32_t *before,
+                   uint32_t *after);
 
 #endif

@@ -128,8 +128,8 @@ static void decode(wf_reader *r, const wf_module *m, wf_op *in) {
       uint32_t sub = wf_u32(r);
       switch (sub) {
         case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7: return; /* trunc_sat */
-        case 8: wf_u32(r); memory_index(r); in->kind = K_BULK; return;      /* memory.init */
-        case 9: wf_u32(r); return;                                          /* data.drop */
+        case 8: wf_u32(r); memory_index(r); in->kind = K_BULK; in->names_data = true; return; /* memory.init */
+        case 9: wf_u32(r); in->names_data = true; return;                                     /* data.drop */
         case 10: memory_index(r); memory_index(r); in->kind = K_BULK; return; /* memory.copy */
         case 11: memory_index(r); in->kind = K_BULK; return;                /* memory.fill */
         case 12: wf_u32(r); wf_u32(r); in->kind = K_BULK; return;           /* table.init */
@@ -235,6 +235,7 @@ void wf_decode_body(wf_module *m, wf_func *f, wf_body *b, bool first) {
     wf_op *in = &b->ops[i];
     decode(&r, m, in);
     in->end = r.p;
+    if (in->names_data) m->names_data = true;
     in->match = WF_NONE;
     switch (in->kind) {
       case K_BLOCK:

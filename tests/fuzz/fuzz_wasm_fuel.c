@@ -2,6 +2,7 @@
  * binaryen's `wasm-opt --translate-to-fuzz` turns the input's bytes into a
  * valid module (with the features our guests use); the pass runs in this
  * process (its main and exit renamed by the build: a refusal returns here).
+ * Half the inputs also merge data segments (--merge-data).
  * Properties: the pass either refuses or writes a module that wabt's
  * wasm-validate accepts and whose exports, run by wabt's wasm-interp with
  * every import logged, print exactly what the original's print (with a
@@ -10,6 +11,7 @@
  * behind, as its exit would. */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,9 +96,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
            "--enable-nontrapping-float-to-int --enable-multivalue -o %s 2>&1",
            seed, mod);
   if (run(cmd, msg, sizeof msg) != 0) return 0; /* binaryen's to make, not ours to test */
-  char *args[] = {"wasm_fuel", mod, out, NULL};
+  /* half the inputs also merge data segments, as runtimes/native.sh asks,
+     at a gap the input chooses */
+  char gap[8];
+  snprintf(gap, sizeof gap, "%u", data[1]);
+  char *plain[] = {"wasm_fuel", mod, out, NULL}, *merging[] = {"wasm_fuel", "--merge-data", gap, mod, out, NULL};
+  bool merge = data[0] & 1;
   if (setjmp(refused)) return 0; /* refused, with its reason on stderr: allowed */
-  check(wasm_fuel_main(3, args) == 0, "the pass returned failure without refusing");
+  check(wasm_fuel_main(merge ? 5 : 3, merge ? merging : plain) == 0, "the pass returned failure without refusing");
   snprintf(cmd, sizeof cmd, "wasm-validate %s 2>&1", out);
   if (run(cmd, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s", msg);
