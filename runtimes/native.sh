@@ -2,8 +2,8 @@
 # native.sh NAME MODULE.wasm [--train COMMAND]: translate a guest module to
 # native code.
 #
-# tools/wasm_fuel (fuel metering) -> wasm-validate -> wasm2c (Debian wabt
-# 1.0.32) -> tools/w2c_split.py -> cc in parallel -> one relocatable object
+# tools/wasm_fuel (fuel metering, data segments merged) -> wasm-validate ->
+# wasm2c (Debian wabt 1.0.32) -> tools/w2c_split.py -> cc in parallel -> one relocatable object
 # whose only global symbols are the module's API (Z_NAME_*), so several
 # modules link into one binary without clashes. Prints the cache directory
 # holding NAME.o and NAME.h; keyed by the metered module (so a change to
@@ -48,9 +48,14 @@ wb_apt_install wabt binutils gcc make
 W2C_CC=${W2C_CC:-gcc}
 W2C_CFLAGS=${W2C_CFLAGS:--O2 -fvisibility=hidden -fno-strict-aliasing -w}
 # -fprofile-update=single: one guest thread runs at a time in the trainer.
+# -fno-gcse: RTL's global CSE took half of each instrumented compile (23 of
+# 48 s for a 3 MB file, -ftime-report); it runs after the profile's
+# instrumentation, so the counters' layout, which -fprofile-use matches by
+# each function's CFG checksum, is the same without it, and this copy only
+# has to count, not to be fast.
 # -fprofile-partial-training: code the training did not run stays optimised
 # for speed, not for size.
-PGO_GENERATE="-fprofile-generate -fprofile-update=single"
+PGO_GENERATE="-fprofile-generate -fprofile-update=single -fno-gcse"
 PGO_USE="-fprofile-use -fprofile-partial-training"
 WB_FUEL=${WB_FUEL:-on}
 case "$WB_FUEL" in
@@ -69,9 +74,13 @@ metered=$(mktemp -d "$WB_CACHE/build/fuel-$name-XXXXXX")
 trap 'rm -rf "$metered"' EXIT
 cc -std=c11 -O2 -Wall -Wextra -Werror "$tools"/wasm_fuel*.c -o "$metered/wasm_fuel" ||
   die "cannot build tools/wasm_fuel"
+# --merge-data 64: wasm-opt's memory packing left python.wasm 31,392 data
+# segments, and wasm2c's time grows with segments times functions (159 s for
+# python.wasm, 35 s with its segments merged into 719; the merged gaps add
+# 0.5 MB of zeros to the data).
 # WB_FUEL_FLAGS: more options for the pass (to compare cost models)
 # shellcheck disable=SC2086
-"$metered/wasm_fuel" -v "${fuel_flags[@]}" ${WB_FUEL_FLAGS:-} "$wasm" "$metered/$name.wasm" 2>"$metered/log" ||
+"$metered/wasm_fuel" -v "${fuel_flags[@]}" --merge-data 64 ${WB_FUEL_FLAGS:-} "$wasm" "$metered/$name.wasm" 2>"$metered/log" ||
   { cat "$metered/log" >&2; die "metering $wasm failed"; }
 # A module with exceptions (C++ built with -fwasm-exceptions, runtimes/cxx.sh)
 # is translated with --enable-exceptions (tools/w2c_split.py and
