@@ -106,7 +106,9 @@ static void *warm_workers(void *arg) {
 /* A server's scratch directory holds .lock, locked for the server's life;
  * a server killed without its cleanup (SIGKILL, a crash) leaves the
  * directory behind unlocked, and the next server to start removes it. A lock
- * rather than a pid: servers in other pid namespaces may share this /tmp. */
+ * rather than a pid: servers in other pid namespaces may share this /tmp.
+ * The lock is removed last, so that a server killed while removing its
+ * directory leaves it locked-and-free, never unlocked. */
 static bool lock_scratch(mcp_server *s, char *err, size_t errlen) {
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/.lock", s->scratch);
@@ -118,6 +120,28 @@ static bool lock_scratch(mcp_server *s, char *err, size_t errlen) {
   return true;
 }
 
+/* Scratch directory `name` in `parent` (open as `dir`, closed here): all it
+ * holds, then .lock, then itself. */
+static void remove_scratch(int parent, const char *name, int dir) {
+  DIR *d = fdopendir(dir);
+  if (!d) {
+    close(dir);
+    return;
+  }
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, ".lock"))
+      wb_tree_remove(dirfd(d), e->d_name);
+  unlinkat(dirfd(d), ".lock", 0);
+  closedir(d);
+  unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+/* A scratch directory without .lock is a server's between its mkdtemp and
+ * its lock, an instant; one older than this was left by a server that
+ * removed its lock first (builds before remove_scratch) and was killed. */
+#define SCRATCH_UNLOCKED_S 600
+
 static void sweep_dead_scratch(const char *tmp) {
   DIR *d = opendir(tmp);
   if (!d) return;
@@ -127,11 +151,16 @@ static void sweep_dead_scratch(const char *tmp) {
     int dir = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dir < 0) continue;
     struct stat st;
-    int lock =
-        fstat(dir, &st) == 0 && st.st_uid == geteuid() ? openat(dir, ".lock", O_RDWR | O_NOFOLLOW | O_CLOEXEC) : -1;
-    if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0) wb_tree_remove(dirfd(d), e->d_name);
+    if (fstat(dir, &st) != 0 || st.st_uid != geteuid()) {
+      close(dir);
+      continue;
+    }
+    int lock = openat(dir, ".lock", O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    bool dead = lock >= 0 ? flock(lock, LOCK_EX | LOCK_NB) == 0
+                          : errno == ENOENT && st.st_mtime < time(NULL) - SCRATCH_UNLOCKED_S;
+    if (dead) remove_scratch(dirfd(d), e->d_name, dir);
+    else close(dir);
     if (lock >= 0) close(lock);
-    close(dir);
   }
   closedir(d);
 }
@@ -249,7 +278,8 @@ void mcp_server_free(mcp_server *s) {
   free(s->external_dir);
   for (size_t i = 0; i < s->ws_n; i++) free(s->ws_free[i]);
   pthread_mutex_destroy(&s->ws_lock);
-  if (s->scratch) wb_remove_tree(s->scratch);
+  int scratch = s->scratch ? open(s->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+  if (scratch >= 0) remove_scratch(AT_FDCWD, s->scratch, scratch);
   free(s->scratch);
   if (s->scratch_lock >= 0) close(s->scratch_lock);
   mcp_metrics_destroy(&s->metrics);
