@@ -15,22 +15,44 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../runtimes/lib.sh"
 wb_apt_install python3.11 python3 python3-pil
-set +e  # lib.sh sets -e: run both suites, then fail if either did
-python3 "$here/conformance.py" "$1" "$2"; py=$?
-echo
-bash "$here/packages.sh" "$1" "$4"; pk=$?
-echo
-native=$(bash "$here/numpy_native.sh") && pytest=$(bash "$here/../../runtimes/python/packages.sh" "$here/pytest-packages.txt") &&
-  python3 "$here/numpy_suite.py" "$1" "$5" "$native" "$pytest/site-packages" "$4/site-packages"; np=$?
-echo
-python3 "$here/pillow_suite.py" "$1" "$6" "$pytest/site-packages" "$4/site-packages"; pil=$?
-echo
-mpl=$(bash "$here/matplotlib_native.sh") &&
-  python3 "$here/matplotlib_suite.py" "$1" "$7" "$native" "$mpl" "$pytest/site-packages" "$4/site-packages"; mp=$?
-echo
-pdn=$(bash "$here/pandas_native.sh") &&
-  python3 "$here/pandas_suite.py" ${WB_CONFORMANCE_FULL:+--full} "$1" "$8" "$native" "$pdn" "$pytest/site-packages" \
-    "$4/site-packages"; pd=$?
-echo
-python3 "$here/js_conformance.py" "$1" "$3"; js=$?
-[ "$py" -eq 0 ] && [ "$pk" -eq 0 ] && [ "$np" -eq 0 ] && [ "$pil" -eq 0 ] && [ "$mp" -eq 0 ] && [ "$pd" -eq 0 ] && [ "$js" -eq 0 ]
+# the native references first (cached builds, each using every core)
+native=$(bash "$here/numpy_native.sh") || die "the reference numpy failed"
+pytest=$(bash "$here/../../runtimes/python/packages.sh" "$here/pytest-packages.txt") || die "pytest's packages failed"
+mpl=$(bash "$here/matplotlib_native.sh") || die "the reference matplotlib failed"
+pdn=$(bash "$here/pandas_native.sh") || die "the reference pandas failed"
+# Then the suites, as many at once as there are cores: most of a suite's
+# time is one sandbox running one test file after another, on one core.
+# Each suite's output is kept and printed whole, in this order; the run
+# fails if any suite did.
+out=$(mktemp -d "${TMPDIR:-/tmp}/wasmbox-conformance-XXXXXX")
+trap 'rm -rf "$out"' EXIT
+wasmbox=$1 py_tests=$2 js_runtime=$3 packages=$4 numpy_tests=$5 pillow_tests=$6 mpl_tests=$7 pandas_tests=$8
+suite() {  # suite N: the Nth suite
+  case $1 in
+    0) python3 "$here/conformance.py" "$wasmbox" "$py_tests" ;;
+    1) bash "$here/packages.sh" "$wasmbox" "$packages" ;;
+    2) python3 "$here/numpy_suite.py" "$wasmbox" "$numpy_tests" "$native" "$pytest/site-packages" "$packages/site-packages" ;;
+    3) python3 "$here/pillow_suite.py" "$wasmbox" "$pillow_tests" "$pytest/site-packages" "$packages/site-packages" ;;
+    4) python3 "$here/matplotlib_suite.py" "$wasmbox" "$mpl_tests" "$native" "$mpl" "$pytest/site-packages" \
+         "$packages/site-packages" ;;
+    5) python3 "$here/pandas_suite.py" ${WB_CONFORMANCE_FULL:+--full} "$wasmbox" "$pandas_tests" "$native" "$pdn" \
+         "$pytest/site-packages" "$packages/site-packages" ;;
+    6) python3 "$here/js_conformance.py" "$wasmbox" "$js_runtime" ;;
+  esac
+}
+set +e  # lib.sh sets -e: run every suite, then fail if one did
+jobs=$(nproc) running=0 failed=0
+for i in 0 1 2 3 4 5 6; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  suite "$i" > "$out/$i" 2>&1 &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+for i in 0 1 2 3 4 5 6; do cat "$out/$i"; echo; done
+[ "$failed" -eq 0 ]
