@@ -49,7 +49,7 @@ FOREIGN_OPTIONS = {
     "--only-binary": "pip download", "--platform": "pip download", "--implementation": "pip download",
     "--python-version": "pip download", "--transport": "claude mcp add", "--header": "claude mcp add",
     "--requirements": "the MCP conformance suite", "--translate-to-fuzz": "binaryen's wasm-opt",
-    "--now": "systemctl enable", "--self-test": "tests/docs.py",
+    "--now": "systemctl enable", "--self-test": "tests/docs.py", "--merge-data": "tools/wasm_fuel",
 }
 
 
