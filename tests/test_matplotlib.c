@@ -219,6 +219,28 @@ static void test_postscript_fonts(void **s) {
       "654 0 _l 555 0 _l 555 347 _l 197 347 _l 197 0 _l 98 0 _l 98 729 _l _cl}_d\n");
 }
 
+/* pandas' Series and Index as a plot's data (patch 0007): pandas 2 raises
+ * for x[:, None], which matplotlib 3.3.4's _check_1d tried on them, so
+ * plt.plot(df.index, df['value']) and bar(df['year'], ...) raised
+ * ValueError. A frame's index, its columns and a date index plot as their
+ * values (the dates as days since 1970, the axis 5 % wider). */
+static void test_pandas_objects_plot(void **s) {
+  (void)s;
+  expect_quiet_output(
+      "import matplotlib.pyplot as plt, pandas as pd\n"
+      "df = pd.DataFrame({'year': [2018, 2019, 2020], 'value': [3, 1, 2]})\n"
+      "fig, ax = plt.subplots()\n"
+      "line, = ax.plot(df.index, df['value'])\n"
+      "bars = ax.bar(df['year'], df['value'])\n"
+      "ts = pd.Series([1.0, 2.0], index=pd.date_range('2024-01-01', periods=2))\n"
+      "fig2, ax2 = plt.subplots()\n"
+      "dates, = ax2.plot(ts.index, ts.values)\n"
+      "print(list(line.get_xdata()), list(line.get_ydata()), [float(b.get_x() + b.get_width() / 2) for b in bars])\n"
+      "print(dates.get_xdata().dtype, [round(x, 2) for x in ax2.get_xlim()])\n",
+      "[0, 1, 2] [3, 1, 2] [2018.0, 2019.0, 2020.0]\n"
+      "datetime64[ns] [19722.95, 19724.05]\n");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pyplot_saves_a_png),
@@ -227,6 +249,7 @@ int main(void) {
       cmocka_unit_test(test_qhull_errors_are_exceptions),
       cmocka_unit_test(test_show_saves_each_figure),
       cmocka_unit_test(test_postscript_fonts),
+      cmocka_unit_test(test_pandas_objects_plot),
   };
   return RUN("matplotlib", tests);
 }
