@@ -23,13 +23,14 @@ typedef struct {
   uint32_t size;
 } segment;
 
-/* The segments of a data section, or NULL when one is not a plain active
- * segment of memory 0 at a constant offset. */
 /* the bytes between segment i - 1 and segment i */
 static uint32_t gap_before(const segment *s, uint32_t i) {
   return (uint32_t)(s[i].offset - ((uint64_t)s[i - 1].offset + s[i - 1].size));
 }
 
+/* The segments of a data section, or NULL when one is not a plain active
+ * segment of memory 0 at a constant offset, or they are out of order or
+ * overlap. */
 static segment *read_segments(const uint8_t *body, size_t size, uint32_t *count) {
   wf_reader r = {body, body + size, "data section"};
   uint32_t n = wf_u32(&r);
