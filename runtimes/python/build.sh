@@ -103,6 +103,8 @@ linkargs=$(sed "s|@LIB@|$kit/lib|g" "$kit/link.args")
 # -lc-printscan-long-double: numpy parses and prints long doubles (binary128
 # on wasm32); without it wasi-libc's printf and strtold abort on them.
 # The C++ kit's ldflags: its libc++ and libc++abi, once for every kit.
+# CPython's objects are ThinLTO bitcode (cpython.sh): their code generation
+# runs on this machine's every core.
 # shellcheck disable=SC2086,SC2046
 "$CC" -mexec-model=reactor "$work/fastmem.o" $linkargs "$work/wasmbox_main.o" "$work/guest_libc.o" "$work/guest_sjlj.o" \
   "$work/extensions.o" $(for dir in "${exts[@]}"; do echo "$dir"/lib*.a; done) "$ft/lib/libfreetype.a" -L"$kit/lib" -lc-printscan-long-double \
@@ -110,7 +112,7 @@ linkargs=$(sed "s|@LIB@|$kit/lib|g" "$kit/link.args")
   -o "$work/python.wasm" \
   -Wl,--export=wasmbox_init -Wl,--export=wasmbox_run -Wl,--export=wasmbox_alloc -Wl,--export=wasmbox_fresh \
   -Wl,--export=wasmbox_raise \
-  -Wl,--strip-debug -Wl,-Map="$work/link.map" 2>"$work/link.log" ||
+  -Wl,--strip-debug -Wl,-Map="$work/link.map" -Wl,--thinlto-jobs="$WB_JOBS" 2>"$work/link.log" ||
   { tail -30 "$work/link.log"; die "linking python.wasm failed"; }
 # binaryen's -O3 on the linked module: a few percent on the compute bench
 # (make bench), and the features it may use are wasm2c's. Exceptions only

@@ -12,8 +12,8 @@ first of the two compiles longer. runtimes/native.sh compiles the functions
 listed here once, without a profile.
 
 LINK_MAP is wasm-ld's -Map output: each function of the link with the input
-it came from (CPython's own objects are LTO bitcode, so they show as
-lto.tmp). FUNCTIONS is `wasm-objdump -x -j Function` of the module after
+it came from (CPython's own objects are ThinLTO bitcode, so they show as
+LTO's output objects, under no COLD_PREFIX). FUNCTIONS is `wasm-objdump -x -j Function` of the module after
 wasm-opt -g (which keeps the names and changes no code): the functions in
 code-section order with their names (C++'s demangled). A function is cold when every input
 that defines its name is under one of the COLD_PREFIXes; a name wasm-opt

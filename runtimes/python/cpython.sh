@@ -105,20 +105,23 @@ grep -q 'PyNumber_AsSsize_t(n, PyExc_MemoryError)' Objects/abstract.c || die "pa
 
 mkdir -p build && cd build
 export WASI_SDK_PATH="$sdk"
-# --with-lto: clang's full LTO across CPython's objects (wasm-ld links the
+# --with-lto: clang's LTO across CPython's objects (wasm-ld links the
 # bitcode), so calls between files inline as in Debian's own build (-flto).
-# The compute suite gains ~2.5 % (make bench, same run); the module grows
-# from 7.3 to 8.4 MB.
+# The compute suite gained ~2.5 % (make bench, same run). ThinLTO, not full:
+# full LTO's code generation is one thread, and this link and build.sh's
+# each took minutes of a cold build on one core; ThinLTO's runs on every
+# core (--thinlto-jobs: wasm-ld would count physical cores only).
 # alarm.h: signal.alarm/setitimer/getitimer exist, on libwbalarm.
 CONFIG_SITE=../Tools/wasm/config.site-wasm32-wasi \
 CFLAGS="-Wno-error=int-conversion -mbulk-memory -include $here/alarm.h" LIBS="-lwbalarm" \
+LDFLAGS="-Wl,--thinlto-jobs=$WB_JOBS" \
 ac_cv_func_clock_nanosleep=no ac_cv_lib_rt_clock_nanosleep=no \
 ac_cv_func_alarm=yes ac_cv_func_setitimer=yes ac_cv_func_getitimer=yes \
 ZLIB_CFLAGS=" " ZLIB_LIBS="-lz" BZIP2_CFLAGS=" " BZIP2_LIBS="-lbz2" \
 LIBLZMA_CFLAGS=" " LIBLZMA_LIBS="-llzma" LIBSQLITE3_CFLAGS=" " LIBSQLITE3_LIBS="-lsqlite3" \
   ../Tools/wasm/wasi-env ../configure --host=wasm32-unknown-wasi \
   --build="$(../config.guess)" --with-build-python=/usr/bin/python3.11 \
-  --disable-test-modules --prefix=/usr/local --with-pymalloc --with-lto=full \
+  --disable-test-modules --prefix=/usr/local --with-pymalloc --with-lto=thin \
   >"$work/cpython-configure.log" 2>&1 || { tail -40 "$work/cpython-configure.log"; die "configure failed"; }
 log "cpython make (a few minutes)"
 ../Tools/wasm/wasi-env make -j"$WB_JOBS" >"$work/cpython-make.log" 2>&1 \
