@@ -335,11 +335,21 @@ $(BUILD)/wasm_fuel-asan: $(FUEL_TOOL_SRC)
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(filter %.c,$^) -o $@
 
-test: deps check-layers check-format $(BUILD)/wasmbox $(SHARED) $(BUILD)/npm/wasmbox-$(VERSION).tgz $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
+# The runtimes (and so build/wasmbox) are built one recipe at a time, each
+# using every core; then the test programs of both passes, our C three ways
+# and 50 links of the whole library, on every core (a sub-make with -j: by
+# then every recipe is up to date, so none runs in parallel with another).
+TEST_PROGRAMS := $(SHARED) $(BUILD)/npm/wasmbox-$(VERSION).tgz $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS:%=$(BUILD)/tests/%)
+ASAN_TEST_PROGRAMS := $(BUILD)/wasmbox-asan $(BUILD)/wasm_fuel-asan $(BUILD)/pgo_train-asan $(TESTS:%=$(BUILD)/tests-asan/%)
+.PHONY: test-programs
+test-programs: $(TEST_PROGRAMS) $(ASAN_TEST_PROGRAMS)
+
+test: deps check-layers check-format $(BUILD)/wasmbox
+	@$(MAKE) --no-print-directory -j$(shell nproc) test-programs
 	@bash tests/run.sh $(BUILD)/tests $(BUILD)/wasmbox $(BUILD)/wasm_fuel $(BUILD)/pgo_train $(TESTS)
 	@$(MAKE) --no-print-directory test-asan
 
-test-asan: deps $(BUILD)/wasmbox-asan $(BUILD)/wasm_fuel-asan $(BUILD)/pgo_train-asan $(TESTS:%=$(BUILD)/tests-asan/%)
+test-asan: deps $(ASAN_TEST_PROGRAMS)
 	@ASAN_OPTIONS=detect_leaks=1:handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:use_sigaltstack=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh $(BUILD)/tests-asan $(BUILD)/wasmbox-asan \
 	  $(BUILD)/wasm_fuel-asan $(BUILD)/pgo_train-asan $(TESTS)

@@ -13,19 +13,39 @@
 set -u
 dir=$1 bin=$2 fuel_tool=$3 trainer=$4; shift 4
 passed=0 failed=0 failures=()
-for t in "$@"; do
-  out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$dir/$t" 2>&1)
-  p=$(grep -c '^ok ' <<<"$out")
-  f=$(grep -c '^not ok ' <<<"$out")
-  # a program that dies before reporting every planned test has failed
-  plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<<"$out" | head -1)
-  if [ -z "$plan" ] || [ $((p + f)) -ne "$plan" ]; then
-    f=$((f + 1)); out="$out"$'\n'"not ok - $t stopped after $((p + f - 1)) of ${plan:-?} tests"
-  fi
-  passed=$((passed + p)); failed=$((failed + f))
-  printf '%-16s %3d passed, %d failed\n' "$t" "$p" "$f"
-  if [ "$f" -gt 0 ]; then failures+=("$t"); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
+# The C test programs, as many at a time as there are cores (each is
+# mostly one process on one core; none uses a fixed port or path), each
+# one's output in its own file until it ends, reported in the order given.
+jobs=${WB_TEST_JOBS:-$(nproc)}
+outs=$(mktemp -d) || exit 1
+trap 'rm -rf "$outs"' EXIT
+tests=("$@") next=0
+# report_finished: report the tests that have ended, up to the first still running
+report_finished() {
+  while [ "$next" -lt ${#tests[@]} ] && [ -f "$outs/${tests[$next]}.done" ]; do
+    local t=${tests[$next]} out p f plan
+    out=$(cat "$outs/$t")
+    p=$(grep -c '^ok ' <<<"$out")
+    f=$(grep -c '^not ok ' <<<"$out")
+    # a program that dies before reporting every planned test has failed
+    plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<<"$out" | head -1)
+    if [ -z "$plan" ] || [ $((p + f)) -ne "$plan" ]; then
+      f=$((f + 1)); out="$out"$'\n'"not ok - $t stopped after $((p + f - 1)) of ${plan:-?} tests"
+    fi
+    passed=$((passed + p)); failed=$((failed + f))
+    printf '%-16s %3d passed, %d failed\n' "$t" "$p" "$f"
+    if [ "$f" -gt 0 ]; then failures+=("$t"); printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/    /'; fi
+    next=$((next + 1))
+  done
+}
+running=0
+for t in "${tests[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); report_finished; fi
+  { CMOCKA_MESSAGE_OUTPUT=TAP "$dir/$t" >"$outs/$t" 2>&1; touch "$outs/$t.done"; } &
+  running=$((running + 1))
 done
+wait
+report_finished
 # script NAME ARGS...: a TAP-like shell test (tests/NAME.sh)
 script() {
   local name=$1; shift
