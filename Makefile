@@ -449,13 +449,15 @@ $(BUILD)/npm/wasmbox-$(VERSION).tgz: $(TS_SRC) include/wasmbox.h
 # The Debian packages (packaging/debian/) in build/deb: wasmbox (the command and a
 # systemd unit for wasmbox serve), libwasmbox0 and libwasmbox-dev, built with
 # dpkg-buildpackage and debhelper in build/deb-tree (Debian's hardening
-# flags), then checked with lintian (warnings fail).
-deb: deps
+# flags), then checked with lintian (warnings fail). build/wasmbox first:
+# the runtimes' recipes then run one at a time, each on every core, and the
+# package's build (make -j, our C only) finds them in the cache.
+deb: deps $(BUILD)/wasmbox
 	bash -c '. runtimes/lib.sh && wb_apt_install debhelper lintian fakeroot'
 	mkdir -p $(BUILD)/deb
 	# dpkg-buildpackage reads ./debian: a link to packaging/debian while it runs
 	rm -f debian && ln -s packaging/debian debian
-	dpkg-buildpackage -b -nc -uc -us --buildinfo-option=-u$(BUILD)/deb --changes-option=-u$(BUILD)/deb \
+	dpkg-buildpackage -b -nc -uc -us -J$(shell nproc) --buildinfo-option=-u$(BUILD)/deb --changes-option=-u$(BUILD)/deb \
 	  --buildinfo-file=$(BUILD)/deb/wasmbox_$(VERSION)_amd64.buildinfo \
 	  --changes-file=$(BUILD)/deb/wasmbox_$(VERSION)_amd64.changes; rc=$$?; rm debian; exit $$rc
 	lintian --fail-on error,warning $(BUILD)/deb/wasmbox_$(VERSION)_amd64.changes
