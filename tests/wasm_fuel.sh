@@ -11,7 +11,7 @@ T=$1; shift
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 n=0 bad=0
 
-check() { # check "what" CONDITION...
+check() { # check "what" CONDITION... (several: eval '[ A ] && [ B ]')
   local what=$1; shift
   n=$((n + 1))
   if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; bad=$((bad + 1)); fi
@@ -457,24 +457,41 @@ wat data
 segments() { wasm-objdump -h "$1" | sed -n 's/^ *Data .*count: \([0-9]*\)$/\1/p'; }
 want=$(plain data)
 run data --merge-data 8 -v
-check "--merge-data 8: the module validates and computes the same" [ "$rc" = 0 ] && [ "$out" = "$want" ]
+check "--merge-data 8: the module validates and computes the same" eval '[ "$rc" = 0 ] && [ "$out" = "$want" ]'
 check "  ... with 2 data segments of 4" [ "$(segments "$tmp/data.fuel.wasm")" = 2 ]
 check "  ... and says so (-v)" grep -q '4 data segments merged into 2' "$tmp/err"
 run data --merge-data 1
 check "--merge-data 1: only segments at most 1 byte apart merge (none: 4 left)" \
-  [ "$(segments "$tmp/data.fuel.wasm")" = 4 ] && [ "$out" = "$want" ]
+  eval '[ "$(segments "$tmp/data.fuel.wasm")" = 4 ] && [ "$out" = "$want" ]'
 run data --merge-data 256
-check "--merge-data 256: one segment, the same memory" [ "$(segments "$tmp/data.fuel.wasm")" = 1 ] && [ "$out" = "$want" ]
+check "--merge-data 256: one segment, the same memory" \
+  eval '[ "$(segments "$tmp/data.fuel.wasm")" = 1 ] && [ "$out" = "$want" ]'
 run data
 check "without --merge-data the segments stay" [ "$(segments "$tmp/data.fuel.wasm")" = 4 ]
+# the name section: data segment names (of segments a merge removed) left
+# out, the function names kept
+cat > "$tmp/named.wat" <<'EOF'
+(module (memory 1) (data $a (i32.const 16) "ab") (data $b (i32.const 20) "cd")
+  (func $get (export "f") (result i32) (i32.load (i32.const 16))))
+EOF
+wat named --debug-names
+want=$(plain named)
+run named --merge-data 8
+check "--merge-data with a name section: no error from wasm-validate, the same result" \
+  eval '[ "$rc" = 0 ] && [ "$out" = "$want" ] && [ ! -s "$tmp/err" ]'
+check "  ... the function's name kept" grep -q 'func\[0\] <get>' <(wasm-objdump -x "$tmp/named.fuel.wasm")
+run named
+check "  ... without --merge-data the data segments keep their names" \
+  grep -q 'segment\[1\] <b>' <(wasm-objdump -x "$tmp/named.fuel.wasm")
 # overlapping segments (the later wins), a passive segment, code naming a
 # segment: the section is left as it is
 left() { # left NAME: NAME.wat has 2 segments, metered with --merge-data 256
+  local module=$1 # (check's eval sees check's $1)
   wat "$1"
   want=$(plain "$1")
   run "$1" --merge-data 256 -v
   check "$1: data segments left as they are, computing the same" \
-    [ "$rc" = 0 ] && [ "$out" = "$want" ] && [ "$(segments "$tmp/$1.fuel.wasm")" = 2 ]
+    eval '[ "$rc" = 0 ] && [ "$out" = "$want" ] && [ "$(segments "$tmp/$module.fuel.wasm")" = 2 ]'
   check "  ... and says so (-v)" grep -q 'data segments left as they are' "$tmp/err"
 }
 cat > "$tmp/overlap.wat" <<'EOF'

@@ -526,7 +526,7 @@ int main(int argc, char **argv) {
     wf_fail(NULL, "functions declared without a code section");
   }
 
-  wf_buf new_data = {0}, new_count = {0};
+  wf_buf new_data = {0}, new_count = {0}, names = {0};
   uint32_t segments = 0, merged = 0;
   bool merge = merge_gap >= 0 && data_sec && !m.names_data &&
                wf_data_merge(data_sec->body, data_sec->size, (uint32_t)merge_gap, &new_data, &segments, &merged);
@@ -554,6 +554,8 @@ int main(int argc, char **argv) {
     if (s->id == SEC_CODE) put_section(&out, SEC_CODE, new_code.data, new_code.len);
     else if (merge && s->id == SEC_DATA) put_section(&out, SEC_DATA, new_data.data, new_data.len);
     else if (merge && s->id == SEC_DATACOUNT) put_section(&out, SEC_DATACOUNT, new_count.data, new_count.len);
+    else if (merge && s->id == SEC_CUSTOM && wf_names_without_data(s->body, s->size, &names))
+      put_section(&out, SEC_CUSTOM, names.data, names.len);
     else put_section(&out, s->id, s->body, s->size);
   }
 
@@ -580,6 +582,7 @@ int main(int argc, char **argv) {
   free(new_code.data);
   free(new_data.data);
   free(new_count.data);
+  free(names.data);
   free(out.data);
   free(data);
   return 0;

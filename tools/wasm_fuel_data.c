@@ -11,7 +11,9 @@
  * no segment writes, so it starts with the same bytes. The section is left
  * as it is when the code names segments (memory.init, data.drop: their
  * indices would move) or any segment is passive, of another memory, at a
- * global's offset, or out of order. */
+ * global's offset, or out of order. After a merge the "name" section's
+ * data segment names (subsection 9) would name segments that are gone:
+ * they are left out. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,5 +91,22 @@ bool wf_data_merge(const uint8_t *body, size_t size, uint32_t gap, wf_buf *out, 
   *before = n;
   *after = runs;
   free(s);
+  return true;
+}
+
+bool wf_names_without_data(const uint8_t *body, size_t size, wf_buf *out) {
+  wf_reader r = {body, body + size, "custom section"};
+  uint32_t len = wf_u32(&r);
+  const uint8_t *name = r.p;
+  wf_skip(&r, len);
+  if (len != 4 || memcmp(name, "name", 4) != 0) return false;
+  r.what = "name section";
+  wf_put(out, body, (size_t)(r.p - body));
+  while (r.p < r.end) {
+    const uint8_t *start = r.p;
+    uint8_t id = wf_byte(&r);
+    wf_skip(&r, wf_u32(&r));
+    if (id != 9) wf_put(out, start, (size_t)(r.p - start));
+  }
   return true;
 }
