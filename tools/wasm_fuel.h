@@ -164,8 +164,8 @@ void wf_code_rewrite(wf_module *m, uint32_t fuel_global, bool counter_only, wf_b
 #define WF_MERGE_GAP_MAX 256
 bool wf_data_merge(const uint8_t *body, size_t size, uint32_t gap, wf_buf *out, uint32_t *before,
                    uint32_t *after);
-/* A custom section's body: when it is the "name" section, writes it to
- * `out` without its data segment names, which a merge made wrong. */
+/* A custom section's body: when it is the "name" section, `out` becomes
+ * it without its data segment names, which a merge made wrong. */
 bool wf_names_without_data(const uint8_t *body, size_t size, wf_buf *out);
 
 #endif

@@ -101,6 +101,7 @@ bool wf_names_without_data(const uint8_t *body, size_t size, wf_buf *out) {
   wf_skip(&r, len);
   if (len != 4 || memcmp(name, "name", 4) != 0) return false;
   r.what = "name section";
+  out->len = 0; /* (a second "name" section, against the spec, gets its own copy) */
   wf_put(out, body, (size_t)(r.p - body));
   while (r.p < r.end) {
     const uint8_t *start = r.p;
