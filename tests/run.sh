@@ -17,11 +17,12 @@ passed=0 failed=0 failures=()
 # is mostly one process on one core; none uses a fixed port or a shared
 # path), each one's output in a file of its own until it ends, reported in
 # the order started.
-pool=${WB_TEST_JOBS:-$(nproc)}
+. "$(dirname "$0")/pool.sh"
+POOL_REAPED=report_finished
 outs=$(mktemp -d) || exit 1
 trap 'rm -rf "$outs"' EXIT
 here=$(dirname "$0") root=$(cd "$(dirname "$0")/.." && pwd)
-names=() kinds=() running=0 next=0
+names=() kinds=() next=0
 # report_finished: report the jobs that have ended, up to the first still running
 report_finished() {
   while [ "$next" -lt ${#names[@]} ] && [ -f "$outs/$next.done" ]; do
@@ -50,10 +51,14 @@ report_finished() {
 # script's "ok"/"not ok" lines), closing (lines, then "N passed, N failed")
 job() {
   local name=$1 kind=$2 i=${#names[@]}; shift 2
-  if [ "$running" -ge "$pool" ]; then wait -n; running=$((running - 1)); report_finished; fi
   names+=("$name"); kinds+=("$kind")
-  { { "$@"; } >"$outs/$i" 2>&1; touch "$outs/$i.done"; } &
-  running=$((running + 1))
+  pool_start run_to "$i" "$@"
+}
+# run_to I COMMAND...: COMMAND's output in job I's file, then its mark
+run_to() {
+  local i=$1; shift
+  { "$@"; } >"$outs/$i" 2>&1
+  touch "$outs/$i.done"
 }
 case $bin in *-asan) asan=true ;; *) asan=false ;; esac
 
@@ -83,7 +88,7 @@ if ! $asan; then
   job docs closing python3 "$here/docs.py" "$bin"
   job docs-self-test closing python3 "$here/docs.py" --self-test "$bin"
 fi
-wait
+pool_wait
 report_finished
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

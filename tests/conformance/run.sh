@@ -41,18 +41,9 @@ suite() {  # suite N: the Nth suite
   esac
 }
 set +e  # lib.sh sets -e: run every suite, then fail if one did
-jobs=$(nproc) running=0 failed=0
-for i in 0 1 2 3 4 5 6; do
-  if [ "$running" -ge "$jobs" ]; then
-    wait -n || failed=1
-    running=$((running - 1))
-  fi
-  suite "$i" > "$out/$i" 2>&1 &
-  running=$((running + 1))
-done
-while [ "$running" -gt 0 ]; do
-  wait -n || failed=1
-  running=$((running - 1))
-done
+. "$here/../pool.sh"
+suite_to() { suite "$1" > "$out/$1" 2>&1; }  # suite_to N: suite N's output in its file
+for i in 0 1 2 3 4 5 6; do pool_start suite_to "$i"; done
+pool_wait
 for i in 0 1 2 3 4 5 6; do cat "$out/$i"; echo; done
-[ "$failed" -eq 0 ]
+[ "$pool_failed" -eq 0 ]

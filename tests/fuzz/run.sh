@@ -44,19 +44,8 @@ fuzz_one() {
 }
 # as many harnesses at once as the machine has cores (each is one process
 # that keeps one busy), each for SECONDS; their lines in the order given
-jobs=$(nproc)
-bad=0 running=0
-for f in "$@"; do
-  if [ "$running" -ge "$jobs" ]; then
-    wait -n || bad=1
-    running=$((running - 1))
-  fi
-  fuzz_one "$f" &
-  running=$((running + 1))
-done
-while [ "$running" -gt 0 ]; do
-  wait -n || bad=1
-  running=$((running - 1))
-done
+. "$(dirname "$0")/../pool.sh"
+for f in "$@"; do pool_start fuzz_one "$f"; done
+pool_wait
 for f in "$@"; do cat "$work/$f.out"; done
-exit $bad
+exit $pool_failed
