@@ -2,6 +2,7 @@
  * resolution and bounds checks driven directly through a fake guest memory,
  * the image reader, JSON output and guidance. */
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include "harness.h"
 #include "api/guidance.h"
 #include "engine/runtime.h"
+#include "session/pagelog.h"
 #include "util/json.h"
 #include "util/options.h"
 #include "util/os.h"
@@ -501,6 +503,97 @@ static void test_options(void **state) {
   free(text);
 }
 
+/* The page log replays to exactly the memory saved: difference records
+ * against what the memory was (pages written with the same bytes left out,
+ * pages beyond the old memory taken as zeros), whole-page records, in any
+ * order; a damaged or cut record fails the load. */
+static int memfd_with(const uint8_t *bytes, size_t n) {
+  int fd = memfd_create("units-pagelog", MFD_CLOEXEC);
+  assert_true(fd >= 0);
+  assert_true(wb_pwrite_all(fd, bytes, n, 0));
+  return fd;
+}
+
+static void replay_equals(int log, uint64_t len, const uint8_t *base, size_t base_n, const uint8_t *want, size_t n,
+                          uint64_t want_records) {
+  uint8_t *mem = calloc(1, n);
+  assert_non_null(mem);
+  memcpy(mem, base, base_n);
+  uint64_t records;
+  char err[256] = "";
+  assert_true(wb_pagelog_apply(log, len, mem, n, &records, err, sizeof err));
+  assert_int_equal(records, want_records);
+  assert_memory_equal(mem, want, n);
+  free(mem);
+}
+
+static void test_page_log(void **state) {
+  (void)state;
+  enum { P = WB_HOST_PAGE, BASE = 8, GROWN = 10 };
+  uint8_t *base = malloc(BASE * P), *m1 = calloc(GROWN, P), *m2 = malloc(GROWN * P);
+  assert_true(base && m1 && m2);
+  for (size_t i = 0; i < BASE * P; i++) base[i] = (uint8_t)(i * 7 + i / 4096);
+  int basefd = memfd_with(base, BASE * P), log = memfd_create("units-log", MFD_CLOEXEC);
+  assert_true(log >= 0);
+  char err[256] = "";
+
+  /* a first save over the base: page 1 changed, 3 written back the same,
+   * 8 (beyond the base) still zero, 9 (beyond it) filled */
+  memcpy(m1, base, BASE * P);
+  m1[1 * P + 5] ^= 0x40;
+  m1[1 * P + 4000] = 0;
+  memset(m1 + 9 * P, 0xab, P);
+  uint32_t pages[] = {1, 3, 8, 9};
+  size_t n = 4;
+  uint64_t end;
+  wb_pagelog_prior prior = {.fd = basefd, .offset = 0, .bytes = BASE * P};
+  assert_true(wb_pagelog_append(log, 0, m1, pages, &n, &prior, &end, err, sizeof err));
+  assert_int_equal(n, 2);
+  assert_int_equal(pages[0], 1);
+  assert_int_equal(pages[1], 9);
+  replay_equals(log, end, base, BASE * P, m1, GROWN * P, 2);
+
+  /* a second save, against the first's memory */
+  int img = memfd_with(m1, GROWN * P);
+  memcpy(m2, m1, GROWN * P);
+  m2[0] ^= 1;
+  m2[1 * P + 5] ^= 0x40; /* back to the base's byte */
+  uint32_t again[] = {0, 1};
+  n = 2;
+  prior = (wb_pagelog_prior){.fd = img, .offset = 0, .bytes = GROWN * P};
+  uint64_t end2;
+  assert_true(wb_pagelog_append(log, end, m2, again, &n, &prior, &end2, err, sizeof err));
+  assert_int_equal(n, 2);
+  replay_equals(log, end2, base, BASE * P, m2, GROWN * P, 4);
+
+  /* a whole-page record (as a compaction writes) over the differences */
+  memset(m2 + 5 * P, 0x11, P);
+  uint32_t whole[] = {5};
+  n = 1;
+  uint64_t end3;
+  assert_true(wb_pagelog_append(log, end2, m2, whole, &n, NULL, &end3, err, sizeof err));
+  assert_int_equal(n, 1);
+  replay_equals(log, end3, base, BASE * P, m2, GROWN * P, 5);
+
+  /* damage: a cut record, a flipped byte in the last frame */
+  uint8_t *mem = calloc(GROWN, P);
+  uint64_t records;
+  assert_false(wb_pagelog_apply(log, end3 - 1, mem, GROWN * P, &records, err, sizeof err));
+  assert_non_null(strstr(err, "truncated"));
+  uint8_t b;
+  assert_true(wb_pread_all(log, &b, 1, end3 - 6));
+  b ^= 0xff;
+  assert_true(wb_pwrite_all(log, &b, 1, end3 - 6));
+  assert_false(wb_pagelog_apply(log, end3, mem, GROWN * P, &records, err, sizeof err));
+  assert_non_null(strstr(err, "decompress"));
+  /* a page beyond the memory it is applied to */
+  assert_false(wb_pagelog_apply(log, end, mem, BASE * P, &records, err, sizeof err));
+  assert_non_null(strstr(err, "beyond"));
+  free(mem);
+  close(img), close(log), close(basefd);
+  free(base), free(m1), free(m2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_patterns),
@@ -517,6 +610,7 @@ int main(void) {
       cmocka_unit_test(test_guidance),
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_tree_removal),
+      cmocka_unit_test(test_page_log),
   };
   return _cmocka_run_group_tests("units", tests, sizeof tests / sizeof tests[0], setup, teardown);
 }

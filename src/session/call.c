@@ -269,22 +269,16 @@ static bool commit(wb_session *s, char *err, size_t n) {
   }
   if (!globals) nd = -1;
   int img = have_image ? l->image.memory.fd : memfd_create("wasmbox-session", MFD_CLOEXEC);
-  bool ok = nd >= 0 && img >= 0 && ftruncate(img, (off_t)bytes) == 0;
-  if (ok && !have_image) {
-    ok = wb_pwrite_all(img, mem->data, bytes, 0); /* the first image here: all of it */
-  } else {
-    for (ssize_t i = 0; ok && i < nd; i++) {
-      size_t at = (size_t)dirty[i] * WB_HOST_PAGE;
-      ok = wb_pwrite_all(img, mem->data + at, WB_HOST_PAGE, at);
-    }
-  }
-  /* The log keeps every page each call wrote. Once it holds more records
-   * than twice the memory's pages, the new state goes to a new log of only
-   * the pages that differ from the base snapshot: a session's disk use, the
-   * copy a fork makes and the time a load takes follow its memory, not its
-   * age. Amortised, a record is written at most twice. */
+  bool ok = nd >= 0 && img >= 0;
+  /* The log keeps every page each call changed, as its difference from the
+   * committed memory (`ref`, read before the image below takes the new
+   * pages). Once it holds more records than twice the memory's pages, the
+   * new state goes to a new log of only the pages that differ from the base
+   * snapshot, whole: a session's disk use, the copy a fork makes and the
+   * time a load takes follow its memory, not its age. Amortised, a record
+   * is written at most twice. */
   wb_head h = s->head;
-  const uint32_t *pages = dirty;
+  uint32_t *pages = dirty;
   size_t count = nd > 0 ? (size_t)nd : 0;
   uint32_t *differ = NULL;
   bool compact = false;
@@ -298,14 +292,29 @@ static bool commit(wb_session *s, char *err, size_t n) {
       h.log_len = h.records = 0;
     }
   }
+  wb_pagelog_prior prior = {.fd = ref->fd, .offset = ref->offset, .bytes = (uint64_t)ref->pages * WB_WASM_PAGE};
   char log[64];
   wb_state_name(log, sizeof log, "log", h.log_no);
   int flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (compact ? O_CREAT | O_TRUNC : 0);
   int lf = ok ? openat(s->dir, log, flags, 0600) : -1;
   uint64_t end = h.log_len;
-  ok = ok && lf >= 0 && wb_pagelog_append(lf, h.log_len, mem->data, pages, count, &end, err, n) && fdatasync(lf) == 0;
+  ok = ok && lf >= 0 &&
+       wb_pagelog_append(lf, h.log_len, mem->data, pages, &count, compact ? NULL : &prior, &end, err, n) &&
+       fdatasync(lf) == 0;
   if (lf >= 0) close(lf);
   free(differ);
+  /* the image: all of the memory the first time, else the pages written
+   * (without a compaction, `dirty` now holds only those that changed) */
+  size_t written = compact ? (size_t)nd : count;
+  ok = ok && ftruncate(img, (off_t)bytes) == 0;
+  if (ok && !have_image) {
+    ok = wb_pwrite_all(img, mem->data, bytes, 0);
+  } else {
+    for (size_t i = 0; ok && i < written; i++) {
+      size_t at = (size_t)dirty[i] * WB_HOST_PAGE;
+      ok = wb_pwrite_all(img, mem->data + at, WB_HOST_PAGE, at);
+    }
+  }
   if (ok) {
     wb_instance_save_globals(l->instance, globals);
     h.gen++;

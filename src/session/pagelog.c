@@ -10,20 +10,56 @@
 
 #include "util/os.h"
 
-#define MAGIC 0x47504257u /* "WBPG" */
-#define BATCH 1024        /* pages per record: 4 MiB uncompressed */
-#define LEVEL 1           /* fast: a save sits on the call's critical path */
+#define MAGIC_PAGES 0x47504257u /* "WBPG": pages as they are */
+#define MAGIC_XOR 0x58504257u   /* "WBPX": pages XOR what they were */
+#define BATCH 1024              /* pages per record: 4 MiB uncompressed */
+#define LEVEL 1                 /* fast: a save sits on the call's critical path */
 
-bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *pages, size_t n, uint64_t *end,
-                       char *err, size_t errlen) {
+/* page ^= other, true if the page is now all zeros */
+static bool xor_page(uint8_t *page, const uint8_t *other) {
+  uint64_t any = 0, a, b;
+  for (size_t i = 0; i < WB_HOST_PAGE; i += 8) {
+    memcpy(&a, page + i, 8), memcpy(&b, other + i, 8);
+    a ^= b, any |= a;
+    memcpy(page + i, &a, 8);
+  }
+  return any == 0;
+}
+
+/* The page at `at` before the save: zeros beyond what the prior holds. */
+static bool prior_page(const wb_pagelog_prior *p, uint64_t at, uint8_t *out) {
+  if (at + WB_HOST_PAGE > p->bytes) {
+    memset(out, 0, WB_HOST_PAGE);
+    return at >= p->bytes || wb_pread_all(p->fd, out, (size_t)(p->bytes - at), p->offset + at);
+  }
+  return wb_pread_all(p->fd, out, WB_HOST_PAGE, p->offset + at);
+}
+
+static bool write_record(int fd, uint64_t *at, ZSTD_CCtx *cctx, uint32_t magic, const uint8_t *raw,
+                         const uint32_t *pages, size_t k, uint8_t *comp, size_t cap, uint32_t *head) {
+  size_t c = ZSTD_compress2(cctx, comp, cap, raw, k * WB_HOST_PAGE);
+  if (ZSTD_isError(c)) return false;
+  head[0] = magic;
+  head[1] = (uint32_t)k;
+  head[2] = (uint32_t)c;
+  memcpy(head + 3, pages, k * sizeof(uint32_t));
+  size_t hlen = (3 + k) * sizeof(uint32_t);
+  bool ok = wb_pwrite_all(fd, head, hlen, *at) && wb_pwrite_all(fd, comp, c, *at + hlen);
+  *at += hlen + c;
+  return ok;
+}
+
+bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages, size_t *n,
+                       const wb_pagelog_prior *prior, uint64_t *end, char *err, size_t errlen) {
   /* buffers for the pages of this save only (most saves are small: big
    * ones would be mapped and unmapped, and an unmap costs every CPU a TLB
    * flush); the compression context is kept by the thread for the next */
-  size_t most = n < BATCH ? (n ? n : 1) : BATCH;
+  size_t most = *n < BATCH ? (*n ? *n : 1) : BATCH;
   size_t cap = ZSTD_compressBound(most * WB_HOST_PAGE);
-  uint8_t *raw = malloc(most * WB_HOST_PAGE), *comp = malloc(cap);
+  uint8_t *raw = malloc(most * WB_HOST_PAGE), *comp = malloc(cap), old[WB_HOST_PAGE];
   uint32_t head[3 + BATCH];
   bool ok = raw && comp;
+  errno = 0;
   static _Thread_local ZSTD_CCtx *cctx;
   if (ok && !cctx) {
     cctx = ZSTD_createCCtx();
@@ -31,27 +67,28 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *
          !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1));
   }
   ok = ok && cctx;
-  for (size_t i = 0; ok && i < n; i += BATCH) {
-    size_t k = n - i < BATCH ? n - i : BATCH;
-    for (size_t j = 0; j < k; j++)
-      memcpy(raw + j * WB_HOST_PAGE, mem + (size_t)pages[i + j] * WB_HOST_PAGE, WB_HOST_PAGE);
-    size_t c = ZSTD_compress2(cctx, comp, cap, raw, k * WB_HOST_PAGE);
-    if (ZSTD_isError(c)) {
-      ok = false;
-      break;
+  uint32_t magic = prior ? MAGIC_XOR : MAGIC_PAGES;
+  size_t kept = 0, batched = 0; /* pages[0..kept) recorded; the last `batched` of them in raw */
+  for (size_t i = 0; ok && i < *n; i++) {
+    uint64_t addr = (uint64_t)pages[i] * WB_HOST_PAGE;
+    uint8_t *slot = raw + batched * WB_HOST_PAGE;
+    memcpy(slot, mem + addr, WB_HOST_PAGE);
+    if (prior) {
+      ok = prior_page(prior, addr, old);
+      if (!ok || xor_page(slot, old)) continue; /* written, but the same bytes */
     }
-    head[0] = MAGIC;
-    head[1] = (uint32_t)k;
-    head[2] = (uint32_t)c;
-    memcpy(head + 3, pages + i, k * sizeof(uint32_t));
-    size_t hlen = (3 + k) * sizeof(uint32_t);
-    ok = wb_pwrite_all(fd, head, hlen, at) && wb_pwrite_all(fd, comp, c, at + hlen);
-    at += hlen + c;
+    pages[kept++] = pages[i];
+    if (++batched == BATCH) {
+      ok = write_record(fd, &at, cctx, magic, raw, pages + kept - batched, batched, comp, cap, head);
+      batched = 0;
+    }
   }
+  if (ok && batched) ok = write_record(fd, &at, cctx, magic, raw, pages + kept - batched, batched, comp, cap, head);
   if (!ok)
     snprintf(err, errlen, "cannot write the session's memory: %s", errno ? strerror(errno) : "compression failed");
   free(raw);
   free(comp);
+  *n = kept;
   *end = at;
   return ok;
 }
@@ -67,8 +104,8 @@ bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, 
   bool ok = raw && comp && dctx;
   const char *why = "out of memory";
   while (ok && at < length) {
-    if (length - at < 12 || !wb_pread_all(fd, head, 12, at) || head[0] != MAGIC || head[1] == 0 || head[1] > BATCH ||
-        head[2] > cap) {
+    if (length - at < 12 || !wb_pread_all(fd, head, 12, at) || (head[0] != MAGIC_PAGES && head[0] != MAGIC_XOR) ||
+        head[1] == 0 || head[1] > BATCH || head[2] > cap) {
       ok = false, why = "a damaged record";
       break;
     }
@@ -89,7 +126,9 @@ bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, 
         ok = false, why = "a page beyond the memory";
         break;
       }
-      memcpy(mem + (size_t)head[3 + j] * WB_HOST_PAGE, raw + (size_t)j * WB_HOST_PAGE, WB_HOST_PAGE);
+      uint8_t *page = mem + (size_t)head[3 + j] * WB_HOST_PAGE, *rec = raw + (size_t)j * WB_HOST_PAGE;
+      if (head[0] == MAGIC_XOR) xor_page(page, rec);
+      else memcpy(page, rec, WB_HOST_PAGE);
     }
     *records += k;
     at += hlen + c;

@@ -1,10 +1,13 @@
 /* A session's memory on disk: an append-only log of batches of 4 KiB pages
- * (zstd), laid over the base snapshot. A page's latest record wins. The log
- * is valid up to the length the session's HEAD names; anything after it is
+ * (zstd), laid over the base snapshot and replayed in order. The log is
+ * valid up to the length the session's HEAD names; anything after it is
  * the remains of a save that did not commit, cut off before the next append.
  *
- * Record: "WBPG", u32 count, u32 compressed size, u32 pages[count], then one
- * zstd frame (with checksum) of count * 4096 bytes. */
+ * Record: magic, u32 count, u32 compressed size, u32 pages[count], then one
+ * zstd frame (with checksum) of count * 4096 bytes: each page as it is
+ * ("WBPG"), or its XOR with what it was before the save ("WBPX"). A save
+ * changes a few bytes of most pages it writes, so a difference is mostly
+ * zeros, which zstd compresses about ten times faster than the page. */
 #ifndef WASMBOX_SESSION_PAGELOG_H
 #define WASMBOX_SESSION_PAGELOG_H
 
@@ -14,9 +17,19 @@
 
 #define WB_HOST_PAGE 4096u
 
-/* Append pages `pages[0..n)` of `mem` at offset `at`; *end is the new end. */
-bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, const uint32_t *pages, size_t n, uint64_t *end,
-                       char *err, size_t errlen);
+/* What the memory was before a save, for difference records: `bytes`
+ * bytes at `offset` in `fd` (pages beyond them were zero). */
+typedef struct {
+  int fd;
+  uint64_t offset, bytes;
+} wb_pagelog_prior;
+
+/* Append pages `pages[0..*n)` of `mem` at offset `at`: as they are (prior
+ * NULL) or as differences from `prior`, leaving out pages that did not
+ * change (pages[] is reduced to those recorded, *n to their count); *end
+ * is the new end. */
+bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages, size_t *n,
+                       const wb_pagelog_prior *prior, uint64_t *end, char *err, size_t errlen);
 
 /* Write every record in [0, length) into `mem` (mem_size bytes); *records
  * counts page records read (for deciding when to compact). */
