@@ -10,6 +10,7 @@
 #include "harness.h"
 #include "api/guidance.h"
 #include "engine/runtime.h"
+#include "session/format.h"
 #include "session/pagelog.h"
 #include "util/json.h"
 #include "util/options.h"
@@ -594,6 +595,69 @@ static void test_page_log(void **state) {
   free(base), free(m1), free(m2);
 }
 
+/* HEAD: the newest of its two copies wins; one cut or damaged leaves the
+ * other; a HEAD of the older one-copy format reads, and is written over;
+ * globals too big for a copy are refused, not cut. */
+static void head_at(int dir, uint64_t gen) {
+  wb_head h;
+  uint8_t *g;
+  assert_true(wb_head_read(dir, &h, &g));
+  assert_int_equal(h.gen, gen);
+  assert_int_equal(h.globals_size, 3);
+  assert_memory_equal(g, "abc", 3);
+  free(g);
+}
+
+static void test_head_copies(void **state) {
+  (void)state;
+  char err[256];
+  char *top = wb_scratch_dir("wb-units-head", err, sizeof err);
+  assert_non_null(top);
+  int dir = open(top, O_RDONLY | O_DIRECTORY);
+  assert_true(dir >= 0);
+  wb_head h = {.gen = 7, .pages = 10, .globals_size = 3};
+  memcpy(h.magic, WB_HEAD_MAGIC, 8);
+  snprintf(h.build_id, sizeof h.build_id, "build");
+  /* the older format: one wb_head and its globals */
+  int fd = openat(dir, "HEAD", O_WRONLY | O_CREAT, 0600);
+  assert_true(fd >= 0);
+  assert_true(wb_pwrite_all(fd, &h, sizeof h, 0) && wb_pwrite_all(fd, "abc", 3, sizeof h));
+  close(fd);
+  head_at(dir, 7);
+  for (uint64_t gen = 8; gen <= 10; gen++) {
+    h.gen = gen;
+    assert_true(wb_head_write(dir, &h, (const uint8_t *)"abc"));
+    head_at(dir, gen);
+  }
+  /* gen 10 is in the second copy (4 KiB in): cut it, and gen 9 is the state */
+  fd = openat(dir, "HEAD", O_WRONLY);
+  assert_true(fd >= 0);
+  assert_true(wb_pwrite_all(fd, "\xff\xff\xff\xff", 4, 4096 + 60));
+  head_at(dir, 9);
+  h.gen = 11; /* the next write goes over the damaged copy */
+  assert_true(wb_head_write(dir, &h, (const uint8_t *)"abc"));
+  head_at(dir, 11);
+  /* damage in one copy, then in both */
+  assert_true(wb_pwrite_all(fd, "XXXXXXXXXXXXXXXX", 16, 24 + offsetof(wb_head, build_id) + 60));
+  head_at(dir, 11);
+  assert_true(wb_pwrite_all(fd, "XXXXXXXXXXXXXXXX", 16, 4096 + 24 + offsetof(wb_head, build_id) + 60));
+  wb_head any;
+  uint8_t *g;
+  assert_false(wb_head_read(dir, &any, &g));
+  close(fd);
+  /* globals that do not fit a copy */
+  h.globals_size = 8192;
+  uint8_t *big = calloc(1, 8192);
+  assert_false(wb_head_write(dir, &h, big));
+  assert_int_equal(errno, EFBIG);
+  free(big);
+  close(dir);
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+  assert_int_equal(system(cmd), 0);
+  free(top);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_patterns),
@@ -611,6 +675,7 @@ int main(void) {
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_tree_removal),
       cmocka_unit_test(test_page_log),
+      cmocka_unit_test(test_head_copies),
   };
   return _cmocka_run_group_tests("units", tests, sizeof tests / sizeof tests[0], setup, teardown);
 }

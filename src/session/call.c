@@ -34,6 +34,7 @@ struct wb_session {
   const wb_runtime *rt;
   wb_live *live;
   bool saved_workspace; /* pre-G is complete: a rollback may use it */
+  bool marked;          /* the workspace was empty: the lock file says so (format.h) */
 };
 
 /* ---- a call ---------------------------------------------------------------------------- */
@@ -197,24 +198,29 @@ int wb_session_begin(wb_store *st, const char *id, wb_session **out, wb_session_
   /* a session that never ran is a fresh copy of the base snapshot */
   call->job_fresh = s->head.gen == 0;
 
-  /* the workspace as it is now, for a rollback */
+  /* the workspace as it is now, for a rollback: a link copy, or for an
+   * empty one (most calls) only a mark */
   char ws[64], pre[64], done[80];
   wb_state_name(ws, sizeof ws, "ws", s->head.ws_no);
   wb_state_name(pre, sizeof pre, "pre", s->head.gen);
   snprintf(done, sizeof done, "%s.done", pre);
   int wsfd = openat(s->dir, ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   int dfd = -1;
-  bool ok = wsfd >= 0 && wb_tree_link(wsfd, s->dir, pre) &&
-            (dfd = openat(s->dir, done, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0;
+  s->marked = wsfd >= 0 && wb_dir_fd_is_empty(wsfd);
+  bool ok = s->marked ? wb_call_mark(s->lockfd, &s->head)
+                      : wsfd >= 0 && wb_tree_link(wsfd, s->dir, pre) &&
+                            (dfd = openat(s->dir, done, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0;
   int e = errno;
   if (wsfd >= 0) close(wsfd);
   if (dfd >= 0) close(dfd);
   if (!ok) {
+    if (s->marked) wb_call_unmark(s->lockfd);
+    s->marked = false;
     wb_tree_remove(s->dir, pre);
     release(s);
     return wb_fail(err, n, WASMBOX_EINTERNAL, "cannot save the workspace of session %s: %s", id, strerror(e));
   }
-  s->saved_workspace = true;
+  s->saved_workspace = !s->marked;
   call->runtime = s->rt;
   snprintf(call->workspace, sizeof call->workspace, "%s/sessions/%s/%s", st->home, id, ws);
   call->env = (const char *const *)s->meta.env;
@@ -339,12 +345,17 @@ static bool commit(wb_session *s, char *err, size_t n) {
     wb_snapshot_release(&l->image);
     return false;
   }
-  char pre[64], done[80];
-  wb_state_name(pre, sizeof pre, "pre", s->head.gen);
-  snprintf(done, sizeof done, "%s.done", pre);
-  unlinkat(s->dir, done, 0);
-  wb_tree_remove(s->dir, pre);
-  s->saved_workspace = false;
+  if (s->marked) {
+    wb_call_unmark(s->lockfd);
+    s->marked = false;
+  } else {
+    char pre[64], done[80];
+    wb_state_name(pre, sizeof pre, "pre", s->head.gen);
+    snprintf(done, sizeof done, "%s.done", pre);
+    unlinkat(s->dir, done, 0);
+    wb_tree_remove(s->dir, pre);
+    s->saved_workspace = false;
+  }
   free(l->image.globals);
   l->image = (wb_snapshot){
       .runtime = rt, .memory = {.fd = img, .offset = 0, .pages = mem->pages}, .globals = globals, .owns_fd = true};
@@ -371,6 +382,11 @@ static bool rollback(wb_session *s, char *err, size_t n) {
          unlinkat(s->dir, done, 0) == 0;
     if (!ok) snprintf(err, n, "cannot roll back the workspace of session %s: %s", s->id, strerror(errno));
     wb_tree_remove(s->dir, trash);
+  }
+  if (s->marked) { /* the workspace was empty: empty it again (and cut the log back) */
+    ok = wb_session_repair(s->dir, &s->head);
+    if (!ok) snprintf(err, n, "cannot roll back the workspace of session %s: %s", s->id, strerror(errno));
+    s->marked = false;
   }
   wb_live *l = s->live;
   if (l && l->instance && wb_instance_started(l->instance)) {

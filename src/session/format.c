@@ -254,31 +254,159 @@ bool wb_meta_read(int dir, wb_meta *m) {
 
 /* ---- HEAD ------------------------------------------------------------------- */
 
-bool wb_head_read(int dir, wb_head *h, uint8_t **globals) {
-  size_t len;
-  char *buf = wb_read_small(dir, "HEAD", &len);
-  if (!buf) return false;
-  bool ok = len >= sizeof *h;
-  if (ok) memcpy(h, buf, sizeof *h);
-  /* a HEAD from disk is checked whole: a build id that is a string, no
-   * more memory than a 32-bit guest has */
-  ok = ok && !memcmp(h->magic, WB_HEAD_MAGIC, 8) && len == sizeof *h + h->globals_size &&
-       memchr(h->build_id, 0, sizeof h->build_id) && h->pages <= 65536;
-  if (ok) {
-    *globals = malloc(h->globals_size ? h->globals_size : 1);
-    ok = *globals != NULL;
-    if (ok) memcpy(*globals, buf + sizeof *h, h->globals_size);
+/* HEAD holds two copies of the committed state, slots at 0 and HEAD_SLOT:
+ * "WBHSLOT1", u64 sequence, u64 checksum (FNV-1a of the sequence and what
+ * follows), the wb_head, its globals. A write goes to the slot the newest
+ * does not hold, in place, then one fdatasync: no new file, rename or
+ * directory sync on a call's path, and a write cut short leaves the other
+ * slot, the state before, whole. A read takes the valid slot of the higher
+ * sequence. A file of one wb_head and its globals (older builds) reads as
+ * sequence 0. */
+#define HEAD_SLOT 4096u /* a runtime's globals are a few bytes: far below the bound this sets */
+#define SLOT_MAGIC "WBHSLOT1"
+#define SLOT_HEADER 24u
+
+static uint64_t fnv1a(uint64_t hash, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) hash = (hash ^ p[i]) * 0x100000001b3ull;
+  return hash;
+}
+
+static uint64_t slot_sum(const uint8_t *slot, size_t len) {
+  return fnv1a(fnv1a(0xcbf29ce484222325ull, slot + 8, 8), slot + SLOT_HEADER, len - SLOT_HEADER);
+}
+
+/* a wb_head from disk is checked whole: a build id that is a string, no
+ * more memory than a 32-bit guest has, globals within `avail` bytes */
+static bool head_valid(const wb_head *h, size_t avail) {
+  return !memcmp(h->magic, WB_HEAD_MAGIC, 8) && h->globals_size <= avail - sizeof *h &&
+         memchr(h->build_id, 0, sizeof h->build_id) && h->pages <= 65536;
+}
+
+/* The slot at `p` (`avail` bytes of the file): its sequence, or -1 if it
+ * is not a valid one. */
+static int64_t slot_seq(const uint8_t *p, size_t avail, bool legacy_ok) {
+  wb_head h;
+  if (legacy_ok && avail >= sizeof h && !memcmp(p, WB_HEAD_MAGIC, 8)) {
+    memcpy(&h, p, sizeof h);
+    return head_valid(&h, avail) ? 0 : -1;
   }
-  free(buf);
-  return ok;
+  if (avail < SLOT_HEADER + sizeof h || memcmp(p, SLOT_MAGIC, 8)) return -1;
+  memcpy(&h, p + SLOT_HEADER, sizeof h);
+  if (!head_valid(&h, avail - SLOT_HEADER)) return -1;
+  uint64_t seq, sum;
+  memcpy(&seq, p + 8, 8), memcpy(&sum, p + 16, 8);
+  size_t len = SLOT_HEADER + sizeof h + h.globals_size;
+  return seq < INT64_MAX && sum == slot_sum(p, len) ? (int64_t)seq : -1;
+}
+
+/* The newest valid slot of the file's bytes: the offset of its wb_head, or
+ * -1; *seq its sequence (-1: none). */
+static ssize_t newest_slot(const uint8_t *buf, size_t len, int64_t *seq) {
+  ssize_t best = -1;
+  *seq = -1;
+  for (size_t at = 0; at < 2 * (size_t)HEAD_SLOT && at < len; at += HEAD_SLOT) {
+    size_t avail = len - at < HEAD_SLOT ? len - at : HEAD_SLOT;
+    int64_t q = slot_seq(buf + at, avail, at == 0);
+    if (q > *seq) {
+      *seq = q;
+      best = (ssize_t)(at + (memcmp(buf + at, SLOT_MAGIC, 8) ? 0 : SLOT_HEADER));
+    }
+  }
+  return best;
+}
+
+/* HEAD's two slots, read into buf (on the stack: no allocation per call);
+ * -1 if the file cannot be read */
+static ssize_t read_slots(int fd, uint8_t buf[2 * HEAD_SLOT]) {
+  ssize_t got;
+  do got = pread(fd, buf, 2 * HEAD_SLOT, 0);
+  while (got < 0 && errno == EINTR);
+  return got;
+}
+
+bool wb_head_read(int dir, wb_head *h, uint8_t **globals) {
+  uint8_t buf[2 * HEAD_SLOT];
+  int fd = openat(dir, "HEAD", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  ssize_t got = read_slots(fd, buf);
+  close(fd);
+  int64_t seq;
+  ssize_t at = got > 0 ? newest_slot(buf, (size_t)got, &seq) : -1;
+  if (at < 0) return false;
+  memcpy(h, buf + at, sizeof *h);
+  *globals = malloc(h->globals_size ? h->globals_size : 1);
+  if (*globals) memcpy(*globals, buf + at + sizeof *h, h->globals_size);
+  return *globals != NULL;
 }
 
 bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals) {
-  return wb_write_atomic(dir, "HEAD", h, sizeof *h, globals, h->globals_size);
+  size_t len = SLOT_HEADER + sizeof *h + h->globals_size;
+  if (len > HEAD_SLOT) return errno = EFBIG, false;
+  bool created = false;
+  int fd = openat(dir, "HEAD", O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0 && errno == ENOENT) {
+    fd = openat(dir, "HEAD", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    created = true;
+  }
+  if (fd < 0) return false;
+  /* the slots as they are: write the one the newest is not in */
+  uint8_t slot[2 * HEAD_SLOT];
+  ssize_t got = read_slots(fd, slot);
+  int64_t seq = -1;
+  ssize_t at = got > 0 ? newest_slot(slot, (size_t)got, &seq) : -1;
+  uint64_t target = at >= 0 && (size_t)at < HEAD_SLOT ? HEAD_SLOT : 0;
+  bool ok = got >= 0;
+  if (ok) {
+    uint64_t next = (uint64_t)(seq + 1);
+    memcpy(slot, SLOT_MAGIC, 8);
+    memcpy(slot + 8, &next, 8);
+    memcpy(slot + SLOT_HEADER, h, sizeof *h);
+    if (h->globals_size) memcpy(slot + SLOT_HEADER + sizeof *h, globals, h->globals_size);
+    uint64_t sum = slot_sum(slot, len);
+    memcpy(slot + 16, &sum, 8);
+    ok = wb_pwrite_all(fd, slot, len, target) && fdatasync(fd) == 0;
+  }
+  ok = close(fd) == 0 && ok;
+  if (created) ok = ok && fsync(dir) == 0; /* the new file's name, durable */
+  return ok;
 }
 
 void wb_state_name(char *out, size_t n, const char *kind, uint64_t no) {
   snprintf(out, n, "%s-%llu", kind, (unsigned long long)no);
+}
+
+#define CALL_MAGIC "WBCALL01"
+
+typedef struct {
+  char magic[8];
+  uint64_t gen, ws_no, log_no, log_len; /* the state the call started from */
+} call_mark;
+
+bool wb_call_mark(int lockfd, const wb_head *h) {
+  call_mark m = {.gen = h->gen, .ws_no = h->ws_no, .log_no = h->log_no, .log_len = h->log_len};
+  memcpy(m.magic, CALL_MAGIC, 8);
+  return wb_pwrite_all(lockfd, &m, sizeof m, 0);
+}
+
+void wb_call_unmark(int lockfd) {
+  static const char none[8];
+  wb_pwrite_all(lockfd, none, sizeof none, 0); /* a failure leaves a mark that repair finds stale */
+}
+
+/* The workspace of a marked call from state h that never ended is emptied
+ * again; a mark from another state is dropped. */
+static bool repair_marked_call(int dir, const wb_head *h, const char *ws) {
+  int lf = openat(dir, "lock", O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (lf < 0) return errno == ENOENT;
+  call_mark m;
+  bool ok = true;
+  if (pread(lf, &m, sizeof m, 0) == (ssize_t)sizeof m && !memcmp(m.magic, CALL_MAGIC, 8)) {
+    if (m.gen == h->gen && m.ws_no == h->ws_no && m.log_no == h->log_no && m.log_len == h->log_len)
+      ok = (mkdirat(dir, ws, 0755) == 0 || errno == EEXIST) && wb_empty_dir_at(dir, ws);
+    if (ok) wb_call_unmark(lf);
+  }
+  close(lf);
+  return ok;
 }
 
 /* Put back what an interrupted process left (see session.h). Lock held. */
@@ -298,6 +426,7 @@ bool wb_session_repair(int dir, const wb_head *h) {
     }
     if (renameat(dir, pre, dir, ws) != 0 || unlinkat(dir, done, 0) != 0) return false;
   }
+  if (!repair_marked_call(dir, h, ws)) return false;
   int it = dup(dir);
   DIR *d = it >= 0 ? fdopendir(it) : NULL;
   if (!d) {
@@ -327,4 +456,16 @@ bool wb_meta_write_text(int dir, const void *text, size_t len) {
 
 char *wb_meta_read_text(int dir, size_t *len) { return wb_read_small(dir, "meta", len); }
 
-char *wb_head_read_bytes(int dir, size_t *len) { return wb_read_small(dir, "HEAD", len); }
+char *wb_head_read_bytes(int dir, size_t *len) {
+  wb_head h;
+  uint8_t *globals;
+  if (!wb_head_read(dir, &h, &globals)) return NULL;
+  char *out = malloc(sizeof h + h.globals_size);
+  if (out) {
+    memcpy(out, &h, sizeof h);
+    memcpy(out + sizeof h, globals, h.globals_size);
+    *len = sizeof h + h.globals_size;
+  }
+  free(globals);
+  return out;
+}

@@ -56,6 +56,12 @@ char *wb_head_read_bytes(int dir, size_t *len);
 void wb_state_name(char *out, size_t n, const char *kind, uint64_t no);
 /* Put back what an interrupted process left (see session.h). Lock held. */
 bool wb_session_repair(int dir, const wb_head *h);
+/* A call from state h on an empty workspace marks the session's lock file
+ * (lockfd) instead of making pre-G (a directory made and removed per call);
+ * repair empties the workspace of a marked call from the committed state
+ * that never ended. Unmark when the call ends. */
+bool wb_call_mark(int lockfd, const wb_head *h);
+void wb_call_unmark(int lockfd);
 
 /* Helpers. */
 bool wb_id_valid(const char *id);

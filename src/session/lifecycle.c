@@ -308,7 +308,8 @@ int wb_session_prune(wb_store *st, size_t *removed, char *err, size_t n) {
   /* and what an interrupted create, fork or destroy left (a .new- entry
    * is someone's create in progress unless it is old); and sessions whose
    * HEAD or meta is damaged, which list cannot show, once their directory
-   * has been untouched for the default TTL (a commit renames in it) */
+   * and its HEAD have been untouched for the default TTL (a commit writes
+   * HEAD in place) */
   int it = dup(st->sessions);
   DIR *d = it >= 0 ? fdopendir(it) : NULL;
   struct dirent *e;
@@ -317,6 +318,11 @@ int wb_session_prune(wb_store *st, size_t *removed, char *err, size_t n) {
     struct stat sb;
     bool seen = fstatat(st->sessions, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
     double idle = seen ? now - (double)sb.st_mtime : 0;
+    char head[WASMBOX_ID_MAX + 8];
+    struct stat hb;
+    snprintf(head, sizeof head, "%.*s/HEAD", WASMBOX_ID_MAX - 1, e->d_name);
+    if (seen && fstatat(st->sessions, head, &hb, AT_SYMLINK_NOFOLLOW) == 0 && now - (double)hb.st_mtime < idle)
+      idle = now - (double)hb.st_mtime;
     wasmbox_session_info info;
     if (!strncmp(e->d_name, ".trash-", 7) || (!strncmp(e->d_name, ".new-", 5) && idle > 3600)) {
       wb_tree_remove(st->sessions, e->d_name);

@@ -1,16 +1,19 @@
 /* Sessions on disk and in memory.
  *
  * A session directory ($home/sessions/ID) holds:
- *   lock        flock()ed by whoever works on the session (any process)
+ *   lock        flock()ed by whoever works on the session (any process);
+ *               marks a call on an empty workspace (format.h)
  *   meta        language, times, TTL, environment, mounts (written once)
  *   HEAD        the committed state: generation, memory size, globals, which
- *               log and workspace are current. Replaced by rename only: a
- *               state exists once HEAD names it, and never half.
+ *               log and workspace are current. Two checksummed copies,
+ *               written in turn (format.c): a state exists once HEAD names
+ *               it, and never half.
  *   log-N       the memory: page log over the base snapshot (pagelog.h)
  *   ws-N/       the workspace, the guest's /app
- *   pre-G/      during a call from generation G: a hard-link copy of the
- *               workspace (the guest's writes copy up first), which
- *               replaces it if the call fails or never finished
+ *   pre-G/      during a call from generation G on a workspace that is not
+ *               empty: a hard-link copy of it (the guest's writes copy up
+ *               first), which replaces it if the call fails or never
+ *               finished; an empty one is emptied again instead
  *   checkpoints/C/  a HEAD, log and workspace of their own
  * Opening a session repairs what an interrupted process left: a workspace
  * whose call never committed is put back, unreferenced files removed.

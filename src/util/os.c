@@ -122,11 +122,13 @@ bool wb_tree_remove(int parent, const char *name) {
 
 void wb_remove_tree(const char *dir) { wb_tree_remove(AT_FDCWD, dir); }
 
-void wb_empty_dir(const char *dir) {
+bool wb_empty_dir_at(int parent, const char *name) {
   struct stat st;
-  int fd = open_to_empty(AT_FDCWD, dir, &st);
-  if (fd >= 0) remove_entries(fd, st.st_dev, 0);
+  int fd = open_to_empty(parent, name, &st);
+  return fd >= 0 && remove_entries(fd, st.st_dev, 0);
 }
+
+void wb_empty_dir(const char *dir) { wb_empty_dir_at(AT_FDCWD, dir); }
 
 static int open_beneath(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve) {
   struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
@@ -146,13 +148,23 @@ int wb_beneath_no_symlinks(int dirfd, const char *path, int flags, mode_t mode) 
   return open_beneath(dirfd, path, flags, mode, RESOLVE_NO_SYMLINKS);
 }
 
-bool wb_dir_is_empty(const char *dir) {
-  DIR *d = opendir(dir);
+bool wb_dir_fd_is_empty(int fd) {
+  int it = dup(fd);
+  DIR *d = it >= 0 ? fdopendir(it) : NULL;
+  if (!d && it >= 0) close(it);
   struct dirent *e;
   bool empty = d != NULL;
-  while (d && (e = readdir(d)))
+  if (d) rewinddir(d); /* from the start, and back there after */
+  while (empty && (e = readdir(d)))
     if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = false;
-  if (d) closedir(d);
+  if (d) rewinddir(d), closedir(d);
+  return empty;
+}
+
+bool wb_dir_is_empty(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  bool empty = fd >= 0 && wb_dir_fd_is_empty(fd);
+  if (fd >= 0) close(fd);
   return empty;
 }
 

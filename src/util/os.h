@@ -30,11 +30,14 @@ char *wb_scratch_dir(const char *prefix, char *err, size_t errlen);
  * into another file system, nor deeper than 256 levels; directories its
  * owner may not read or write are made so on the way. Best effort: what
  * cannot be removed stays. True when it is all gone. wb_remove_tree is the
- * same by path; wb_empty_dir removes only what is inside the directory. */
+ * same by path; wb_empty_dir(_at) removes only what is inside the directory.
+ * wb_dir_fd_is_empty reads directory fd from its start and leaves it there. */
 bool wb_tree_remove(int parent, const char *name);
 void wb_remove_tree(const char *dir);
+bool wb_empty_dir_at(int parent, const char *name);
 void wb_empty_dir(const char *dir);
 bool wb_dir_is_empty(const char *dir);
+bool wb_dir_fd_is_empty(int fd);
 
 /* The one open beneath a directory: openat2(RESOLVE_BENEATH |
  * RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV) from dirfd, so `..`, absolute
