@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -201,6 +202,30 @@ static void pss_tree(int pid, long *pss_kb, long *private_kb, int recurse) {
   for (int i = 0; i < n; i++) pss_tree(kids[i], pss_kb, private_kb, 1);
 }
 
+/* kB held by the memfds named `name` that a process and its descendants
+ * have open: a session's committed image, which is in no mapping, so in
+ * no PSS. */
+static long memfd_kb(int pid, const char *name) {
+  char dir[64], link[400], target[300];
+  snprintf(dir, sizeof dir, "/proc/%d/fd", pid);
+  DIR *d = opendir(dir);
+  if (!d) die("cannot read", dir);
+  long kb = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    struct stat st;
+    if (n <= 0) continue;
+    target[n] = 0;
+    if (!strncmp(target, name, strlen(name)) && stat(link, &st) == 0) kb += (long)st.st_blocks / 2;
+  }
+  closedir(d);
+  int kids[MAX_CHILDREN];
+  int n = children_of(pid, kids, MAX_CHILDREN);
+  for (int i = 0; i < n; i++) kb += memfd_kb(kids[i], name);
+  return kb;
+}
+
 static void pss(int pid, long *pss_kb, long *private_kb) {
   *pss_kb = *private_kb = 0;
   pss_tree(pid, pss_kb, private_kb, pid != getpid());
@@ -216,7 +241,7 @@ static int mode_memory(int sessions) {
   char err[512];
   int before[MAX_CHILDREN], after[MAX_CHILDREN], nb, na;
   int workers[MAX_CHILDREN];
-  long spss[MAX_CHILDREN], spriv[MAX_CHILDREN];
+  long spss[MAX_CHILDREN], spriv[MAX_CHILDREN], simg[MAX_CHILDREN];
   double disk[MAX_CHILDREN];
   if (sessions > 12) sessions = 12; /* the library keeps at most 12 idle workers */
   int found = 0;
@@ -235,7 +260,10 @@ static int mode_memory(int sessions) {
       if (!contains(before, nb, after[i]) && found < MAX_CHILDREN) workers[found++] = after[i];
   }
   /* measured once all are idle: Pss splits shared pages by how many map them */
-  for (int i = 0; i < found; i++) pss(workers[i], &spss[i], &spriv[i]);
+  for (int i = 0; i < found; i++) {
+    pss(workers[i], &spss[i], &spriv[i]);
+    simg[i] = memfd_kb(workers[i], "/memfd:wasmbox-session");
+  }
   /* one stateless call: its worker, idle afterwards, and the call's peak */
   nb = children(before, MAX_CHILDREN);
   wasmbox_request req = {.code = "print(1)"};
@@ -256,6 +284,9 @@ static int mode_memory(int sessions) {
   printf(", ");
   for (int i = 0; i < found; i++) v[i] = (double)spriv[i];
   print_array("session_worker_private_kb", v, found);
+  printf(", ");
+  for (int i = 0; i < found; i++) v[i] = (double)simg[i];
+  print_array("session_worker_image_kb", v, found);
   printf(", ");
   print_array("session_disk_bytes", disk, sessions);
   printf(
