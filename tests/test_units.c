@@ -522,7 +522,7 @@ static void replay_equals(int log, uint64_t len, const uint8_t *base, size_t bas
   memcpy(mem, base, base_n);
   uint64_t records;
   char err[256] = "";
-  assert_true(wb_pagelog_apply(log, len, mem, n, &records, err, sizeof err));
+  assert_true(wb_pagelog_apply(log, len, mem, n, NULL, &records, err, sizeof err));
   assert_int_equal(records, want_records);
   assert_memory_equal(mem, want, n);
   free(mem);
@@ -553,6 +553,11 @@ static void test_page_log(void **state) {
   assert_int_equal(pages[0], 1);
   assert_int_equal(pages[1], 9);
   replay_equals(log, end, base, BASE * P, m1, GROWN * P, 2);
+  uint64_t changed[1] = {0}, records;
+  uint8_t *replay = calloc(GROWN, P);
+  assert_true(wb_pagelog_apply(log, end, replay, GROWN * P, changed, &records, err, sizeof err));
+  assert_int_equal(changed[0], (1u << 1) | (1u << 9)); /* the pages the records hold */
+  free(replay);
 
   /* a second save, against the first's memory */
   int img = memfd_with(m1, GROWN * P);
@@ -578,17 +583,16 @@ static void test_page_log(void **state) {
 
   /* damage: a cut record, a flipped byte in the last frame */
   uint8_t *mem = calloc(GROWN, P);
-  uint64_t records;
-  assert_false(wb_pagelog_apply(log, end3 - 1, mem, GROWN * P, &records, err, sizeof err));
+  assert_false(wb_pagelog_apply(log, end3 - 1, mem, GROWN * P, NULL, &records, err, sizeof err));
   assert_non_null(strstr(err, "truncated"));
   uint8_t b;
   assert_true(wb_pread_all(log, &b, 1, end3 - 6));
   b ^= 0xff;
   assert_true(wb_pwrite_all(log, &b, 1, end3 - 6));
-  assert_false(wb_pagelog_apply(log, end3, mem, GROWN * P, &records, err, sizeof err));
+  assert_false(wb_pagelog_apply(log, end3, mem, GROWN * P, NULL, &records, err, sizeof err));
   assert_non_null(strstr(err, "decompress"));
   /* a page beyond the memory it is applied to */
-  assert_false(wb_pagelog_apply(log, end, mem, BASE * P, &records, err, sizeof err));
+  assert_false(wb_pagelog_apply(log, end, mem, BASE * P, NULL, &records, err, sizeof err));
   assert_non_null(strstr(err, "beyond"));
   free(mem);
   close(img), close(log), close(basefd);

@@ -462,6 +462,7 @@ void wb_instance_free(wb_instance *in) {
 
 void wb_snapshot_release(wb_snapshot *s) {
   if (s->owns_fd && s->memory.fd >= 0) close(s->memory.fd);
+  if (s->memory.under) wb_overlay_free(&s->memory);
   free(s->globals);
   memset(s, 0, sizeof *s);
   s->memory.fd = -1;

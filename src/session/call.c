@@ -75,39 +75,26 @@ static wb_live *live_slot(wb_store *st, const char *id, uint64_t gen, bool *reus
   return pick;
 }
 
-/* Rebuild the committed memory from disk into a new memfd: the base
- * snapshot's bytes, then the page log. */
+/* Rebuild the committed memory from disk: an overlay on the base
+ * snapshot (wasm_rt_ext.h) with the page log applied to it, so that only
+ * the pages the log holds take memory. */
 static bool load_memory(wb_session *s, const wb_snapshot *base, wb_snapshot *out, char *err, size_t n) {
-  uint64_t bytes = (uint64_t)s->head.pages * WB_WASM_PAGE;
-  int fd = memfd_create("wasmbox-session", MFD_CLOEXEC);
-  uint8_t *mem = MAP_FAILED;
-  bool ok = fd >= 0 && ftruncate(fd, (off_t)bytes) == 0;
-  if (ok) mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  ok = ok && mem != MAP_FAILED;
-  uint64_t from_base =
-      (uint64_t)(base->memory.pages < s->head.pages ? base->memory.pages : s->head.pages) * WB_WASM_PAGE;
-  for (uint64_t at = 0; ok && at < from_base;) {
-    ssize_t r = pread(base->memory.fd, mem + at, from_base - at, (off_t)(base->memory.offset + at));
-    if (r < 0 && errno == EINTR) continue;
-    ok = r > 0;
-    at += r > 0 ? (uint64_t)r : 0;
-  }
+  wb_memory_image img;
+  bool ok = wb_overlay_new(&img, &base->memory, s->head.pages);
   char log[64];
   wb_state_name(log, sizeof log, "log", s->head.log_no);
   int lf = ok ? openat(s->dir, log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
   uint64_t records = 0;
-  ok = ok && lf >= 0 && wb_pagelog_apply(lf, s->head.log_len, mem, bytes, &records, err, n);
+  ok = ok && lf >= 0 &&
+       wb_pagelog_apply(lf, s->head.log_len, (uint8_t *)img.view, (uint64_t)s->head.pages * WB_WASM_PAGE, img.changed,
+                        &records, err, n);
   if (lf >= 0) close(lf);
-  if (mem != MAP_FAILED) munmap(mem, bytes);
   if (!ok) {
     if (!err[0]) snprintf(err, n, "cannot load session %s: %s", s->id, strerror(errno));
-    if (fd >= 0) close(fd);
+    wb_overlay_free(&img);
     return false;
   }
-  *out = (wb_snapshot){.runtime = s->rt,
-                       .memory = {.fd = fd, .offset = 0, .pages = s->head.pages},
-                       .globals = s->globals,
-                       .owns_fd = true};
+  *out = (wb_snapshot){.runtime = s->rt, .memory = img, .globals = s->globals};
   s->globals = NULL; /* now the snapshot's */
   return true;
 }
@@ -240,8 +227,10 @@ static ssize_t differing_pages(const uint8_t *mem, size_t bytes, const wb_memory
   size_t ref_bytes = (size_t)ref->pages * WB_WASM_PAGE, m = 0;
   for (size_t i = 0; i < bytes / WB_HOST_PAGE && m < max; i++) {
     size_t at = i * WB_HOST_PAGE;
-    bool same = at < ref_bytes && pread(ref->fd, page, WB_HOST_PAGE, (off_t)(ref->offset + at)) == WB_HOST_PAGE &&
-                !memcmp(page, mem + at, WB_HOST_PAGE);
+    const uint8_t *was = ref->view ? ref->view + at : page;
+    bool same = at < ref_bytes &&
+                (ref->view || pread(ref->fd, page, WB_HOST_PAGE, (off_t)(ref->offset + at)) == WB_HOST_PAGE) &&
+                !memcmp(was, mem + at, WB_HOST_PAGE);
     if (!same) out[m++] = (uint32_t)i;
   }
   return (ssize_t)m;
@@ -255,14 +244,14 @@ static ssize_t dirty_pages(const uint8_t *mem, size_t bytes, const wb_memory_ima
 }
 
 /* Save the call's memory: pages written since the committed image go into
- * the image (in memory) and the log (on disk); then HEAD names the new
- * state. Until that rename nothing committed has changed. */
+ * the log (on disk) and the image (an overlay in memory); then HEAD names
+ * the new state. Until HEAD is written nothing committed has changed. */
 static bool commit(wb_session *s, char *err, size_t n) {
   wb_live *l = s->live;
   const wb_runtime *rt = s->rt;
   wasm_rt_memory_t *mem = wb_instance_memory(l->instance);
   size_t bytes = (size_t)mem->pages * WB_WASM_PAGE, npages = bytes / WB_HOST_PAGE;
-  bool have_image = l->image.memory.fd >= 0;
+  bool have_image = l->image.memory.under != NULL;
   const wb_memory_image *ref = have_image ? &l->image.memory : &rt->base_snapshot()->memory;
   uint8_t *globals = malloc(rt->globals_size() ? rt->globals_size() : 1);
   /* what the kernel saw written since the last save; else what pagemap or
@@ -274,8 +263,7 @@ static bool commit(wb_session *s, char *err, size_t n) {
     nd = dirty && globals ? dirty_pages(mem->data, bytes, ref, dirty, npages) : -1;
   }
   if (!globals) nd = -1;
-  int img = have_image ? l->image.memory.fd : memfd_create("wasmbox-session", MFD_CLOEXEC);
-  bool ok = nd >= 0 && img >= 0;
+  bool ok = nd >= 0;
   /* The log keeps every page each call changed, as its difference from the
    * committed memory (`ref`, read before the image below takes the new
    * pages). Once it holds more records than twice the memory's pages, the
@@ -298,7 +286,8 @@ static bool commit(wb_session *s, char *err, size_t n) {
       h.log_len = h.records = 0;
     }
   }
-  wb_pagelog_prior prior = {.fd = ref->fd, .offset = ref->offset, .bytes = (uint64_t)ref->pages * WB_WASM_PAGE};
+  wb_pagelog_prior prior = {
+      .fd = ref->fd, .offset = ref->offset, .bytes = (uint64_t)ref->pages * WB_WASM_PAGE, .view = ref->view};
   char log[64];
   wb_state_name(log, sizeof log, "log", h.log_no);
   int flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (compact ? O_CREAT | O_TRUNC : 0);
@@ -309,18 +298,14 @@ static bool commit(wb_session *s, char *err, size_t n) {
        fdatasync(lf) == 0;
   if (lf >= 0) close(lf);
   free(differ);
-  /* the image: all of the memory the first time, else the pages written
-   * (without a compaction, `dirty` now holds only those that changed) */
+  /* the image: the pages written (without a compaction `dirty` now holds
+   * only those that changed; the first time, those that differ from the
+   * base snapshot), over the base snapshot the first time */
   size_t written = compact ? (size_t)nd : count;
-  ok = ok && ftruncate(img, (off_t)bytes) == 0;
-  if (ok && !have_image) {
-    ok = wb_pwrite_all(img, mem->data, bytes, 0);
-  } else {
-    for (size_t i = 0; ok && i < written; i++) {
-      size_t at = (size_t)dirty[i] * WB_HOST_PAGE;
-      ok = wb_pwrite_all(img, mem->data + at, WB_HOST_PAGE, at);
-    }
-  }
+  wb_memory_image fresh = {.fd = -1};
+  wb_memory_image *img = have_image ? &l->image.memory : &fresh;
+  ok = ok && (have_image || wb_overlay_new(&fresh, &rt->base_snapshot()->memory, mem->pages)) &&
+       wb_overlay_put(img, mem->pages, mem->data, dirty, written);
   if (ok) {
     wb_instance_save_globals(l->instance, globals);
     h.gen++;
@@ -339,7 +324,7 @@ static bool commit(wb_session *s, char *err, size_t n) {
   }
   if (!ok) {
     if (!err[0]) snprintf(err, n, "cannot save session %s: %s", s->id, strerror(errno));
-    if (img >= 0 && !have_image) close(img);
+    if (!have_image) wb_overlay_free(&fresh);
     free(globals);
     /* the image may hold this call's pages: it no longer matches HEAD */
     wb_snapshot_release(&l->image);
@@ -357,8 +342,7 @@ static bool commit(wb_session *s, char *err, size_t n) {
     s->saved_workspace = false;
   }
   free(l->image.globals);
-  l->image = (wb_snapshot){
-      .runtime = rt, .memory = {.fd = img, .offset = 0, .pages = mem->pages}, .globals = globals, .owns_fd = true};
+  l->image = (wb_snapshot){.runtime = rt, .memory = *img, .globals = globals};
   l->gen = h.gen;
   s->head = h;
   /* the memory is the new image: count the next call's writes from here */
@@ -392,7 +376,7 @@ static bool rollback(wb_session *s, char *err, size_t n) {
   if (l && l->instance && wb_instance_started(l->instance)) {
     /* back to the committed image; none (a failed save dropped it) means
      * the instance must go, and the next call loads the state from disk */
-    const wb_snapshot *to = l->image.memory.fd >= 0 ? &l->image : s->head.gen == 0 ? s->rt->base_snapshot() : NULL;
+    const wb_snapshot *to = l->image.memory.under ? &l->image : s->head.gen == 0 ? s->rt->base_snapshot() : NULL;
     char e2[256];
     if (!to || !wb_instance_reset(l->instance, to, e2, sizeof e2)) {
       wb_instance_free(l->instance); /* cannot be trusted; the disk state is intact */

@@ -28,11 +28,10 @@ static bool xor_page(uint8_t *page, const uint8_t *other) {
 
 /* The page at `at` before the save: zeros beyond what the prior holds. */
 static bool prior_page(const wb_pagelog_prior *p, uint64_t at, uint8_t *out) {
-  if (at + WB_HOST_PAGE > p->bytes) {
-    memset(out, 0, WB_HOST_PAGE);
-    return at >= p->bytes || wb_pread_all(p->fd, out, (size_t)(p->bytes - at), p->offset + at);
-  }
-  return wb_pread_all(p->fd, out, WB_HOST_PAGE, p->offset + at);
+  size_t n = at >= p->bytes ? 0 : p->bytes - at < WB_HOST_PAGE ? (size_t)(p->bytes - at) : WB_HOST_PAGE;
+  if (n < WB_HOST_PAGE) memset(out + n, 0, WB_HOST_PAGE - n);
+  if (p->view) return memcpy(out, p->view + at, n), true;
+  return !n || wb_pread_all(p->fd, out, n, p->offset + at);
 }
 
 static bool write_record(int fd, uint64_t *at, ZSTD_CCtx *cctx, uint32_t magic, const uint8_t *raw,
@@ -93,8 +92,8 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages,
   return ok;
 }
 
-bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, uint64_t *records, char *err,
-                      size_t errlen) {
+bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, uint64_t *changed, uint64_t *records,
+                      char *err, size_t errlen) {
   uint64_t at = 0;
   *records = 0;
   uint32_t head[3 + BATCH];
@@ -127,6 +126,7 @@ bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, 
         break;
       }
       uint8_t *page = mem + (size_t)head[3 + j] * WB_HOST_PAGE, *rec = raw + (size_t)j * WB_HOST_PAGE;
+      if (changed) changed[head[3 + j] / 64] |= 1ull << (head[3 + j] % 64);
       if (head[0] == MAGIC_XOR) xor_page(page, rec);
       else memcpy(page, rec, WB_HOST_PAGE);
     }

@@ -18,10 +18,12 @@
 #define WB_HOST_PAGE 4096u
 
 /* What the memory was before a save, for difference records: `bytes`
- * bytes at `offset` in `fd` (pages beyond them were zero). */
+ * bytes, readable at `view` or else at `offset` in `fd` (pages beyond them
+ * were zero). */
 typedef struct {
   int fd;
   uint64_t offset, bytes;
+  const uint8_t *view;
 } wb_pagelog_prior;
 
 /* Append pages `pages[0..*n)` of `mem` at offset `at`: as they are (prior
@@ -31,9 +33,10 @@ typedef struct {
 bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages, size_t *n,
                        const wb_pagelog_prior *prior, uint64_t *end, char *err, size_t errlen);
 
-/* Write every record in [0, length) into `mem` (mem_size bytes); *records
+/* Write every record in [0, length) into `mem` (mem_size bytes), setting
+ * the bit of each page written in `changed` (when not NULL); *records
  * counts page records read (for deciding when to compact). */
-bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, uint64_t *records, char *err,
-                      size_t errlen);
+bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, uint64_t *changed, uint64_t *records,
+                      char *err, size_t errlen);
 
 #endif

@@ -127,10 +127,66 @@ int wasm_rt_memory_preloaded(const wasm_rt_memory_t *m) { return m->data && m->d
 
 void wb_rt_preload(const wb_memory_image *img) { pending_image = img; }
 
+#define HOST_PAGE 4096u
+#define CHANGED_BYTES ((size_t)65536 * PAGE_SIZE / HOST_PAGE / 8) /* a bit per page of the largest memory */
+
+static bool changed(const uint64_t *bits, size_t page) { return bits[page / 64] >> (page % 64) & 1; }
+
 static bool map_image(uint8_t *base, const wb_memory_image *img) {
   size_t bytes = (size_t)img->pages * PAGE_SIZE;
   if (!bytes) return true;
-  return mmap(base, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, img->fd, (off_t)img->offset) == base;
+  if (!img->under)
+    return mmap(base, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, img->fd, (off_t)img->offset) == base;
+  /* an overlay: what lies under it, then its own pages */
+  size_t under = (size_t)(img->under->pages < img->pages ? img->under->pages : img->pages) * PAGE_SIZE;
+  if (!map_image(base, &(wb_memory_image){
+                           .fd = img->under->fd, .offset = img->under->offset, .pages = (uint32_t)(under / PAGE_SIZE)}))
+    return false;
+  if (bytes > under && mmap(base + under, bytes - under, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != base + under)
+    return false;
+  for (size_t p = 0; p < bytes / HOST_PAGE; p++)
+    if (changed(img->changed, p)) memcpy(base + p * HOST_PAGE, img->view + p * HOST_PAGE, HOST_PAGE);
+  return true;
+}
+
+bool wb_overlay_new(wb_memory_image *img, const wb_memory_image *under, uint32_t pages) {
+  *img = (wb_memory_image){.fd = -1, .pages = 0, .under = under};
+  uint8_t *view = mmap(NULL, WB_MEMORY_RESERVATION, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  /* zero pages mapped on demand: only those holding a set bit take memory */
+  uint64_t *bits = mmap(NULL, CHANGED_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  img->changed = bits == MAP_FAILED ? NULL : bits;
+  size_t below = (size_t)(under->pages < pages ? under->pages : pages) * PAGE_SIZE, bytes = (size_t)pages * PAGE_SIZE;
+  bool ok = view != MAP_FAILED && img->changed &&
+            (!below || mmap(view, below, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, under->fd,
+                            (off_t)under->offset) == view) &&
+            (bytes == below || mprotect(view + below, bytes - below, PROT_READ | PROT_WRITE) == 0);
+  if (view != MAP_FAILED) img->view = view;
+  img->pages = pages;
+  if (!ok) wb_overlay_free(img);
+  return ok;
+}
+
+bool wb_overlay_put(wb_memory_image *img, uint32_t pages, const uint8_t *mem, const uint32_t *pages4k, size_t n) {
+  uint8_t *view = (uint8_t *)img->view;
+  if (pages > img->pages) {
+    size_t from = (size_t)img->pages * PAGE_SIZE, len = (size_t)(pages - img->pages) * PAGE_SIZE;
+    if (mprotect(view + from, len, PROT_READ | PROT_WRITE) != 0) return false;
+    img->pages = pages;
+  }
+  for (size_t i = 0; i < n; i++) {
+    size_t at = (size_t)pages4k[i] * HOST_PAGE;
+    if (at + HOST_PAGE > (size_t)img->pages * PAGE_SIZE) return errno = EINVAL, false;
+    memcpy(view + at, mem + at, HOST_PAGE);
+    img->changed[pages4k[i] / 64] |= 1ull << (pages4k[i] % 64);
+  }
+  return true;
+}
+
+void wb_overlay_free(wb_memory_image *img) {
+  if (img->view) munmap((void *)img->view, WB_MEMORY_RESERVATION);
+  if (img->changed) munmap(img->changed, CHANGED_BYTES);
+  *img = (wb_memory_image){.fd = -1};
 }
 
 static uint32_t byte_size(uint64_t pages) { return pages >= 65536 ? UINT32_MAX : (uint32_t)(pages * PAGE_SIZE); }

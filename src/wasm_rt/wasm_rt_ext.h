@@ -12,6 +12,7 @@
 /* Largest table the host will allocate for a guest (elements). */
 #define WB_TABLE_MAX (1u << 20)
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <wasm-rt.h>
@@ -21,12 +22,27 @@
  * `view`, when not NULL, is the same bytes readable in this process (the
  * built-in snapshots, in the executable's own data): a reset copies from it
  * instead of making a read() per span of written pages. */
-typedef struct {
+typedef struct wb_memory_image {
   int fd;
   uint64_t offset;
   uint32_t pages;
   const uint8_t *view;
+  /* An overlay (fd -1): `view` is a private mapping of `under` (a snapshot
+   * of its own) into which the pages set in `changed` were copied; it is
+   * mapped as `under` with those pages copied in. Only they take memory,
+   * not a copy of the whole (a session's committed state kept between
+   * calls: its changes, beside the snapshot every worker shares). */
+  const struct wb_memory_image *under;
+  uint64_t *changed; /* one bit per 4 KiB page */
 } wb_memory_image;
+
+/* An overlay of `pages` wasm pages on `under` with nothing changed yet;
+ * false (errno set) if it cannot be mapped. */
+bool wb_overlay_new(wb_memory_image *img, const wb_memory_image *under, uint32_t pages);
+/* Copy the 4 KiB pages `pages4k[0..n)` of `mem` into the overlay, which
+ * grows to `pages` wasm pages first (new pages are zero). */
+bool wb_overlay_put(wb_memory_image *img, uint32_t pages, const uint8_t *mem, const uint32_t *pages4k, size_t n);
+void wb_overlay_free(wb_memory_image *img);
 
 /* The next wasm_rt_allocate_memory() on this thread maps `img` instead of
  * zeroed pages (and the generated code then skips its data segments). */
