@@ -530,7 +530,7 @@ static void replay_equals(int log, uint64_t len, const uint8_t *base, size_t bas
 
 static void test_page_log(void **state) {
   (void)state;
-  enum { P = WB_HOST_PAGE, BASE = 8, GROWN = 10 };
+  enum { P = WB_HOST_PAGE, BASE = 16, GROWN = 32 }; /* one wasm page, then two */
   uint8_t *base = malloc(BASE * P), *m1 = calloc(GROWN, P), *m2 = malloc(GROWN * P);
   assert_true(base && m1 && m2);
   for (size_t i = 0; i < BASE * P; i++) base[i] = (uint8_t)(i * 7 + i / 4096);
@@ -539,24 +539,24 @@ static void test_page_log(void **state) {
   char err[256] = "";
 
   /* a first save over the base: page 1 changed, 3 written back the same,
-   * 8 (beyond the base) still zero, 9 (beyond it) filled */
+   * 16 (beyond the base) still zero, 17 (beyond it) filled */
   memcpy(m1, base, BASE * P);
   m1[1 * P + 5] ^= 0x40;
   m1[1 * P + 4000] = 0;
-  memset(m1 + 9 * P, 0xab, P);
-  uint32_t pages[] = {1, 3, 8, 9};
+  memset(m1 + 17 * P, 0xab, P);
+  uint32_t pages[] = {1, 3, 16, 17};
   size_t n = 4;
   uint64_t end;
-  wb_pagelog_prior prior = {.fd = basefd, .offset = 0, .bytes = BASE * P};
+  wb_memory_image prior = {.fd = basefd, .offset = 0, .pages = 1};
   assert_true(wb_pagelog_append(log, 0, m1, pages, &n, &prior, &end, err, sizeof err));
   assert_int_equal(n, 2);
   assert_int_equal(pages[0], 1);
-  assert_int_equal(pages[1], 9);
+  assert_int_equal(pages[1], 17);
   replay_equals(log, end, base, BASE * P, m1, GROWN * P, 2);
   uint64_t changed[1] = {0}, records;
   uint8_t *replay = calloc(GROWN, P);
   assert_true(wb_pagelog_apply(log, end, replay, GROWN * P, changed, &records, err, sizeof err));
-  assert_int_equal(changed[0], (1u << 1) | (1u << 9)); /* the pages the records hold */
+  assert_int_equal(changed[0], (1u << 1) | (1u << 17)); /* the pages the records hold */
   free(replay);
 
   /* a second save, against the first's memory */
@@ -566,7 +566,7 @@ static void test_page_log(void **state) {
   m2[1 * P + 5] ^= 0x40; /* back to the base's byte */
   uint32_t again[] = {0, 1};
   n = 2;
-  prior = (wb_pagelog_prior){.fd = img, .offset = 0, .bytes = GROWN * P};
+  prior = (wb_memory_image){.fd = img, .offset = 0, .pages = 2};
   uint64_t end2;
   assert_true(wb_pagelog_append(log, end, m2, again, &n, &prior, &end2, err, sizeof err));
   assert_int_equal(n, 2);

@@ -227,10 +227,7 @@ static ssize_t differing_pages(const uint8_t *mem, size_t bytes, const wb_memory
   size_t ref_bytes = (size_t)ref->pages * WB_WASM_PAGE, m = 0;
   for (size_t i = 0; i < bytes / WB_HOST_PAGE && m < max; i++) {
     size_t at = i * WB_HOST_PAGE;
-    const uint8_t *was = ref->view ? ref->view + at : page;
-    bool same = at < ref_bytes &&
-                (ref->view || pread(ref->fd, page, WB_HOST_PAGE, (off_t)(ref->offset + at)) == WB_HOST_PAGE) &&
-                !memcmp(was, mem + at, WB_HOST_PAGE);
+    bool same = at < ref_bytes && wb_image_read(ref, at, page, WB_HOST_PAGE) && !memcmp(page, mem + at, WB_HOST_PAGE);
     if (!same) out[m++] = (uint32_t)i;
   }
   return (ssize_t)m;
@@ -286,15 +283,13 @@ static bool commit(wb_session *s, char *err, size_t n) {
       h.log_len = h.records = 0;
     }
   }
-  wb_pagelog_prior prior = {
-      .fd = ref->fd, .offset = ref->offset, .bytes = (uint64_t)ref->pages * WB_WASM_PAGE, .view = ref->view};
   char log[64];
   wb_state_name(log, sizeof log, "log", h.log_no);
   int flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (compact ? O_CREAT | O_TRUNC : 0);
   int lf = ok ? openat(s->dir, log, flags, 0600) : -1;
   uint64_t end = h.log_len;
   ok = ok && lf >= 0 &&
-       wb_pagelog_append(lf, h.log_len, mem->data, pages, &count, compact ? NULL : &prior, &end, err, n) &&
+       wb_pagelog_append(lf, h.log_len, mem->data, pages, &count, compact ? NULL : ref, &end, err, n) &&
        fdatasync(lf) == 0;
   if (lf >= 0) close(lf);
   free(differ);

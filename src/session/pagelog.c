@@ -26,14 +26,6 @@ static bool xor_page(uint8_t *page, const uint8_t *other) {
   return any == 0;
 }
 
-/* The page at `at` before the save: zeros beyond what the prior holds. */
-static bool prior_page(const wb_pagelog_prior *p, uint64_t at, uint8_t *out) {
-  size_t n = at >= p->bytes ? 0 : p->bytes - at < WB_HOST_PAGE ? (size_t)(p->bytes - at) : WB_HOST_PAGE;
-  if (n < WB_HOST_PAGE) memset(out + n, 0, WB_HOST_PAGE - n);
-  if (p->view) return memcpy(out, p->view + at, n), true;
-  return !n || wb_pread_all(p->fd, out, n, p->offset + at);
-}
-
 static bool write_record(int fd, uint64_t *at, ZSTD_CCtx *cctx, uint32_t magic, const uint8_t *raw,
                          const uint32_t *pages, size_t k, uint8_t *comp, size_t cap, uint32_t *head) {
   size_t c = ZSTD_compress2(cctx, comp, cap, raw, k * WB_HOST_PAGE);
@@ -49,7 +41,7 @@ static bool write_record(int fd, uint64_t *at, ZSTD_CCtx *cctx, uint32_t magic, 
 }
 
 bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages, size_t *n,
-                       const wb_pagelog_prior *prior, uint64_t *end, char *err, size_t errlen) {
+                       const wb_memory_image *prior, uint64_t *end, char *err, size_t errlen) {
   /* buffers for the pages of this save only (most saves are small: big
    * ones would be mapped and unmapped, and an unmap costs every CPU a TLB
    * flush); the compression context is kept by the thread for the next */
@@ -73,7 +65,7 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages,
     uint8_t *slot = raw + batched * WB_HOST_PAGE;
     memcpy(slot, mem + addr, WB_HOST_PAGE);
     if (prior) {
-      ok = prior_page(prior, addr, old);
+      ok = wb_image_read(prior, addr, old, WB_HOST_PAGE);
       if (!ok || xor_page(slot, old)) continue; /* written, but the same bytes */
     }
     pages[kept++] = pages[i];

@@ -15,23 +15,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wasm_rt/wasm_rt_ext.h"
+
 #define WB_HOST_PAGE 4096u
 
-/* What the memory was before a save, for difference records: `bytes`
- * bytes, readable at `view` or else at `offset` in `fd` (pages beyond them
- * were zero). */
-typedef struct {
-  int fd;
-  uint64_t offset, bytes;
-  const uint8_t *view;
-} wb_pagelog_prior;
-
 /* Append pages `pages[0..*n)` of `mem` at offset `at`: as they are (prior
- * NULL) or as differences from `prior`, leaving out pages that did not
- * change (pages[] is reduced to those recorded, *n to their count); *end
- * is the new end. */
+ * NULL) or as differences from the image `prior` (what the memory was
+ * before the save), leaving out pages that did not change (pages[] is
+ * reduced to those recorded, *n to their count); *end is the new end. */
 bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages, size_t *n,
-                       const wb_pagelog_prior *prior, uint64_t *end, char *err, size_t errlen);
+                       const wb_memory_image *prior, uint64_t *end, char *err, size_t errlen);
 
 /* Write every record in [0, length) into `mem` (mem_size bytes), setting
  * the bit of each page written in `changed` (when not NULL); *records

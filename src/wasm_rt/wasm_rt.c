@@ -132,6 +132,14 @@ void wb_rt_preload(const wb_memory_image *img) { pending_image = img; }
 
 static bool changed(const uint64_t *bits, size_t page) { return bits[page / 64] >> (page % 64) & 1; }
 
+bool wb_image_read(const wb_memory_image *img, uint64_t at, uint8_t *out, size_t n) {
+  uint64_t bytes = (uint64_t)img->pages * PAGE_SIZE;
+  size_t in = at >= bytes ? 0 : bytes - at < n ? (size_t)(bytes - at) : n;
+  memset(out + in, 0, n - in);
+  if (img->view) return memcpy(out, img->view + at, in), true;
+  return !in || wb_pread_all(img->fd, out, in, img->offset + at);
+}
+
 static bool map_image(uint8_t *base, const wb_memory_image *img) {
   size_t bytes = (size_t)img->pages * PAGE_SIZE;
   if (!bytes) return true;
@@ -156,11 +164,11 @@ bool wb_overlay_new(wb_memory_image *img, const wb_memory_image *under, uint32_t
   /* zero pages mapped on demand: only those holding a set bit take memory */
   uint64_t *bits = mmap(NULL, CHANGED_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   img->changed = bits == MAP_FAILED ? NULL : bits;
-  size_t below = (size_t)(under->pages < pages ? under->pages : pages) * PAGE_SIZE, bytes = (size_t)pages * PAGE_SIZE;
+  uint32_t below = under->pages < pages ? under->pages : pages;
+  size_t from = (size_t)below * PAGE_SIZE, bytes = (size_t)pages * PAGE_SIZE;
   bool ok = view != MAP_FAILED && img->changed &&
-            (!below || mmap(view, below, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, under->fd,
-                            (off_t)under->offset) == view) &&
-            (bytes == below || mprotect(view + below, bytes - below, PROT_READ | PROT_WRITE) == 0);
+            map_image(view, &(wb_memory_image){.fd = under->fd, .offset = under->offset, .pages = below}) &&
+            (bytes == from || mprotect(view + from, bytes - from, PROT_READ | PROT_WRITE) == 0);
   if (view != MAP_FAILED) img->view = view;
   img->pages = pages;
   if (!ok) wb_overlay_free(img);
@@ -238,10 +246,8 @@ static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool 
     wb_span *spans;
     ssize_t n = wb_track_written(m->data, keep, &spans);
     bool ok = n >= 0;
-    for (ssize_t i = 0; ok && i < n; i++) {
-      if (img->view) memcpy(m->data + spans[i].start, img->view + spans[i].start, spans[i].len);
-      else ok = wb_pread_all(img->fd, m->data + spans[i].start, spans[i].len, img->offset + spans[i].start);
-    }
+    for (ssize_t i = 0; ok && i < n; i++)
+      ok = wb_image_read(img, spans[i].start, m->data + spans[i].start, spans[i].len);
     free(spans);
     if (!ok) return false;
   }

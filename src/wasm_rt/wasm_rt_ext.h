@@ -36,6 +36,10 @@ typedef struct wb_memory_image {
   uint64_t *changed; /* one bit per 4 KiB page */
 } wb_memory_image;
 
+/* `n` bytes of the image at byte `at` into `out`: from `view` when there is
+ * one, else from `fd`; bytes beyond its pages read as zeros. */
+bool wb_image_read(const wb_memory_image *img, uint64_t at, uint8_t *out, size_t n);
+
 /* An overlay of `pages` wasm pages on `under` with nothing changed yet;
  * false (errno set) if it cannot be mapped. */
 bool wb_overlay_new(wb_memory_image *img, const wb_memory_image *under, uint32_t pages);
