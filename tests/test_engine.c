@@ -3,7 +3,10 @@
  * the snapshot's bytes, whether the kernel tracked the written pages (only
  * those are copied back) or the memory was mapped again. And fuel: a budget
  * stops a call exactly, and the SIGILL that signals it is only the guest's
- * in the module's own code. */
+ * in the module's own code. And a guest thread runs its calls itself. */
+#include <dirent.h>
+#include <pthread.h>
+
 #include "harness.h"
 #include "api/sandbox.h"
 #include "engine/engine.h"
@@ -227,12 +230,83 @@ static void test_foreign_sigill_goes_to_the_host(void **s) {
   sigaction(SIGILL, &old, NULL);
 }
 
+static int threads_now(void) {
+  DIR *d = opendir("/proc/self/task");
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+  if (d) closedir(d);
+  return n;
+}
+
+/* Run code with a timeout; the outcome's trap. */
+static int trap_of(wb_instance *in, const char *code, uint64_t timeout_ns) {
+  char err[256];
+  wb_mount mounts[WB_SANDBOX_MOUNTS_MAX];
+  const char *args[] = {"python"};
+  wb_wasi_config wc = {.args = args,
+                       .nargs = 1,
+                       .mounts = mounts,
+                       .nmounts = wb_sandbox_mounts(py, ws, NULL, 0, mounts),
+                       .max_output = 1 << 16,
+                       .max_fds = 64};
+  wb_wasi *wasi = wb_wasi_new(&wc, err, sizeof err);
+  assert_non_null(wasi);
+  wb_call c = {.wasi = wasi, .memory_limit = 256u << 20, .timeout_ns = timeout_ns};
+  wb_job job = {.code = code, .code_len = strlen(code), .name = "<test>"};
+  wb_outcome o;
+  assert_true(wb_instance_call(in, &c, &job, &o, err, sizeof err));
+  int trap = o.trap;
+  wb_outcome_clear(&o);
+  wb_wasi_free(wasi);
+  assert_true(wb_instance_reset(in, py->base_snapshot(), err, sizeof err));
+  return trap;
+}
+
+/* The calls of a thread from wb_guest_thread_start: run in place, so no
+ * thread is started for them; a fault, a timeout and an exhausted stack in
+ * them still come back as traps, and the thread goes on after each. */
+static void *calls_in_place(void *arg) {
+  int *threads = arg;
+  char err[256];
+  wb_instance *in = wb_instance_new(py, err, sizeof err);
+  assert_non_null(in);
+  call(in, py->base_snapshot(), true, "x = 1");
+  assert_int_equal(trap_of(in, "while True: pass", 50ull * 1000000), WB_TRAP_TIMEOUT);
+  assert_int_equal(trap_of(in,
+                           "import sys\nsys.setrecursionlimit(10**6)\nl = []\nfor i in range(10**5):\n    l = [l]\n"
+                           "repr(l)\n",
+                           30ull * 1000000000),
+                   WASM_RT_TRAP_EXHAUSTION);
+  assert_int_equal(trap_of(in, "pass", 30ull * 1000000000), 0);
+  *threads = threads_now();
+  wb_instance_free(in);
+  return NULL;
+}
+
+static void test_guest_thread_runs_calls_in_place(void **s) {
+  (void)s;
+  int before = threads_now(), during = 0;
+  pthread_t t;
+  char err[256];
+  assert_true(wb_guest_thread_start(&t, calls_in_place, &during, err, sizeof err));
+  assert_int_equal(pthread_join(t, NULL), 0);
+  assert_int_equal(during, before + 1); /* this one and the guest thread alone */
+  /* from any other thread, the instance's own thread runs them */
+  wb_instance *in = wb_instance_new(py, err, sizeof err);
+  assert_non_null(in);
+  call(in, py->base_snapshot(), true, "x = 1");
+  assert_int_equal(threads_now(), before + 1);
+  wb_instance_free(in);
+  assert_int_equal(threads_now(), before);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_budget_stops_exactly),
       cmocka_unit_test(test_foreign_sigill_goes_to_the_host),
       cmocka_unit_test(test_tracked_reset_is_exact),
       cmocka_unit_test(test_remapped_reset_is_exact),
+      cmocka_unit_test(test_guest_thread_runs_calls_in_place),
   };
   return cmocka_run_group_tests_name("engine", tests, setup, teardown);
 }

@@ -1,6 +1,7 @@
 /* A worker process (see worker_child.h). A second thread runs the call so
  * that this one can still hear a cancel, and hand it the parent's replies
- * to its tool requests. */
+ * to its tool requests; it is a guest thread (engine.h), so the guest code
+ * runs on it, not on a third. */
 #include "api/worker_child.h"
 
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "api/inprocess.h"
 #include "api/guest_tools.h"
 #include "api/worker_protocol.h"
+#include "engine/engine.h"
 #include "session/dirty.h"
 #include "util/os.h"
 #include "wasm_rt/tracker.h"
@@ -261,8 +263,9 @@ int wb_worker_main(int sock, int taken_fd) {
   pthread_cond_init(&rn.cv, &ca);
   rn.done = eventfd(0, EFD_CLOEXEC);
   pthread_t t;
-  if (wb && (rn.done < 0 || pthread_create(&t, NULL, runner_main, &rn) != 0)) {
-    snprintf(err, sizeof err, "cannot start the worker's call thread: %s", strerror(errno));
+  char why[256];
+  if (wb && (rn.done < 0 || !wb_guest_thread_start(&t, runner_main, &rn, why, sizeof why))) {
+    snprintf(err, sizeof err, "cannot start the worker's call thread: %s", rn.done < 0 ? strerror(errno) : why);
     wb = NULL;
   }
   if (!wb) {

@@ -2,7 +2,7 @@
  *
  * Contract: an instance is started either from a snapshot (its memory is
  * mapped copy-on-write, its globals loaded; nothing is initialised again) or
- * by initialising the interpreter. wb_instance_call() does, on a dedicated
+ * by initialising the interpreter. wb_instance_call() does, on a guest
  * thread (fixed stack, alternate signal stack, one wall-clock deadline):
  * start the instance if needed, refresh it if asked (a new copy of a
  * snapshot takes the call's environment and mounts), and run code with the
@@ -16,6 +16,7 @@
 #ifndef WASMBOX_ENGINE_ENGINE_H
 #define WASMBOX_ENGINE_ENGINE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -77,6 +78,10 @@ typedef struct wb_instance wb_instance;
 wb_instance *wb_instance_new(const wb_runtime *rt, char *err, size_t errlen);
 bool wb_instance_call(wb_instance *in, const wb_call *call, const wb_job *job, wb_outcome *out, char *err,
                       size_t errlen);
+/* Start a thread that runs guest code itself (a guest thread's stack, guard
+ * and signal mask): wb_instance_call() from it runs the call in place, where
+ * from any other thread it hands the call to the instance's own thread. */
+bool wb_guest_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, char *err, size_t errlen);
 /* Capture the instance's memory (into a new memfd) and globals. */
 bool wb_instance_capture(wb_instance *in, wb_snapshot *out, char *err, size_t errlen);
 /* Put a started instance back to `snap`; only pages written since cost. */
