@@ -138,7 +138,23 @@ cat >> "$tmp/tab.wat" <<'EOF'
     (local.get $acc)))
 EOF
 check "a module with a constant table and a loop builds, split and reference" build tab -DHAS_BIN
-check "its table is made constant" grep -q 'constant tables: w2c_T0 (4 of 6 entries)' "$tmp/tab/split.log"
+check "its table is made constant" grep -q "constant tables: w2c_T0 (4 of 6 entries, the instance's left unfilled)" \
+  "$tmp/tab/split.log"
+# The constant table holds each function as its distance from the entry:
+# a position-independent program relocates nothing in it when it starts
+# (a table of addresses is rewritten, so made private, in every process).
+check "the constant table needs no relocation when the program starts" python3 - "$tmp/tab/split.bin" <<'PY'
+import subprocess, sys
+binary = sys.argv[1]
+sym = [l.split() for l in subprocess.run(['nm', '-S', binary], capture_output=True, text=True).stdout.splitlines()]
+lo, size = next((int(f[0], 16), int(f[1], 16)) for f in sym if len(f) == 4 and f[3] == 'wb_const_w2c_T0')
+relocs = subprocess.run(['readelf', '-rW', binary], capture_output=True, text=True).stdout.splitlines()
+inside = [l for l in relocs if l[:1] in '0123456789abcdef' and l.split() and lo <= int(l.split()[0], 16) < lo + size]
+sys.exit(1 if size != 6 * 8 or inside else 0)
+PY
+# Nothing but call_indirect reads the table: the instance's own is not filled
+check "  and no element segment fills the instance's table" \
+  bash -c "! grep -q 'funcref_table_init(&instance\|elem_segment_exprs_w2c' '$tmp/tab/split/init.c'"
 check "memory accesses take the base from wb_mb" grep -q '_b(wb_mb, ' "$tmp/tab/split/funcs_000.c"
 check "no call_indirect reads the instance's table" \
   bash -c "! grep -q 'CALL_INDIRECT(instance' '$tmp'/tab/split/funcs_*.c && grep -q WB_CALL_INDIRECT '$tmp'/tab/split/funcs_000.c"
@@ -206,8 +222,29 @@ cat > "$tmp/mut.wat" <<'EOF'
 EOF
 check "a module that sets a table entry builds" build mut
 check "its table is not made constant" grep -q 'constant tables: none' "$tmp/mut/split.log"
+check "  and its element segment fills the instance's table" grep -q 'funcref_table_init(&instance' "$tmp/mut/split/init.c"
 check "the entry it set is called" same mut call_un 3 7
 check "  and gives the right result" test "$out" != "${out#8,}"
+check "an entry its segment set is called" same mut call_un 1 7
+check "  and gives the right result" test "$out" != "${out#49,}"
+
+# ---- a constant table the host can read (exported) is still filled --------
+cat > "$tmp/exp.wat" <<'EOF'
+(module
+  (type $un (func (param i32) (result i32)))
+  (table (export "t") 4 funcref)
+  (elem (i32.const 1) $sq $inc)
+  (func $sq (type $un) (i32.mul (local.get 0) (local.get 0)))
+  (func $inc (type $un) (i32.add (local.get 0) (i32.const 1)))
+  (func (export "call_un") (param $idx i32) (param $x i32) (result i32)
+    (call_indirect (type $un) (local.get $x) (local.get $idx))))
+EOF
+check "a module that exports its table builds" build exp
+check "  its calls go through a constant table" grep -q 'constant tables: w2c_t (2 of 4 entries)' "$tmp/exp/split.log"
+check "  and its element segment still fills the instance's table" \
+  grep -q 'funcref_table_init(&instance' "$tmp/exp/split/init.c"
+check "  a call through it" same exp call_un 2 7
+check "  gives the right result" test "$out" != "${out#8,}"
 
 # ---- on x86-64 with gcc the memory base is r14 itself ----------------------
 # A local copy of it would hold a register of its own (callee-saved, here

@@ -67,7 +67,14 @@ function, type and instance and the registered type, a chain of dependent
 loads on every indirect call (CPython makes one for every Py_DECREF that
 frees). The checks stay: an index past the end or an entry of another
 signature traps exactly as before. Signatures are numbered by their shape,
-as the runtime's registry compares them.
+as the runtime's registry compares them. The table is written in assembly,
+each function as its distance from its entry, which the link resolves: a
+table of addresses is relocated by every process of a position-independent
+program when it starts (Python's: 20 000 relocations, 320 KB of pages then
+private to each process). When nothing else reads a table (no body once
+rewritten, no export), the instance's own table is left unfilled, all null:
+its element segments were another 480 KB of relocated addresses, and
+filling it wrote 490 KB more in every instance.
 
 Modules with exceptions (wasm2c --enable-exceptions: C++ built with
 -fwasm-exceptions) get more, and only they: a try is a setjmp and a throw a
@@ -297,22 +304,78 @@ def constant_tables(lines, bodies_text):
 
 def constant_table_decls(tables):
     out = ['', '/* wasmbox: call_indirect through constant tables (tools/w2c_split.py) */',
-           'typedef struct { u32 type_plus_one; wasm_rt_function_ptr_t func; } wb_table_entry;']
+           'typedef struct { u32 type_plus_one; s32 rel; } wb_table_entry;',
+           '#define WB_TABLE_FUNC(e) ((wasm_rt_function_ptr_t)(uintptr_t)((const char*)&(e).rel + (e).rel))']
     for table, (size, _) in sorted(tables.items()):
-        out += ['extern const wb_table_entry wb_const_%s[%d];' % (table, size),
+        out += ['extern const wb_table_entry wb_const_%s[%d] __attribute__((visibility("hidden")));' % (table, size),
                 '#define WB_CALL_INDIRECT_%s(t, ft, x, ...) \\' % table,
                 '  (LIKELY((x) < %du && wb_const_%s[x].type_plus_one == (ft) + 1) || TRAP(CALL_INDIRECT), \\' % (size, table),
-                '   ((t)wb_const_%s[x].func)(__VA_ARGS__))' % table]
+                '   ((t)WB_TABLE_FUNC(wb_const_%s[x]))(__VA_ARGS__))' % table]
     return '\n'.join(out) + '\n'
 
 
 def constant_table_defs(tables):
+    """The tables in assembly: each function as its distance from the entry
+    (`f - .`, resolved when the program is linked), where C can only write
+    its address, which a position-independent program relocates when it
+    starts: 20 000 relocations for Python's table, and its pages written in
+    every process, so private to each."""
     out = []
     for table, (size, entries) in sorted(tables.items()):
-        out.append('const wb_table_entry wb_const_%s[%d] = {' % (table, size))
-        out += ['  [%d] = {%d, (wasm_rt_function_ptr_t)&%s},' % (i, t + 1, f) for i, (t, f) in sorted(entries.items())]
-        out.append('};')
+        name = 'wb_const_' + table
+        asm = ['.pushsection .rodata.%s,"a",@progbits' % name, '.p2align 3', '.globl ' + name, '.hidden ' + name,
+               '.type %s, @object' % name, '.size %s, %d' % (name, size * 8), name + ':']
+        empty = 0
+        for i in range(size):
+            if i not in entries:
+                empty += 1
+                continue
+            if empty:
+                asm.append('.zero %d' % (empty * 8))
+                empty = 0
+            t, f = entries[i]
+            asm += ['.long %d' % (t + 1), '.long %s - .' % f]
+        if empty:
+            asm.append('.zero %d' % (empty * 8))
+        asm.append('.popsection')
+        out.append('__asm__(\n' + '\n'.join('  "%s\\n"' % a.replace('"', '\\"') for a in asm) + ');')
     return '\n'.join(out) + '\n'
+
+
+def unread_tables(tables, bodies_text, exports_text):
+    """The constant tables nothing reads but call_indirect, once rewritten:
+    their element segments need not fill the instance's table (a private
+    copy of the whole table in every process, and the time to write it)."""
+    rewritten = CALL_INDIRECT.sub(lambda m: '' if m.group(1) in tables else m.group(0), bodies_text)
+    unread = set()
+    for table in tables:
+        uses = [l for l in exports_text.split('\n') if re.search(r'\b%s\b' % table, l)]
+        if re.search(r'\b%s\b' % table, rewritten) is None and \
+                all(l.strip() == 'wasm_rt_free_funcref_table(&instance->%s);' % table for l in uses):
+            unread.add(table)
+    return unread
+
+
+def drop_table_inits(lines, unread):
+    """The module's init code without the element segments of the unread
+    tables (their instance tables stay allocated, all null)."""
+    drop, kept = set(), []
+    for l in lines:
+        m = TABLE_INIT.match(l)
+        if m and m.group(1) in unread:
+            drop.add(m.group(2))
+        else:
+            kept.append(l)
+    out, skipping = [], False
+    for l in kept:
+        m = ELEM_ARRAY.match(l)
+        if m and m.group(1) in drop:
+            skipping = True
+        elif skipping:
+            skipping = l != '};'
+        else:
+            out.append(l)
+    return out
 
 
 def constant_indirect_calls(text, tables, canon):
@@ -569,7 +632,8 @@ def main():
         f.write('\n'.join(lines[inited:types]) + '\n')
         f.write(lines[types].replace('static ', '', 1) + '\n')
         f.write('\n'.join(TAG.sub(r'\1', l) for l in lines[types + 1:decl_start]) + '\n')
-        f.write('\n'.join(lines[decl_end:first_body]) + '\n')
+        unread = unread_tables(tables, bodies_text, '\n'.join(lines[exports:]))
+        f.write('\n'.join(drop_table_inits(lines[decl_end:first_body], unread)) + '\n')
         f.write(enter_exports('\n'.join(lines[exports:]), eh) + '\n')
         f.write(snapshot_support(header, module, bodies_text))
         f.write(constant_table_defs(tables))
@@ -606,7 +670,8 @@ def main():
         sys.exit(f'w2c_split: cold function {max(cold)} past the last of {bodies}')
     print(f'{len(files[0])} function files, {len(files[1])} cold, {bodies} functions ({len(cold)} cold, '
           f'{tries} with a try), constant tables: '
-          + (', '.join(f'{t} ({len(e)} of {n} entries)' for t, (n, e) in sorted(tables.items())) or 'none'))
+          + (', '.join(f'{t} ({len(e)} of {n} entries' + (", the instance's left unfilled)" if t in unread else ')')
+                       for t, (n, e) in sorted(tables.items())) or 'none'))
 
 
 if __name__ == '__main__':
