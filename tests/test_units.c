@@ -572,7 +572,11 @@ static void test_page_log(void **state) {
   assert_int_equal(n, 2);
   replay_equals(log, end2, base, BASE * P, m2, GROWN * P, 4);
 
-  /* a whole-page record (as a compaction writes) over the differences */
+  /* a whole-page record (as a compaction writes) over the differences,
+   * after the thread gave its compression context back (an idle worker
+   * does): the append makes another */
+  wb_pagelog_release();
+  wb_pagelog_release();
   memset(m2 + 5 * P, 0x11, P);
   uint32_t whole[] = {5};
   n = 1;

@@ -5,6 +5,7 @@
 #include "api/worker_child.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include "api/worker_protocol.h"
 #include "engine/engine.h"
 #include "session/dirty.h"
+#include "session/pagelog.h"
 #include "util/os.h"
 #include "wasm_rt/tracker.h"
 
@@ -86,11 +88,24 @@ static char *ask_parent(void *ctx, const uint8_t *request, size_t len, size_t *r
                          : wb_tools_error(reply_len, "ToolError", "the call was cancelled while the tool ran");
 }
 
+/* Idle this long, the call thread gives back what it keeps for the next
+ * call (a session's compression context, freed heap): memory an idle
+ * session would otherwise hold, for a cost the next call pays once. */
+#define IDLE_RELEASE_NS 1000000000ull
+
 static void *runner_main(void *arg) {
   runner *r = arg;
   pthread_mutex_lock(&r->mu);
   for (;;) {
-    while (!r->req) pthread_cond_wait(&r->cv, &r->mu);
+    uint64_t idle_at = wb_monotonic_ns() + IDLE_RELEASE_NS;
+    struct timespec until = {(time_t)(idle_at / 1000000000ull), (long)(idle_at % 1000000000ull)};
+    int waited = 0;
+    while (!r->req && waited != ETIMEDOUT) waited = pthread_cond_timedwait(&r->cv, &r->mu, &until);
+    if (!r->req) {
+      wb_pagelog_release();
+      malloc_trim(0);
+      while (!r->req) pthread_cond_wait(&r->cv, &r->mu);
+    }
     const wasmbox_request *req = r->req;
     const wb_resolved *rs = r->rs;
     const wb_journal_wire *jw = r->journal;

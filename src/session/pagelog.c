@@ -40,18 +40,26 @@ static bool write_record(int fd, uint64_t *at, ZSTD_CCtx *cctx, uint32_t magic, 
   return ok;
 }
 
+/* The compression context, kept by the thread for its next save (creating
+ * one costs more than a small save) until it releases it. */
+static _Thread_local ZSTD_CCtx *cctx;
+
+void wb_pagelog_release(void) {
+  ZSTD_freeCCtx(cctx);
+  cctx = NULL;
+}
+
 bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages, size_t *n,
                        const wb_memory_image *prior, uint64_t *end, char *err, size_t errlen) {
   /* buffers for the pages of this save only (most saves are small: big
    * ones would be mapped and unmapped, and an unmap costs every CPU a TLB
-   * flush); the compression context is kept by the thread for the next */
+   * flush) */
   size_t most = *n < BATCH ? (*n ? *n : 1) : BATCH;
   size_t cap = ZSTD_compressBound(most * WB_HOST_PAGE);
   uint8_t *raw = malloc(most * WB_HOST_PAGE), *comp = malloc(cap), old[WB_HOST_PAGE];
   uint32_t head[3 + BATCH];
   bool ok = raw && comp;
   errno = 0;
-  static _Thread_local ZSTD_CCtx *cctx;
   if (ok && !cctx) {
     cctx = ZSTD_createCCtx();
     ok = cctx && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, LEVEL)) &&

@@ -26,6 +26,10 @@
 bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages, size_t *n,
                        const wb_memory_image *prior, uint64_t *end, char *err, size_t errlen);
 
+/* Free the calling thread's compression context (half a megabyte), which
+ * appends keep for the thread's next: for a thread that will be idle. */
+void wb_pagelog_release(void);
+
 /* Write every record in [0, length) into `mem` (mem_size bytes), setting
  * the bit of each page written in `changed` (when not NULL); *records
  * counts page records read (for deciding when to compact). */
