@@ -30,9 +30,10 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* Run code in the instance with a fuel budget (0: none); the outcome in *o. */
-static void call_fuel(wb_instance *in, const wb_snapshot *from, bool fresh, const char *code, uint64_t fuel,
-                      wb_outcome *o) {
+/* Run code in the instance with a fuel budget (0: none) and a timeout; the
+ * outcome in *o. */
+static void call_with(wb_instance *in, const wb_snapshot *from, bool fresh, const char *code, uint64_t fuel,
+                      uint64_t timeout_ns, wb_outcome *o) {
   char err[256];
   wb_mount mounts[WB_SANDBOX_MOUNTS_MAX];
   const char *args[] = {"python"};
@@ -44,7 +45,7 @@ static void call_fuel(wb_instance *in, const wb_snapshot *from, bool fresh, cons
                        .max_fds = 64};
   wb_wasi *wasi = wb_wasi_new(&wc, err, sizeof err);
   assert_non_null(wasi);
-  wb_call c = {.wasi = wasi, .memory_limit = 256u << 20, .timeout_ns = 30ull * 1000000000ull, .fuel = fuel};
+  wb_call c = {.wasi = wasi, .memory_limit = 256u << 20, .timeout_ns = timeout_ns, .fuel = fuel};
   wb_job job = {.from = from, .fresh = fresh, .code = code, .code_len = strlen(code), .name = "<test>"};
   assert_true(wb_instance_call(in, &c, &job, o, err, sizeof err));
   if (o->exit_code) {
@@ -52,6 +53,11 @@ static void call_fuel(wb_instance *in, const wb_snapshot *from, bool fresh, cons
     fprintf(stderr, "%.*s\n", (int)e.len, e.data);
   }
   wb_wasi_free(wasi);
+}
+
+static void call_fuel(wb_instance *in, const wb_snapshot *from, bool fresh, const char *code, uint64_t fuel,
+                      wb_outcome *o) {
+  call_with(in, from, fresh, code, fuel, 30ull * 1000000000ull, o);
 }
 
 /* Run code in the instance; it must succeed. */
@@ -238,26 +244,14 @@ static int threads_now(void) {
   return n;
 }
 
-/* Run code with a timeout; the outcome's trap. */
+/* Run code with a timeout; the outcome's trap (the instance is then put
+ * back to the base snapshot). */
 static int trap_of(wb_instance *in, const char *code, uint64_t timeout_ns) {
   char err[256];
-  wb_mount mounts[WB_SANDBOX_MOUNTS_MAX];
-  const char *args[] = {"python"};
-  wb_wasi_config wc = {.args = args,
-                       .nargs = 1,
-                       .mounts = mounts,
-                       .nmounts = wb_sandbox_mounts(py, ws, NULL, 0, mounts),
-                       .max_output = 1 << 16,
-                       .max_fds = 64};
-  wb_wasi *wasi = wb_wasi_new(&wc, err, sizeof err);
-  assert_non_null(wasi);
-  wb_call c = {.wasi = wasi, .memory_limit = 256u << 20, .timeout_ns = timeout_ns};
-  wb_job job = {.code = code, .code_len = strlen(code), .name = "<test>"};
   wb_outcome o;
-  assert_true(wb_instance_call(in, &c, &job, &o, err, sizeof err));
+  call_with(in, NULL, false, code, 0, timeout_ns, &o);
   int trap = o.trap;
   wb_outcome_clear(&o);
-  wb_wasi_free(wasi);
   assert_true(wb_instance_reset(in, py->base_snapshot(), err, sizeof err));
   return trap;
 }
