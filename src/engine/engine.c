@@ -425,15 +425,14 @@ bool wb_instance_call(wb_instance *in, const wb_call *call, const wb_job *job, w
   if (own_frame && !wb_guest_current()) {
     /* no hand-over to another thread and back: two wake-ups fewer per call */
     run_task(&t, own_frame);
-    if (t.host_failed) wb_outcome_clear(out);
-    return !t.host_failed;
+  } else {
+    if (!in->has_thread && !start_thread(in, err, errlen)) return false;
+    pthread_mutex_lock(&in->mu);
+    in->pending = &t;
+    pthread_cond_broadcast(&in->cv);
+    while (in->pending) pthread_cond_wait(&in->cv, &in->mu);
+    pthread_mutex_unlock(&in->mu);
   }
-  if (!in->has_thread && !start_thread(in, err, errlen)) return false;
-  pthread_mutex_lock(&in->mu);
-  in->pending = &t;
-  pthread_cond_broadcast(&in->cv);
-  while (in->pending) pthread_cond_wait(&in->cv, &in->mu);
-  pthread_mutex_unlock(&in->mu);
   if (t.host_failed) {
     wb_outcome_clear(out);
     return false;
