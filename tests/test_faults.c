@@ -170,8 +170,9 @@ typedef struct {
 } fault;
 
 /* What a call on a session with files writes: the link copy of its
- * workspace (linkat), the page log and HEAD (pwrite, then fdatasync each;
- * HEAD is written in place, so no fsync or rename is left on the path). */
+ * workspace (linkat), the page log with its seal (pwrite), one fdatasync of
+ * the log, then HEAD in place (pwrite). A failed fdatasync must cut the
+ * seal off again: else the next load would take the failed call's state. */
 static const fault faults[] = {
     {"fdatasync: EIO", {SCMP_SYS(fdatasync), -1, -1}, EIO, "Input/output error"},
     {"pwrite: ENOSPC", {SCMP_SYS(pwrite64), SCMP_SYS(pwritev), -1}, ENOSPC, "No space left on device"},

@@ -528,6 +528,22 @@ static void replay_equals(int log, uint64_t len, const uint8_t *base, size_t bas
   free(mem);
 }
 
+typedef struct {
+  int count;
+  bool refuse;
+  uint64_t ends[4];
+  char last[16];
+} seals_seen;
+
+static bool note_seal(const uint8_t *payload, uint32_t len, uint64_t end, void *ctx) {
+  seals_seen *s = ctx;
+  if (s->refuse || s->count == 4 || len >= sizeof s->last) return false;
+  s->ends[s->count++] = end;
+  memcpy(s->last, payload, len);
+  s->last[len] = 0;
+  return true;
+}
+
 static void test_page_log(void **state) {
   (void)state;
   enum { P = WB_HOST_PAGE, BASE = 16, GROWN = 32 }; /* one wasm page, then two */
@@ -585,6 +601,42 @@ static void test_page_log(void **state) {
   assert_int_equal(n, 1);
   replay_equals(log, end3, base, BASE * P, m2, GROWN * P, 5);
 
+  /* a seal after each commit's records: apply steps over it, follow
+   * takes each seal whose records are whole, in order */
+  uint64_t sealed1, sealed2;
+  assert_true(wb_pagelog_seal(log, 0, end3, "first", 5, &sealed1));
+  assert_int_equal(sealed1, end3 + WB_SEAL_HEADER + 5);
+  replay_equals(log, sealed1, base, BASE * P, m2, GROWN * P, 5);
+  uint32_t once[] = {6};
+  n = 1;
+  uint64_t end4;
+  memset(m2 + 6 * P, 0x22, P);
+  assert_true(wb_pagelog_append(log, sealed1, m2, once, &n, NULL, &end4, err, sizeof err));
+  assert_true(wb_pagelog_seal(log, sealed1, end4, "second", 6, &sealed2));
+  replay_equals(log, sealed2, base, BASE * P, m2, GROWN * P, 6);
+  seals_seen seen = {0};
+  assert_int_equal(wb_pagelog_follow(log, 0, sealed2, note_seal, &seen), sealed2);
+  assert_int_equal(seen.count, 2);
+  assert_string_equal(seen.last, "second");
+  assert_int_equal(seen.ends[0], sealed1);
+  /* from the first seal on; a seal cut short; one whose records changed */
+  seen = (seals_seen){0};
+  assert_int_equal(wb_pagelog_follow(log, sealed1, sealed2, note_seal, &seen), sealed2);
+  assert_int_equal(seen.count, 1);
+  seen = (seals_seen){0};
+  assert_int_equal(wb_pagelog_follow(log, 0, sealed2 - 1, note_seal, &seen), sealed1);
+  assert_int_equal(seen.count, 1);
+  uint8_t flip;
+  assert_true(wb_pread_all(log, &flip, 1, sealed1 + 14));
+  flip ^= 1;
+  assert_true(wb_pwrite_all(log, &flip, 1, sealed1 + 14));
+  seen = (seals_seen){0};
+  assert_int_equal(wb_pagelog_follow(log, 0, sealed2, note_seal, &seen), sealed1);
+  assert_string_equal(seen.last, "first");
+  /* and one the caller refuses stops the walk there */
+  seen = (seals_seen){.refuse = true};
+  assert_int_equal(wb_pagelog_follow(log, 0, sealed2, note_seal, &seen), 0);
+
   /* damage: a cut record, a flipped byte in the last frame */
   uint8_t *mem = calloc(GROWN, P);
   assert_false(wb_pagelog_apply(log, end3 - 1, mem, GROWN * P, NULL, &records, err, sizeof err));
@@ -605,7 +657,8 @@ static void test_page_log(void **state) {
 
 /* HEAD: the newest of its two copies wins; one cut or damaged leaves the
  * other; a HEAD of the older one-copy format reads, and is written over;
- * globals too big for a copy are refused, not cut. */
+ * globals too big for a copy are refused, not cut; an unflushed write
+ * keeps the newest flushed copy. */
 static void head_at(int dir, uint64_t gen) {
   wb_head h;
   uint8_t *g;
@@ -659,6 +712,29 @@ static void test_head_copies(void **state) {
   assert_false(wb_head_write(dir, &h, big));
   assert_int_equal(errno, EFBIG);
   free(big);
+  /* a sealed state (written unflushed) never goes over the newest flushed
+   * copy: a crash that cuts it leaves that one */
+  h.globals_size = 3;
+  h.gen = 20;
+  assert_true(wb_head_write(dir, &h, (const uint8_t *)"abc")); /* both copies damaged: into the first */
+  for (uint64_t gen = 21; gen <= 22; gen++) {
+    h.gen = gen;
+    assert_true(wb_head_write_sealed(dir, &h, (const uint8_t *)"abc"));
+    head_at(dir, gen);
+  }
+  fd = openat(dir, "HEAD", O_WRONLY);
+  assert_true(fd >= 0);
+  assert_true(wb_pwrite_all(fd, "\xff\xff\xff\xff", 4, 4096 + 60));
+  head_at(dir, 20);
+  h.gen = 23; /* flushed: over the second copy again, the first kept */
+  assert_true(wb_head_write(dir, &h, (const uint8_t *)"abc"));
+  head_at(dir, 23);
+  h.gen = 24; /* sealed: over the first, the older flushed copy */
+  assert_true(wb_head_write_sealed(dir, &h, (const uint8_t *)"abc"));
+  head_at(dir, 24);
+  assert_true(wb_pwrite_all(fd, "\xff\xff\xff\xff", 4, 60));
+  head_at(dir, 23);
+  close(fd);
   close(dir);
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);

@@ -241,8 +241,11 @@ static ssize_t dirty_pages(const uint8_t *mem, size_t bytes, const wb_memory_ima
 }
 
 /* Save the call's memory: pages written since the committed image go into
- * the log (on disk) and the image (an overlay in memory); then HEAD names
- * the new state. Until HEAD is written nothing committed has changed. */
+ * the log, then a seal of the new state (HEAD's content), and one flush of
+ * the log commits it; the image (an overlay in memory) takes the same
+ * pages; HEAD is then written without a flush (format.h). A compaction
+ * starts a new log, which only a flushed HEAD can name. Until the commit
+ * nothing committed has changed, and a failure cuts the log back. */
 static bool commit(wb_session *s, char *err, size_t n) {
   wb_live *l = s->live;
   const wb_runtime *rt = s->rt;
@@ -285,13 +288,10 @@ static bool commit(wb_session *s, char *err, size_t n) {
   }
   char log[64];
   wb_state_name(log, sizeof log, "log", h.log_no);
-  int flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (compact ? O_CREAT | O_TRUNC : 0);
+  int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | (compact ? O_CREAT | O_TRUNC : 0);
   int lf = ok ? openat(s->dir, log, flags, 0600) : -1;
-  uint64_t end = h.log_len;
-  ok = ok && lf >= 0 &&
-       wb_pagelog_append(lf, h.log_len, mem->data, pages, &count, compact ? NULL : ref, &end, err, n) &&
-       fdatasync(lf) == 0;
-  if (lf >= 0) close(lf);
+  uint64_t from = h.log_len, end = from;
+  ok = ok && lf >= 0 && wb_pagelog_append(lf, from, mem->data, pages, &count, compact ? NULL : ref, &end, err, n);
   free(differ);
   /* the image: the pages written (without a compaction `dirty` now holds
    * only those that changed; the first time, those that differ from the
@@ -301,24 +301,35 @@ static bool commit(wb_session *s, char *err, size_t n) {
   wb_memory_image *img = have_image ? &l->image.memory : &fresh;
   ok = ok && (have_image || wb_overlay_new(&fresh, &rt->base_snapshot()->memory, mem->pages)) &&
        wb_overlay_put(img, mem->pages, mem->data, dirty, written);
+  bool sealed = false;
   if (ok) {
     wb_instance_save_globals(l->instance, globals);
     h.gen++;
-    h.log_len = end;
     h.records += count;
     h.pages = mem->pages;
     h.globals_size = rt->globals_size();
     h.last_used = wb_wall_s();
     snprintf(h.build_id, sizeof h.build_id, "%s", rt->build_id);
-    ok = wb_head_write(s->dir, &h, globals);
+    ok = sealed = wb_head_seal(lf, from, end, &h, globals);
   }
+  /* the commit: the seal, durable. A new log only a flushed HEAD names. */
+  ok = ok && fdatasync(lf) == 0;
+  if (ok && compact) ok = fsync(s->dir) == 0 && wb_head_write(s->dir, &h, globals);
+  /* a seal that failed to reach the disk may yet: cut it off, so that no
+   * read takes a state this call reports as not saved */
+  bool cut = !sealed || ok || compact || ftruncate(lf, (off_t)from) == 0;
+  if (lf >= 0) close(lf);
+  /* HEAD, unflushed: after a failure here reads still find the seal */
+  if (ok && !compact) wb_head_write_sealed(s->dir, &h, globals);
   free(dirty);
   if (compact && ok) { /* the old log is no longer named (after a failure, the next repair drops the unnamed one) */
     wb_state_name(log, sizeof log, "log", s->head.log_no);
     unlinkat(s->dir, log, 0);
   }
   if (!ok) {
-    if (!err[0]) snprintf(err, n, "cannot save session %s: %s", s->id, strerror(errno));
+    if (!err[0])
+      snprintf(err, n, "cannot save session %s: %s%s", s->id, strerror(errno),
+               cut ? "" : " (and cannot cut its log back: its next load may hold this call)");
     if (!have_image) wb_overlay_free(&fresh);
     free(globals);
     /* the image may hold this call's pages: it no longer matches HEAD */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "session/pagelog.h"
 #include "session/tree.h"
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -255,15 +256,18 @@ bool wb_meta_read(int dir, wb_meta *m) {
 /* ---- HEAD ------------------------------------------------------------------- */
 
 /* HEAD holds two copies of the committed state, slots at 0 and HEAD_SLOT:
- * "WBHSLOT1", u64 sequence, u64 checksum (FNV-1a of the sequence and what
- * follows), the wb_head, its globals. A write goes to the slot the newest
- * does not hold, in place, then one fdatasync: no new file, rename or
- * directory sync on a call's path, and a write cut short leaves the other
- * slot, the state before, whole. A read takes the valid slot of the higher
- * sequence. A file of one wb_head and its globals (older builds) reads as
- * sequence 0. */
+ * magic, u64 sequence, u64 checksum (FNV-1a of the sequence and what
+ * follows), the wb_head, its globals. A write goes in place to a slot
+ * other than the newest flushed one: no new file, rename or directory sync
+ * on a call's path, and a write cut short leaves that one whole. A state
+ * the log already holds under a seal (a call's commit) is written without
+ * a flush ("WBHSLOT2"); any other is flushed ("WBHSLOT1"). A read takes
+ * the valid slot of the higher sequence, then the states the log's seals
+ * carry past it: those whose HEAD write a crash lost. A file of one
+ * wb_head and its globals (older builds) reads as sequence 0. */
 #define HEAD_SLOT 4096u /* a runtime's globals are a few bytes: far below the bound this sets */
-#define SLOT_MAGIC "WBHSLOT1"
+#define SLOT_FLUSHED "WBHSLOT1"
+#define SLOT_SEALED "WBHSLOT2"
 #define SLOT_HEADER 24u
 
 static uint64_t fnv1a(uint64_t hash, const uint8_t *p, size_t n) {
@@ -278,19 +282,21 @@ static uint64_t slot_sum(const uint8_t *slot, size_t len) {
 /* a wb_head from disk is checked whole: a build id that is a string, no
  * more memory than a 32-bit guest has, globals within `avail` bytes */
 static bool head_valid(const wb_head *h, size_t avail) {
-  return !memcmp(h->magic, WB_HEAD_MAGIC, 8) && h->globals_size <= avail - sizeof *h &&
+  return avail >= sizeof *h && !memcmp(h->magic, WB_HEAD_MAGIC, 8) && h->globals_size <= avail - sizeof *h &&
          memchr(h->build_id, 0, sizeof h->build_id) && h->pages <= 65536;
 }
 
 /* The slot at `p` (`avail` bytes of the file): its sequence, or -1 if it
- * is not a valid one. */
-static int64_t slot_seq(const uint8_t *p, size_t avail, bool legacy_ok) {
+ * is not a valid one; *flushed whether it was written with a flush. */
+static int64_t slot_seq(const uint8_t *p, size_t avail, bool legacy_ok, bool *flushed) {
   wb_head h;
+  *flushed = true;
   if (legacy_ok && avail >= sizeof h && !memcmp(p, WB_HEAD_MAGIC, 8)) {
     memcpy(&h, p, sizeof h);
     return head_valid(&h, avail) ? 0 : -1;
   }
-  if (avail < SLOT_HEADER + sizeof h || memcmp(p, SLOT_MAGIC, 8)) return -1;
+  *flushed = avail >= 8 && !memcmp(p, SLOT_FLUSHED, 8);
+  if (avail < SLOT_HEADER + sizeof h || (!*flushed && memcmp(p, SLOT_SEALED, 8))) return -1;
   memcpy(&h, p + SLOT_HEADER, sizeof h);
   if (!head_valid(&h, avail - SLOT_HEADER)) return -1;
   uint64_t seq, sum;
@@ -300,17 +306,21 @@ static int64_t slot_seq(const uint8_t *p, size_t avail, bool legacy_ok) {
 }
 
 /* The newest valid slot of the file's bytes: the offset of its wb_head, or
- * -1; *seq its sequence (-1: none). */
-static ssize_t newest_slot(const uint8_t *buf, size_t len, int64_t *seq) {
+ * -1; *seq its sequence (-1: none); *flushed_slot the start of the newest
+ * slot written with a flush (-1: none). */
+static ssize_t newest_slot(const uint8_t *buf, size_t len, int64_t *seq, ssize_t *flushed_slot) {
   ssize_t best = -1;
-  *seq = -1;
+  int64_t best_flushed = -1;
+  *seq = -1, *flushed_slot = -1;
   for (size_t at = 0; at < 2 * (size_t)HEAD_SLOT && at < len; at += HEAD_SLOT) {
     size_t avail = len - at < HEAD_SLOT ? len - at : HEAD_SLOT;
-    int64_t q = slot_seq(buf + at, avail, at == 0);
+    bool flushed;
+    int64_t q = slot_seq(buf + at, avail, at == 0, &flushed);
     if (q > *seq) {
       *seq = q;
-      best = (ssize_t)(at + (memcmp(buf + at, SLOT_MAGIC, 8) ? 0 : SLOT_HEADER));
+      best = (ssize_t)(at + (memcmp(buf + at, WB_HEAD_MAGIC, 8) ? SLOT_HEADER : 0));
     }
+    if (q >= 0 && flushed && q > best_flushed) best_flushed = q, *flushed_slot = (ssize_t)at;
   }
   return best;
 }
@@ -324,6 +334,61 @@ static ssize_t read_slots(int fd, uint8_t buf[2 * HEAD_SLOT]) {
   return got;
 }
 
+/* A seal's payload: the wb_head, then its globals. */
+bool wb_head_seal(int log, uint64_t from, uint64_t at, wb_head *h, const uint8_t *globals) {
+  uint8_t payload[WB_SEAL_MAX];
+  size_t len = sizeof *h + h->globals_size;
+  if (len > sizeof payload) return errno = EFBIG, false;
+  h->log_len = at + WB_SEAL_HEADER + len; /* the state ends with its own seal */
+  memcpy(payload, h, sizeof *h);
+  if (h->globals_size) memcpy(payload + sizeof *h, globals, h->globals_size);
+  uint64_t end;
+  return wb_pagelog_seal(log, from, at, payload, (uint32_t)len, &end);
+}
+
+typedef struct {
+  wb_head h;
+  uint8_t *globals; /* malloc'd */
+} sealed_state;
+
+/* a seal's state follows the one before: the next generation, on the same
+ * log and workspace, ending where its seal ends */
+static bool accept_seal(const uint8_t *payload, uint32_t len, uint64_t end, void *ctx) {
+  sealed_state *st = ctx;
+  wb_head h;
+  if (len < sizeof h) return false;
+  memcpy(&h, payload, sizeof h);
+  if (!head_valid(&h, len) || h.globals_size != len - sizeof h || h.gen != st->h.gen + 1 || h.log_no != st->h.log_no ||
+      h.ws_no != st->h.ws_no || h.log_len != end)
+    return false;
+  uint8_t *g = malloc(h.globals_size ? h.globals_size : 1);
+  if (!g) return false;
+  memcpy(g, payload + sizeof h, h.globals_size);
+  free(st->globals);
+  st->h = h, st->globals = g;
+  return true;
+}
+
+/* The states the log holds past HEAD's: *h and *globals move to the last.
+ * The log is as long as HEAD says after every commit that wrote HEAD: one
+ * stat tells. */
+static void roll_forward(int dir, wb_head *h, uint8_t **globals) {
+  char log[64];
+  struct stat st;
+  wb_state_name(log, sizeof log, "log", h->log_no);
+  if (fstatat(dir, log, &st, AT_SYMLINK_NOFOLLOW) != 0 || (uint64_t)st.st_size <= h->log_len) return;
+  int fd = openat(dir, log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;
+  sealed_state s = {.h = *h};
+  wb_pagelog_follow(fd, h->log_len, (uint64_t)st.st_size, accept_seal, &s);
+  close(fd);
+  if (s.globals) {
+    *h = s.h;
+    free(*globals);
+    *globals = s.globals;
+  }
+}
+
 bool wb_head_read(int dir, wb_head *h, uint8_t **globals) {
   uint8_t buf[2 * HEAD_SLOT];
   int fd = openat(dir, "HEAD", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -331,15 +396,18 @@ bool wb_head_read(int dir, wb_head *h, uint8_t **globals) {
   ssize_t got = read_slots(fd, buf);
   close(fd);
   int64_t seq;
-  ssize_t at = got > 0 ? newest_slot(buf, (size_t)got, &seq) : -1;
+  ssize_t flushed;
+  ssize_t at = got > 0 ? newest_slot(buf, (size_t)got, &seq, &flushed) : -1;
   if (at < 0) return false;
   memcpy(h, buf + at, sizeof *h);
   *globals = malloc(h->globals_size ? h->globals_size : 1);
-  if (*globals) memcpy(*globals, buf + at + sizeof *h, h->globals_size);
-  return *globals != NULL;
+  if (!*globals) return false;
+  memcpy(*globals, buf + at + sizeof *h, h->globals_size);
+  roll_forward(dir, h, globals);
+  return true;
 }
 
-bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals) {
+static bool head_write(int dir, const wb_head *h, const uint8_t *globals, bool flush) {
   size_t len = SLOT_HEADER + sizeof *h + h->globals_size;
   if (len > HEAD_SLOT) return errno = EFBIG, false;
   bool created = false;
@@ -349,26 +417,34 @@ bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals) {
     created = true;
   }
   if (fd < 0) return false;
-  /* the slots as they are: write the one the newest is not in */
+  /* the slots as they are: keep the newest flushed one (else the newest) */
   uint8_t slot[2 * HEAD_SLOT];
   ssize_t got = read_slots(fd, slot);
   int64_t seq = -1;
-  ssize_t at = got > 0 ? newest_slot(slot, (size_t)got, &seq) : -1;
-  uint64_t target = at >= 0 && (size_t)at < HEAD_SLOT ? HEAD_SLOT : 0;
+  ssize_t flushed = -1;
+  ssize_t at = got > 0 ? newest_slot(slot, (size_t)got, &seq, &flushed) : -1;
+  ssize_t keep = flushed >= 0 ? flushed : at >= 0 ? (at < (ssize_t)HEAD_SLOT ? 0 : (ssize_t)HEAD_SLOT) : -1;
+  uint64_t target = keep == 0 ? HEAD_SLOT : 0;
   bool ok = got >= 0;
   if (ok) {
     uint64_t next = (uint64_t)(seq + 1);
-    memcpy(slot, SLOT_MAGIC, 8);
+    memcpy(slot, flush ? SLOT_FLUSHED : SLOT_SEALED, 8);
     memcpy(slot + 8, &next, 8);
     memcpy(slot + SLOT_HEADER, h, sizeof *h);
     if (h->globals_size) memcpy(slot + SLOT_HEADER + sizeof *h, globals, h->globals_size);
     uint64_t sum = slot_sum(slot, len);
     memcpy(slot + 16, &sum, 8);
-    ok = wb_pwrite_all(fd, slot, len, target) && fdatasync(fd) == 0;
+    ok = wb_pwrite_all(fd, slot, len, target) && (!flush || fdatasync(fd) == 0);
   }
   ok = close(fd) == 0 && ok;
   if (created) ok = ok && fsync(dir) == 0; /* the new file's name, durable */
   return ok;
+}
+
+bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals) { return head_write(dir, h, globals, true); }
+
+bool wb_head_write_sealed(int dir, const wb_head *h, const uint8_t *globals) {
+  return head_write(dir, h, globals, false);
 }
 
 void wb_state_name(char *out, size_t n, const char *kind, uint64_t no) {

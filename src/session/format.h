@@ -39,9 +39,16 @@ typedef struct {
   char owner[WASMBOX_OWNER_MAX]; /* "" for nobody's */
 } wb_meta;
 
-/* HEAD (and the globals after it, malloc'd into *globals), replaced atomically. */
+/* HEAD (and the globals after it, malloc'd into *globals), replaced
+ * atomically and flushed. A call's commit instead seals its state in the
+ * log (wb_head_seal: h->log_len becomes the end of the seal), flushes the
+ * log, then writes HEAD without a flush (wb_head_write_sealed): a read
+ * takes HEAD's state and then any the log's seals carry past it, so a
+ * HEAD write that a crash lost loses nothing. */
 bool wb_head_read(int dir, wb_head *h, uint8_t **globals);
 bool wb_head_write(int dir, const wb_head *h, const uint8_t *globals);
+bool wb_head_seal(int log, uint64_t from, uint64_t at, wb_head *h, const uint8_t *globals);
+bool wb_head_write_sealed(int dir, const wb_head *h, const uint8_t *globals);
 /* meta: one "key value" line each, strings hex-encoded; written once. */
 bool wb_meta_read(int dir, wb_meta *m);
 bool wb_meta_parse(char *text, wb_meta *m); /* the file's text (changed in place) */

@@ -12,6 +12,7 @@
 
 #define MAGIC_PAGES 0x47504257u /* "WBPG": pages as they are */
 #define MAGIC_XOR 0x58504257u   /* "WBPX": pages XOR what they were */
+#define MAGIC_SEAL 0x4c534257u  /* "WBSL": the end of a commit */
 #define BATCH 1024              /* pages per record: 4 MiB uncompressed */
 #define LEVEL 1                 /* fast: a save sits on the call's critical path */
 
@@ -92,6 +93,85 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages,
   return ok;
 }
 
+/* The checksum of records and seals: FNV-1a's step over 8-byte words, with
+ * a shift that folds high bits down. It is there to catch a write torn or
+ * lost by a crash, not a forger (HEAD's checksums are no stronger). */
+static uint64_t sum_bytes(uint64_t h, const uint8_t *p, size_t n) {
+  uint64_t w;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+#define SUM_SEED 0xcbf29ce484222325ull
+
+/* the bytes [from, to) of the log, summed in chunks of the same size (a
+ * multiple of 8) whoever sums them */
+static bool sum_range(int fd, uint64_t from, uint64_t to, uint64_t *sum) {
+  uint8_t chunk[16384];
+  uint64_t h = SUM_SEED;
+  for (uint64_t at = from; at < to;) {
+    size_t k = to - at < sizeof chunk ? (size_t)(to - at) : sizeof chunk;
+    if (!wb_pread_all(fd, chunk, k, at)) return false;
+    h = sum_bytes(h, chunk, k);
+    at += k;
+  }
+  *sum = h;
+  return true;
+}
+
+/* a seal's own checksum: its magic, length, records' sum and payload */
+static uint64_t seal_sum(const uint8_t *seal, uint32_t len) {
+  return sum_bytes(sum_bytes(SUM_SEED, seal, 16), seal + WB_SEAL_HEADER, len);
+}
+
+bool wb_pagelog_seal(int fd, uint64_t from, uint64_t at, const void *payload, uint32_t len, uint64_t *end) {
+  uint8_t seal[WB_SEAL_HEADER + WB_SEAL_MAX];
+  if (len > WB_SEAL_MAX) return errno = EFBIG, false;
+  uint32_t head[2] = {MAGIC_SEAL, len};
+  uint64_t records, check;
+  if (!sum_range(fd, from, at, &records)) return false;
+  memcpy(seal, head, 8);
+  memcpy(seal + 8, &records, 8);
+  memcpy(seal + WB_SEAL_HEADER, payload, len);
+  check = seal_sum(seal, len);
+  memcpy(seal + 16, &check, 8);
+  if (!wb_pwrite_all(fd, seal, WB_SEAL_HEADER + len, at)) return false;
+  *end = at + WB_SEAL_HEADER + len;
+  return true;
+}
+
+uint64_t wb_pagelog_follow(int fd, uint64_t from, uint64_t size, wb_seal_accept *accept, void *ctx) {
+  uint64_t at = from, sealed = from;
+  uint32_t head[3];
+  uint8_t *seal = malloc(WB_SEAL_HEADER + WB_SEAL_MAX);
+  while (seal && at < size && size - at >= 12 && wb_pread_all(fd, head, 12, at)) {
+    if (head[0] == MAGIC_PAGES || head[0] == MAGIC_XOR) { /* its bytes are summed when a seal comes */
+      uint64_t len = (3 + (uint64_t)head[1]) * sizeof(uint32_t) + head[2];
+      if (head[1] == 0 || head[1] > BATCH || size - at < len) break;
+      at += len;
+      continue;
+    }
+    uint32_t len = head[1];
+    uint64_t records, check, mine;
+    if (head[0] != MAGIC_SEAL || len > WB_SEAL_MAX || size - at < WB_SEAL_HEADER + len ||
+        !wb_pread_all(fd, seal, WB_SEAL_HEADER + len, at))
+      break;
+    memcpy(&records, seal + 8, 8), memcpy(&check, seal + 16, 8);
+    if (check != seal_sum(seal, len) || !sum_range(fd, sealed, at, &mine) || mine != records) break;
+    at += WB_SEAL_HEADER + len;
+    if (!accept(seal + WB_SEAL_HEADER, len, at, ctx)) break;
+    sealed = at;
+  }
+  free(seal);
+  return sealed;
+}
+
 bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, uint64_t *changed, uint64_t *records,
                       char *err, size_t errlen) {
   uint64_t at = 0;
@@ -103,8 +183,13 @@ bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, 
   bool ok = raw && comp && dctx;
   const char *why = "out of memory";
   while (ok && at < length) {
-    if (length - at < 12 || !wb_pread_all(fd, head, 12, at) || (head[0] != MAGIC_PAGES && head[0] != MAGIC_XOR) ||
-        head[1] == 0 || head[1] > BATCH || head[2] > cap) {
+    bool whole = length - at >= 12 && wb_pread_all(fd, head, 12, at);
+    if (whole && head[0] == MAGIC_SEAL && head[1] <= WB_SEAL_MAX && length - at >= WB_SEAL_HEADER + head[1]) {
+      at += WB_SEAL_HEADER + head[1]; /* the state, which HEAD holds too */
+      continue;
+    }
+    if (!whole || (head[0] != MAGIC_PAGES && head[0] != MAGIC_XOR) || head[1] == 0 || head[1] > BATCH ||
+        head[2] > cap) {
       ok = false, why = "a damaged record";
       break;
     }

@@ -7,7 +7,13 @@
  * zstd frame (with checksum) of count * 4096 bytes: each page as it is
  * ("WBPG"), or its XOR with what it was before the save ("WBPX"). A save
  * changes a few bytes of most pages it writes, so a difference is mostly
- * zeros, which zstd compresses about ten times faster than the page. */
+ * zeros, which zstd compresses about ten times faster than the page.
+ *
+ * A seal ends the records of one commit: magic ("WBSL"), u32 length, u64
+ * checksum of the records since the seal before (or since where the commit
+ * began), u64 checksum of the seal, then `length` bytes of the caller's
+ * (the state those records make). Once the log is flushed, a seal is
+ * durable with its records: a commit needs no other file flushed. */
 #ifndef WASMBOX_SESSION_PAGELOG_H
 #define WASMBOX_SESSION_PAGELOG_H
 
@@ -26,11 +32,24 @@
 bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages, size_t *n,
                        const wb_memory_image *prior, uint64_t *end, char *err, size_t errlen);
 
+/* Write a seal at `at` over the records in [from, at) (read back to sum
+ * them), carrying `len` bytes of payload; *end is the new end. */
+#define WB_SEAL_MAX 4096u /* payload bytes */
+#define WB_SEAL_HEADER 24u
+bool wb_pagelog_seal(int fd, uint64_t from, uint64_t at, const void *payload, uint32_t len, uint64_t *end);
+
+/* Walk the log in [from, size): for each seal whose records (since `from`
+ * or the seal before) are whole, call accept(payload, len, end of the
+ * seal, ctx). Stops at the first record cut or damaged, or when accept
+ * says false; returns the end of the last seal accepted (or `from`). */
+typedef bool wb_seal_accept(const uint8_t *payload, uint32_t len, uint64_t end, void *ctx);
+uint64_t wb_pagelog_follow(int fd, uint64_t from, uint64_t size, wb_seal_accept *accept, void *ctx);
+
 /* Free the calling thread's compression context (half a megabyte), which
  * appends keep for the thread's next: for a thread that will be idle. */
 void wb_pagelog_release(void);
 
-/* Write every record in [0, length) into `mem` (mem_size bytes), setting
+/* Write every record in [0, length) (seals skipped) into `mem` (mem_size bytes), setting
  * the bit of each page written in `changed` (when not NULL); *records
  * counts page records read (for deciding when to compact). */
 bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, uint64_t *changed, uint64_t *records,

@@ -5,10 +5,12 @@
  *               marks a call on an empty workspace (format.h)
  *   meta        language, times, TTL, environment, mounts (written once)
  *   HEAD        the committed state: generation, memory size, globals, which
- *               log and workspace are current. Two checksummed copies,
- *               written in turn (format.c): a state exists once HEAD names
- *               it, and never half.
- *   log-N       the memory: page log over the base snapshot (pagelog.h)
+ *               log and workspace are current. Two checksummed copies
+ *               (format.c): a state exists once HEAD, or a seal in the log
+ *               past HEAD's, names it, and never half.
+ *   log-N       the memory: page log over the base snapshot (pagelog.h);
+ *               each call's pages end with a seal of its state, and one
+ *               flush of the log commits the call
  *   ws-N/       the workspace, the guest's /app
  *   pre-G/      during a call from generation G on a workspace that is not
  *               empty: a hard-link copy of it (the guest's writes copy up
