@@ -452,6 +452,60 @@ static void test_cgroup_memory(void **s) {
   close(go[1]);
 }
 
+static pid_t parked_child(void) {
+  pid_t p = fork();
+  if (p == 0) {
+    pause();
+    _exit(0);
+  }
+  assert_true(p > 0);
+  return p;
+}
+
+static void end_child(pid_t p) {
+  kill(p, SIGKILL);
+  waitpid(p, NULL, 0);
+}
+
+/* A group left under the name a new worker's takes (by a parent that died
+ * without removing it, whose pid and its worker's were both used again)
+ * is made again for the new worker, which keeps its limits. */
+static void test_cgroup_stale_name(void **s) {
+  (void)s;
+  pid_t q = parked_child(), p = parked_child();
+  wb_cgroup probe, cg;
+  wb_jail_report rep = {0};
+  wb_cgroup_create(&probe, q, 4, 64 << 20, &rep);
+  if (!rep.active[WB_LAYER_CGROUP_PIDS] || !rep.active[WB_LAYER_CGROUP_MEMORY]) {
+    wb_cgroup_destroy(&probe);
+    end_child(q), end_child(p);
+    skip(); /* no cgroup v1 hierarchies of our own here */
+  }
+  char stale[2][4200];
+  for (int c = 0; c < 2; c++) {
+    snprintf(stale[c], sizeof stale[c], "%s", probe.dir[c]);
+    char *slash = strrchr(stale[c], '/');
+    snprintf(slash, sizeof stale[c] - (size_t)(slash - stale[c]), "/wasmbox-%d-%d", (int)getpid(), (int)p);
+    assert_int_equal(mkdir(stale[c], 0755), 0);
+  }
+  rep = (wb_jail_report){0};
+  wb_cgroup_create(&cg, p, 4, 64 << 20, &rep);
+  assert_true(rep.active[WB_LAYER_CGROUP_PIDS]);
+  assert_true(rep.active[WB_LAYER_CGROUP_MEMORY]);
+  char procs[4300], want[32];
+  snprintf(procs, sizeof procs, "%s/cgroup.procs", stale[1]);
+  FILE *f = fopen(procs, "r");
+  assert_non_null(f);
+  char line[32] = "";
+  assert_non_null(fgets(line, sizeof line, f));
+  fclose(f);
+  snprintf(want, sizeof want, "%d\n", (int)p);
+  assert_string_equal(line, want);
+  end_child(p), end_child(q);
+  wb_cgroup_destroy(&cg);
+  wb_cgroup_destroy(&probe);
+}
+
 /* ---- workers through the library ---------------------------------------------------- */
 
 static void test_every_layer_active(void **s) {
@@ -685,6 +739,7 @@ int main(void) {
       cmocka_unit_test(test_capabilities_dropped),
       cmocka_unit_test(test_cgroup_pids),
       cmocka_unit_test(test_cgroup_memory),
+      cmocka_unit_test(test_cgroup_stale_name),
       cmocka_unit_test(test_every_layer_active),
       cmocka_unit_test(test_worker_killed_mid_call),
       cmocka_unit_test(test_session_worker_killed_at_random_points),

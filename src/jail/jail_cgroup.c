@@ -63,7 +63,7 @@ static void sweep(const char *group) {
 }
 
 void wb_cgroup_create(wb_cgroup *cg, pid_t pid, unsigned max_pids, uint64_t max_memory, wb_jail_report *rep) {
-  static int swept;
+  static int swept[2]; /* each hierarchy once per process */
   for (int c = 0; c < 2; c++) {
     wb_layer layer = c == 0 ? WB_LAYER_CGROUP_PIDS : WB_LAYER_CGROUP_MEMORY;
     char group[4096], value[32];
@@ -72,17 +72,18 @@ void wb_cgroup_create(wb_cgroup *cg, pid_t pid, unsigned max_pids, uint64_t max_
       wb_report_set(rep, layer, false, "no cgroup v1 %s hierarchy", controllers[c]);
       continue;
     }
-    if (!__atomic_exchange_n(&swept, 1, __ATOMIC_RELAXED)) {
-      sweep(group);
-    }
+    if (!__atomic_exchange_n(&swept[c], 1, __ATOMIC_RELAXED)) sweep(group);
     if (asprintf(&cg->dir[c], "%s/wasmbox-%d-%d", group, (int)getpid(), (int)pid) < 0) {
       cg->dir[c] = NULL;
       continue;
     }
     if (c == 0) snprintf(value, sizeof value, "%u", max_pids);
     else snprintf(value, sizeof value, "%" PRIu64, max_memory);
-    bool ok =
-        mkdir(cg->dir[c], 0755) == 0 && write_value(cg->dir[c], c == 0 ? "pids.max" : "memory.limit_in_bytes", value);
+    /* a group of this name is a dead parent's whose pid, and its worker's,
+     * were both used again: left empty, it goes */
+    bool made =
+        mkdir(cg->dir[c], 0755) == 0 || (errno == EEXIST && rmdir(cg->dir[c]) == 0 && mkdir(cg->dir[c], 0755) == 0);
+    bool ok = made && write_value(cg->dir[c], c == 0 ? "pids.max" : "memory.limit_in_bytes", value);
     if (ok && c == 1) write_value(cg->dir[c], "memory.swappiness", "0");
     snprintf(value, sizeof value, "%d", (int)pid);
     ok = ok && write_value(cg->dir[c], "cgroup.procs", value);
