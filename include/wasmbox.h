@@ -297,6 +297,13 @@ typedef struct {
    * "session store busy: N connections in use". */
   double store_timeout_s;
   unsigned store_connections;
+  /* A session's worker keeps, beside the session's memory, a copy of its
+   * committed state, which a call's save compares against and a failed
+   * call goes back to. Idle this long (0: 30 s), it gives the copy back,
+   * and the next call copies it back first: an idle session then holds
+   * half the memory, and that next call takes about 1 ms more per MB of
+   * state the session changed. A number of seconds, 0 or more. */
+  double session_idle_release_s;
 } wasmbox_options;
 
 wasmbox *wasmbox_new(char *err, size_t errlen); /* default options */

@@ -204,9 +204,12 @@ static void test_config(void **state) {
              "{\"timeout\": 5, \"max_timeout\": 50, \"memory\": 64, \"listen\": \"127.0.0.1:1\","
              " \"external-files\": [\"/a\", \"/b\"]}");
   setenv("WASMBOX_MCP_MEMORY", "128", 1);
-  char *argv[] = {"mcp", "--config", file, "--memory=32", "--external-files", "/c", "/d", "--workers", "3", NULL};
+  char *argv[] = {"mcp", "--config", file,        "--memory=32", "--external-files",
+                  "/c",  "/d",       "--workers", "3",           "--session-idle-release",
+                  "2.5", NULL};
   mcp_config c;
-  assert_int_equal(mcp_config_load(&c, false, 9, argv, err, sizeof err), 0);
+  assert_int_equal(mcp_config_load(&c, false, 11, argv, err, sizeof err), 0);
+  assert_true(c.session_idle_release == 2.5);
   assert_true(c.timeout == 5 && c.max_timeout == 50); /* the file */
   assert_int_equal(c.memory_mb, 32);                  /* a flag beats the environment and the file */
   assert_int_equal(c.workers, 3);
@@ -230,8 +233,14 @@ static void test_config(void **state) {
     assert_int_equal(mcp_config_load(&c, false, 3, argv2, err, sizeof err), -1);
     mcp_config_free(&c);
   }
-  char *bad_flags[][3] = {{"mcp", "--timeout", "0"}, {"mcp", "--memory", "99999"},   {"mcp", "--listen", "x"},
-                          {"mcp", "--bogus", "1"},   {"mcp", "--log-level", "loud"}, {"mcp", "--workers", "-1"}};
+  char *bad_flags[][3] = {{"mcp", "--timeout", "0"},
+                          {"mcp", "--memory", "99999"},
+                          {"mcp", "--listen", "x"},
+                          {"mcp", "--bogus", "1"},
+                          {"mcp", "--log-level", "loud"},
+                          {"mcp", "--workers", "-1"},
+                          {"mcp", "--session-idle-release", "0"},
+                          {"mcp", "--session-idle-release", "x"}};
   for (size_t k = 0; k < sizeof bad_flags / sizeof bad_flags[0]; k++) {
     assert_int_equal(mcp_config_load(&c, false, 3, bad_flags[k], err, sizeof err), -1);
     mcp_config_free(&c);

@@ -5,6 +5,7 @@
  * against the PostgreSQL backend, the state directory its cache. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -165,6 +166,48 @@ static void rolled_back(const char *id, const char *code, double timeout, wasmbo
   expect_status(r, want);
   assert_true(r->session_rolled_back);
   wasmbox_result_free(r);
+}
+
+/* A session's worker idle for session_idle_release_s gives back its copy
+ * of the committed memory (src/api/worker_child.c); the next call copies
+ * it back from the memory first. A commit after that records the right
+ * changes (a new library instance loads them from disk), and a rollback
+ * after that goes back to the right state. The option takes seconds, 0 or
+ * more. */
+static void test_idle_worker_gives_back(void **s) {
+  (void)s;
+  char id[WASMBOX_ID_MAX], err[256];
+  wasmbox_options o = {.home = home, .store = getenv("WASMBOX_TEST_STORE"), .session_idle_release_s = 0.5};
+  wasmbox *w = wasmbox_open(&o, err, sizeof err);
+  assert_non_null(w);
+  assert_int_equal(wasmbox_session_create(w, NULL, id, err, sizeof err), WASMBOX_OK);
+  const char *steps[][2] = {
+      {"x = 1\nbig = bytearray(b'a' * (1 << 20))\n", ""},
+      {"x += 1\nbig[0] = 7\nbig[-1] = 9\nprint(x)", "2\n"},
+  };
+  for (size_t i = 0; i < 2; i++) {
+    wasmbox_result *r = in_session(w, id, steps[i][0], 0);
+    assert_string_equal(r->stdout_data, steps[i][1]);
+    wasmbox_result_free(r);
+    usleep(1200 * 1000);
+  }
+  wasmbox_result *r = in_session(w, id, "x = 100\nbig[:] = b'z' * len(big)\nwhile True: pass\n", 0.3);
+  expect_status(r, WASMBOX_STATUS_TIMEOUT);
+  assert_true(r->session_rolled_back);
+  wasmbox_result_free(r);
+  r = in_session(w, id, "print(x, big[0], big[1], big[-1], len(big))", 0);
+  assert_string_equal(r->stdout_data, "2 7 97 9 1048576\n");
+  wasmbox_result_free(r);
+  wasmbox_free(w);
+  r = in_session(wb, id, "print(x, big[0], big[1], big[-1], len(big))", 0);
+  assert_string_equal(r->stdout_data, "2 7 97 9 1048576\n");
+  wasmbox_result_free(r);
+  double bad[] = {-1, NAN, INFINITY};
+  for (size_t i = 0; i < 3; i++) {
+    o.session_idle_release_s = bad[i];
+    assert_null(wasmbox_open(&o, err, sizeof err));
+    assert_non_null(strstr(err, "session_idle_release_s must be a number of seconds"));
+  }
 }
 
 static void test_rollback_of_failed_calls(void **s) {
@@ -849,6 +892,7 @@ int main(void) {
       cmocka_unit_test(test_javascript_session),
       cmocka_unit_test(test_survives_restart),
       cmocka_unit_test(test_rollback_of_failed_calls),
+      cmocka_unit_test(test_idle_worker_gives_back),
       cmocka_unit_test(test_fork_independent),
       cmocka_unit_test(test_checkpoint_restore),
       cmocka_unit_test(test_restore_drops_worker),

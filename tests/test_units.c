@@ -655,6 +655,73 @@ static void test_page_log(void **state) {
   free(base), free(m1), free(m2);
 }
 
+/* Whether the page at `p` is in this process's page tables as its own
+ * (anonymous: a private copy), from /proc/self/pagemap. */
+static bool private_page(const void *p) {
+  int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  assert_true(fd >= 0);
+  uint64_t e;
+  assert_int_equal(pread(fd, &e, 8, (off_t)((uintptr_t)p / 4096 * 8)), 8);
+  close(fd);
+  return (e >> 63 & 1) && !(e >> 61 & 1); /* present, not a file or shared page */
+}
+
+static bool present_page(const void *p) {
+  int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  assert_true(fd >= 0);
+  uint64_t e;
+  assert_int_equal(pread(fd, &e, 8, (off_t)((uintptr_t)p / 4096 * 8)), 8);
+  close(fd);
+  return e >> 63 & 1;
+}
+
+/* What an idle process gives back: an overlay's changed pages (the view
+ * reads as the image under it, or zeros past it, until a refill copies
+ * them back from the memory), and the page table entries of an image
+ * mapped from a file (its bytes stay readable). */
+static void test_image_give_back(void **state) {
+  (void)state;
+  enum { P = WB_HOST_PAGE, WASM = WB_WASM_PAGE };
+  uint8_t *base = malloc(WASM), *mem = malloc(2 * WASM);
+  assert_true(base && mem);
+  for (size_t i = 0; i < WASM; i++) base[i] = (uint8_t)(i * 13 + i / P);
+  int basefd = memfd_with(base, WASM);
+  wb_memory_image under = {.fd = basefd, .pages = 1}, img;
+  assert_true(wb_overlay_new(&img, &under, 2));
+  memcpy(mem, base, WASM);
+  memset(mem + WASM, 0, WASM);
+  memset(mem + 3 * P, 0x33, P);
+  memset(mem + 4 * P, 0x44, P);
+  memset(mem + 20 * P, 0x20, P); /* past the image under */
+  uint32_t pages[] = {3, 4, 20};
+  assert_true(wb_overlay_put(&img, 2, mem, pages, 3));
+  assert_memory_equal(img.view, mem, 2 * WASM);
+  for (size_t i = 0; i < 3; i++) assert_true(private_page(img.view + pages[i] * P));
+  wb_overlay_drop(&img);
+  for (size_t i = 0; i < 3; i++) assert_false(private_page(img.view + pages[i] * P));
+  assert_memory_equal(img.view + 3 * P, base + 3 * P, 2 * P);
+  uint8_t zero[P];
+  memset(zero, 0, P);
+  assert_memory_equal(img.view + 20 * P, zero, P);
+  wb_overlay_refill(&img, mem);
+  assert_memory_equal(img.view, mem, 2 * WASM);
+  wb_overlay_free(&img);
+
+  /* a file's image, read through a view */
+  uint8_t *view = mmap(NULL, WASM, PROT_READ, MAP_PRIVATE, basefd, 0);
+  assert_true(view != MAP_FAILED);
+  wb_memory_image file = {.fd = basefd, .pages = 1, .view = view};
+  uint8_t page[P];
+  assert_true(wb_image_read(&file, 5 * P, page, P));
+  assert_true(present_page(view + 5 * P));
+  wb_image_unmap_pages(&file);
+  assert_false(present_page(view + 5 * P));
+  assert_memory_equal(view, base, WASM);
+  munmap(view, WASM);
+  close(basefd);
+  free(base), free(mem);
+}
+
 /* HEAD: the newest of its two copies wins; one cut or damaged leaves the
  * other; a HEAD of the older one-copy format reads, and is written over;
  * globals too big for a copy are refused, not cut; an unflushed write
@@ -760,6 +827,7 @@ int main(void) {
       cmocka_unit_test(test_tree_removal),
       cmocka_unit_test(test_page_log),
       cmocka_unit_test(test_head_copies),
+      cmocka_unit_test(test_image_give_back),
   };
   return _cmocka_run_group_tests("units", tests, sizeof tests / sizeof tests[0], setup, teardown);
 }

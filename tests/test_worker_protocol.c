@@ -267,7 +267,8 @@ static void test_request_bounds(void **state) {
 
 static void test_setup_ready_error(void **state) {
   (void)state;
-  wb_worker_setup su = {.home = "/home/x", .scratch = "/tmp/s", .spec = {.npaths = 1, .max_fds = 9}};
+  wb_worker_setup su = {
+      .home = "/home/x", .scratch = "/tmp/s", .spec = {.npaths = 1, .max_fds = 9}, .image_release_ns = 1234567};
   su.spec.paths[0] = (wb_jail_path){.path = "/srv/ws", .writable = true};
   wb_buf b = {0};
   wb_encode_setup(&b, &su);
@@ -276,6 +277,7 @@ static void test_setup_ready_error(void **state) {
   assert_true(wb_decode_setup(&r, &d));
   assert_string_equal(d.spec.paths[0].path, "/srv/ws");
   assert_int_equal(d.spec.max_fds, 9);
+  assert_int_equal(d.image_release_ns, 1234567);
   for (size_t n = 0; n < b.len; n++) {
     r = (wb_reader){.p = (const uint8_t *)b.data, .len = n};
     assert_false(wb_decode_setup(&r, &d));

@@ -30,11 +30,14 @@ static void session_stale(void *ctx, const char *id) {
 }
 
 wasmbox *wasmbox_open(const wasmbox_options *opts, char *err, size_t errlen) {
+  if (opts && !(opts->session_idle_release_s >= 0 && opts->session_idle_release_s <= 1e9)) {
+    snprintf(err, errlen, "session_idle_release_s must be a number of seconds, 0 or more (0: 30 s)");
+    return NULL;
+  }
   wasmbox *wb = wb_library_new(opts ? opts->home : NULL, err, errlen);
   if (!wb) return NULL;
   bool ok = opts && opts->in_process ? (wb->here = wb_inprocess_new(NULL, err, errlen)) != NULL
-                                     : (wb->workers = wb_workers_new(wb->home, opts ? opts->warm_workers : 0,
-                                                                     opts && opts->one_shot, err, errlen)) != NULL;
+                                     : (wb->workers = wb_workers_new(wb->home, opts, err, errlen)) != NULL;
   const char *url = opts && opts->store ? opts->store : getenv("WASMBOX_STORE");
   wb_backend_hooks hooks = {.ctx = wb, .dir = store_dir, .stale = session_stale};
   if (ok && url && *url) {

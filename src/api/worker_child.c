@@ -19,11 +19,14 @@
 #include <unistd.h>
 
 #include "api/inprocess.h"
+#include "api/library.h"
 #include "api/guest_tools.h"
 #include "api/worker_protocol.h"
 #include "engine/engine.h"
+#include "engine/runtime.h"
 #include "session/dirty.h"
 #include "session/pagelog.h"
+#include "session/session.h"
 #include "util/os.h"
 #include "wasm_rt/tracker.h"
 
@@ -47,8 +50,9 @@ typedef struct {
   uint32_t seq;
   char *reply; /* the reply to `seq`, once here */
   size_t reply_len;
-  bool pause;   /* or: the parent stops the run for approval */
-  bool stopped; /* cancelled, or the parent is gone */
+  uint64_t image_release_ns; /* see wait_for_call */
+  bool pause;                /* or: the parent stops the run for approval */
+  bool stopped;              /* cancelled, or the parent is gone */
 } runner;
 
 /* The call's tool route: to the parent and back. Waits at most until the
@@ -89,23 +93,46 @@ static char *ask_parent(void *ctx, const uint8_t *request, size_t len, size_t *r
 }
 
 /* Idle this long, the call thread gives back what it keeps for the next
- * call (a session's compression context, freed heap): memory an idle
- * session would otherwise hold, for a cost the next call pays once. */
+ * call and makes again cheaply (a session's compression context, the pages
+ * of the snapshots it mapped, freed heap); idle image_release_ns (the
+ * library's session_idle_release_s), a session's copy of its committed
+ * state, whose copying back costs more. */
 #define IDLE_RELEASE_NS 1000000000ull
+
+static void give_back(wasmbox *wb, bool images) {
+  wb_pagelog_release();
+  if (images && wb->store) wb_session_idle(wb->store);
+  for (size_t i = 0; wb_runtimes[i]; i++) {
+    const wb_snapshot *base = wb_runtimes[i]->base_snapshot();
+    if (base) wb_image_unmap_pages(&base->memory);
+  }
+  malloc_trim(0);
+}
+
+/* Wait for a call (r->mu held), giving back on the way what idle allows. */
+static void wait_for_call(runner *r) {
+  uint64_t since = wb_monotonic_ns(), light_at = since + IDLE_RELEASE_NS, images_at = since + r->image_release_ns;
+  bool light = false, images = false;
+  while (!r->req) {
+    if (images) {
+      pthread_cond_wait(&r->cv, &r->mu);
+      continue;
+    }
+    uint64_t due = light || images_at < light_at ? images_at : light_at;
+    struct timespec until = {(time_t)(due / 1000000000ull), (long)(due % 1000000000ull)};
+    if (pthread_cond_timedwait(&r->cv, &r->mu, &until) == ETIMEDOUT && !r->req) {
+      images = wb_monotonic_ns() >= images_at;
+      give_back(r->wb, images);
+      light = true;
+    }
+  }
+}
 
 static void *runner_main(void *arg) {
   runner *r = arg;
   pthread_mutex_lock(&r->mu);
   for (;;) {
-    uint64_t idle_at = wb_monotonic_ns() + IDLE_RELEASE_NS;
-    struct timespec until = {(time_t)(idle_at / 1000000000ull), (long)(idle_at % 1000000000ull)};
-    int waited = 0;
-    while (!r->req && waited != ETIMEDOUT) waited = pthread_cond_timedwait(&r->cv, &r->mu, &until);
-    if (!r->req) {
-      wb_pagelog_release();
-      malloc_trim(0);
-      while (!r->req) pthread_cond_wait(&r->cv, &r->mu);
-    }
+    wait_for_call(r);
     const wasmbox_request *req = r->req;
     const wb_resolved *rs = r->rs;
     const wb_journal_wire *jw = r->journal;
@@ -271,7 +298,7 @@ int wb_worker_main(int sock, int taken_fd) {
   if (wb_jail_enter(&spec, &rep, before_view, NULL, err, sizeof err) &&
       (wb = wb_library_new(su.home, err, sizeof err)) && !(wb->here = wb_inprocess_new(su.scratch, err, sizeof err)))
     wb = NULL; /* the process ends: nothing to free */
-  runner rn = {.mu = PTHREAD_MUTEX_INITIALIZER, .wb = wb, .sock = sock};
+  runner rn = {.mu = PTHREAD_MUTEX_INITIALIZER, .wb = wb, .sock = sock, .image_release_ns = su.image_release_ns};
   pthread_condattr_t ca;
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

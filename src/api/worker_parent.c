@@ -71,9 +71,10 @@ struct wb_workers {
   size_t n, starting;
   uint64_t tick;
   char *home;
-  char *program; /* what a worker is started from (worker_program) */
-  bool one_shot; /* the process makes one call: see wasmbox_options */
-  bool logged;   /* layers that are off were reported once */
+  char *program;             /* what a worker is started from (worker_program) */
+  bool one_shot;             /* the process makes one call: see wasmbox_options */
+  uint64_t image_release_ns; /* wasmbox_options.session_idle_release_s */
+  bool logged;               /* layers that are off were reported once */
 };
 
 /* ---- placements ------------------------------------------------------------ */
@@ -318,7 +319,9 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
   spec.max_file_bytes = WORKER_FILE_MAX;
   spec.max_fds = WORKER_FDS;
   wb_buf b = {0};
-  wb_encode_setup(&b, &(wb_worker_setup){.home = pl->home, .scratch = w->scratch, .spec = spec});
+  wb_encode_setup(&b,
+                  &(wb_worker_setup){
+                      .home = pl->home, .scratch = w->scratch, .spec = spec, .image_release_ns = ws->image_release_ns});
   uint64_t deadline = wb_monotonic_ns() + READY_TIMEOUT_NS;
   bool ok = wb_frame_write(w->sock, WB_FRAME_SETUP, &b, deadline);
   wb_buf_free(&b);
@@ -396,7 +399,8 @@ static char *worker_program(char *err, size_t errlen) {
 #endif
 }
 
-wb_workers *wb_workers_new(const char *home, unsigned warm, bool one_shot, char *err, size_t errlen) {
+wb_workers *wb_workers_new(const char *home, const wasmbox_options *opts, char *err, size_t errlen) {
+  unsigned warm = opts ? opts->warm_workers : 0;
   wb_workers *ws = calloc(1, sizeof *ws);
   if (!ws || !(ws->home = strdup(home))) {
     free(ws);
@@ -408,7 +412,9 @@ wb_workers *wb_workers_new(const char *home, unsigned warm, bool one_shot, char 
     free(ws);
     return NULL;
   }
-  ws->one_shot = one_shot;
+  ws->one_shot = opts && opts->one_shot;
+  double idle_s = opts && opts->session_idle_release_s > 0 ? opts->session_idle_release_s : 30;
+  ws->image_release_ns = (uint64_t)(idle_s * 1e9);
   pthread_mutex_init(&ws->mu, NULL);
   pthread_cond_init(&ws->cv, NULL);
   placement pl = {.own_scratch = true, .home = ws->home};

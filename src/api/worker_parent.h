@@ -16,8 +16,9 @@
 #include "api/worker_protocol.h"
 #include "jail/jail.h"
 
-/* `warm`: stateless workers started now; `one_shot`: see wasmbox_options. */
-wb_workers *wb_workers_new(const char *home, unsigned warm, bool one_shot, char *err, size_t errlen);
+/* Workers as `opts` says (NULL: the defaults): warm_workers started now,
+ * one_shot, session_idle_release_s (checked by the caller). */
+wb_workers *wb_workers_new(const char *home, const wasmbox_options *opts, char *err, size_t errlen);
 void wb_workers_free(wb_workers *ws);
 
 /* Run `req` as `rs` resolved it, in a worker of `wb->workers`; its guest's

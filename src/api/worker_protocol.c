@@ -369,6 +369,7 @@ void wb_encode_setup(wb_buf *b, const wb_worker_setup *s) {
   }
   wb_put_u64(b, s->spec.max_file_bytes);
   wb_put_u32(b, s->spec.max_fds);
+  wb_put_u64(b, s->image_release_ns);
 }
 
 bool wb_decode_setup(wb_reader *r, wb_worker_setup *s) {
@@ -386,6 +387,7 @@ bool wb_decode_setup(wb_reader *r, wb_worker_setup *s) {
   s->spec.npaths = r->bad ? 0 : n;
   s->spec.max_file_bytes = wb_get_u64(r);
   s->spec.max_fds = wb_get_u32(r);
+  s->image_release_ns = wb_get_u64(r);
   return !r->bad && r->at == r->len && s->home && s->home[0] == '/' && (!s->scratch || s->scratch[0] == '/');
 }
 

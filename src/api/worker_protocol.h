@@ -89,6 +89,7 @@ bool wb_frame_read(int fd, uint8_t *type, uint8_t **payload, size_t *len, uint64
 typedef struct {
   const char *home, *scratch;
   wb_jail_spec spec;
+  uint64_t image_release_ns; /* wasmbox_options.session_idle_release_s */
 } wb_worker_setup;
 void wb_encode_setup(wb_buf *b, const wb_worker_setup *s);
 bool wb_decode_setup(wb_reader *r, wb_worker_setup *s);

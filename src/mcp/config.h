@@ -59,17 +59,18 @@ typedef struct {
   uint64_t max_memory_mb;
   uint64_t fuel; /* default instruction budget, 0: none */
   uint64_t max_fuel;
-  uint64_t max_output_bytes;  /* per stream */
-  uint64_t max_file_bytes;    /* read_file / write_file / inline images */
-  uint64_t max_image_bytes;   /* an image returned inline as image content */
-  double session_ttl;         /* default create_session ttl */
-  char package_index[1024];   /* install_package: pip's --index-url, or */
-  char wheelhouse[1024];      /* a directory of wheels; "" = none */
-  char home[1024];            /* state directory; "" = the library's default */
-  char store[1024];           /* shared session store URL; "" = the library's default */
-  double store_timeout;       /* the lease's wait on the store (0: the library's 120 s) */
-  uint64_t store_connections; /* store connections in use at once (0: the library's 32) */
-  char log_level[16];         /* stderr: error, warning, info, debug */
+  uint64_t max_output_bytes;   /* per stream */
+  uint64_t max_file_bytes;     /* read_file / write_file / inline images */
+  uint64_t max_image_bytes;    /* an image returned inline as image content */
+  double session_ttl;          /* default create_session ttl */
+  char package_index[1024];    /* install_package: pip's --index-url, or */
+  char wheelhouse[1024];       /* a directory of wheels; "" = none */
+  char home[1024];             /* state directory; "" = the library's default */
+  char store[1024];            /* shared session store URL; "" = the library's default */
+  double store_timeout;        /* the lease's wait on the store (0: the library's 120 s) */
+  uint64_t store_connections;  /* store connections in use at once (0: the library's 32) */
+  double session_idle_release; /* wasmbox_options.session_idle_release_s (0: the library's 30 s) */
+  char log_level[16];          /* stderr: error, warning, info, debug */
   char *owned[2 * MCP_MAX_LIST];
   size_t n_owned;
 } mcp_config;

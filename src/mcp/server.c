@@ -214,7 +214,8 @@ mcp_server *mcp_server_new(mcp_config *cfg, char *err, size_t errlen) {
                        .named_mounts = named,
                        .named_mounts_len = nnamed,
                        .store_timeout_s = cfg->store_timeout,
-                       .store_connections = (unsigned)cfg->store_connections};
+                       .store_connections = (unsigned)cfg->store_connections,
+                       .session_idle_release_s = cfg->session_idle_release};
   s->wb = wasmbox_open(&o, err, errlen);
   if (!s->wb) goto fail;
   if (cfg->session_key[0] && !(s->ids = mcp_ids_load(cfg->session_key, err, errlen))) goto fail;

@@ -169,6 +169,10 @@ int wb_session_begin(wb_store *st, const char *id, wb_session **out, wb_session_
     return wb_fail(err, n, WASMBOX_EINTERNAL, "too many sessions are running in this process");
   }
   s->live = l;
+  if (reuse && l->image_dropped) { /* idle since its last call: the memory is the committed image */
+    wb_overlay_refill(&l->image.memory, wb_instance_memory(l->instance)->data);
+    l->image_dropped = false;
+  }
   if (!reuse) {
     snprintf(l->id, sizeof l->id, "%s", id);
     l->gen = s->head.gen;

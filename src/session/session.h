@@ -53,6 +53,11 @@ int wb_session_info(wb_store *st, const char *id, wasmbox_session_info *out, cha
 int wb_session_owner(wb_store *st, const char *id, char owner[WASMBOX_OWNER_MAX], char *err, size_t n);
 int wb_session_prune(wb_store *st, size_t *removed, char *err, size_t n);
 
+/* For a process going idle: each idle live session gives back its copy of
+ * the committed memory (the memory itself holds the same bytes, which the
+ * next call copies back first). */
+void wb_session_idle(wb_store *st);
+
 /* What a call on a session works with. */
 typedef struct {
   const wb_runtime *runtime;

@@ -71,6 +71,18 @@ void wb_live_forget(wb_store *st, const char *id) {
   pthread_mutex_unlock(&st->lock);
 }
 
+void wb_session_idle(wb_store *st) {
+  pthread_mutex_lock(&st->lock);
+  for (size_t i = 0; i < WB_LIVE_MAX; i++) {
+    wb_live *l = &st->live[i];
+    if (l->instance && !l->busy && l->image.memory.under && !l->image_dropped) {
+      wb_overlay_drop(&l->image.memory);
+      l->image_dropped = true;
+    }
+  }
+  pthread_mutex_unlock(&st->lock);
+}
+
 /* ---- locking and repair -------------------------------------------------------- */
 
 /* Open session `id` and lock it. Returns the directory fd, or -1 (err set). */

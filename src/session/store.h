@@ -21,6 +21,7 @@ typedef struct {
   size_t logged_pages;
   uint64_t used;
   bool busy;
+  bool image_dropped; /* idle: image's pages given back (wb_session_idle) */
 } wb_live;
 
 struct wb_store {

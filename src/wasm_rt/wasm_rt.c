@@ -191,6 +191,49 @@ bool wb_overlay_put(wb_memory_image *img, uint32_t pages, const uint8_t *mem, co
   return true;
 }
 
+void wb_image_unmap_pages(const wb_memory_image *img) {
+  /* a view in our own read-only data is never written: nothing of it is
+   * private, and MADV_DONTNEED only unmaps */
+  if (img->view && !img->under && img->pages)
+    madvise((void *)((uintptr_t)img->view & ~(uintptr_t)(HOST_PAGE - 1)), (size_t)img->pages * PAGE_SIZE,
+            MADV_DONTNEED);
+}
+
+/* fn(view + first page, run length) for each run of changed pages */
+static void each_changed_run(wb_memory_image *img, void (*fn)(uint8_t *at, size_t len, const uint8_t *src),
+                             const uint8_t *mem) {
+  size_t pages = (size_t)img->pages * PAGE_SIZE / HOST_PAGE;
+  for (size_t p = 0; p < pages;) {
+    if (!img->changed[p / 64]) { /* most words are empty */
+      p = (p / 64 + 1) * 64;
+      continue;
+    }
+    if (!changed(img->changed, p)) {
+      p++;
+      continue;
+    }
+    size_t q = p;
+    while (q < pages && changed(img->changed, q)) q++;
+    fn((uint8_t *)img->view + p * HOST_PAGE, (q - p) * HOST_PAGE, mem ? mem + p * HOST_PAGE : NULL);
+    p = q;
+  }
+}
+
+static void drop_run(uint8_t *at, size_t len, const uint8_t *src) {
+  (void)src;
+  madvise(at, len, MADV_DONTNEED);
+}
+
+static void refill_run(uint8_t *at, size_t len, const uint8_t *src) { memcpy(at, src, len); }
+
+void wb_overlay_drop(wb_memory_image *img) {
+  if (img->under) each_changed_run(img, drop_run, NULL);
+}
+
+void wb_overlay_refill(wb_memory_image *img, const uint8_t *mem) {
+  if (img->under) each_changed_run(img, refill_run, mem);
+}
+
 void wb_overlay_free(wb_memory_image *img) {
   if (img->view) munmap((void *)img->view, WB_MEMORY_RESERVATION);
   if (img->changed) munmap(img->changed, CHANGED_BYTES);

@@ -48,6 +48,16 @@ bool wb_overlay_new(wb_memory_image *img, const wb_memory_image *under, uint32_t
 bool wb_overlay_put(wb_memory_image *img, uint32_t pages, const uint8_t *mem, const uint32_t *pages4k, size_t n);
 void wb_overlay_free(wb_memory_image *img);
 
+/* For a process going idle: give back this process's pages of an image it
+ * can read again. An image mapped from a file (the built-in snapshots)
+ * loses only its page table entries; the page cache keeps the bytes. An
+ * overlay's changed pages are dropped (they read as `under` meanwhile):
+ * wb_overlay_refill copies them back from `mem`, a memory that holds the
+ * whole image, before the overlay is read again. */
+void wb_image_unmap_pages(const wb_memory_image *img);
+void wb_overlay_drop(wb_memory_image *img);
+void wb_overlay_refill(wb_memory_image *img, const uint8_t *mem);
+
 /* The next wasm_rt_allocate_memory() on this thread maps `img` instead of
  * zeroed pages (and the generated code then skips its data segments). */
 void wb_rt_preload(const wb_memory_image *img);

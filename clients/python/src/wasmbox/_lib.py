@@ -76,6 +76,7 @@ class Options(ctypes.Structure):
         ("named_mounts_len", ctypes.c_size_t),
         ("store_timeout_s", ctypes.c_double),
         ("store_connections", ctypes.c_uint),
+        ("session_idle_release_s", ctypes.c_double),
     ]
 
 
