@@ -148,6 +148,25 @@ static void reset_is_exact(bool tracked) {
   assert_true(wb_instance_reset(in, &over, err, sizeof err));
   expect_memory_is(in, &over);
   call(in, NULL, false, "assert kept[:3] == bytes([0, 1, 2]) and 'later' not in globals()");
+  /* a commit's way: take the writes (counted from here at once: nothing is
+   * written after), keep them in the overlay, go back to it */
+  call(in, NULL, false, "kept[10:20] = b'abcdefghij'\n");
+  n = wb_instance_take_written(in, &pages);
+  if (tracked) {
+    assert_true(n > 0);
+    assert_true(wb_overlay_put(&over.memory, m->pages, m->data, pages, (size_t)n));
+    wb_instance_save_globals(in, over.globals);
+    uint32_t *again;
+    assert_int_equal(wb_instance_written(in, &again), 0);
+    free(again);
+    call(in, NULL, false, "kept[:2] = b'zz'\nlater = 2\n");
+    assert_true(wb_instance_reset(in, &over, err, sizeof err));
+    expect_memory_is(in, &over);
+    call(in, NULL, false, "assert kept[:3] == bytes([0, 1, 2]) and kept[10:13] == b'abc' and 'later' not in globals()");
+  } else {
+    assert_int_equal(n, -1);
+  }
+  free(pages);
   wb_instance *other = wb_instance_new(py, err, sizeof err); /* a load's way: started from it */
   assert_non_null(other);
   call(other, &over, false, "assert len(kept) == 5120000 and kept[:3] == bytes([0, 1, 2])");

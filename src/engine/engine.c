@@ -497,7 +497,12 @@ bool wb_instance_rebase(wb_instance *in, const wb_snapshot *snap, char *err, siz
 
 ssize_t wb_instance_written(wb_instance *in, uint32_t **out) {
   *out = NULL;
-  return in->started ? wb_rt_memory_written(in->rt->memory(in->inst), out) : -1;
+  return in->started ? wb_rt_memory_written(in->rt->memory(in->inst), false, out) : -1;
+}
+
+ssize_t wb_instance_take_written(wb_instance *in, uint32_t **out) {
+  *out = NULL;
+  return in->started ? wb_rt_memory_written(in->rt->memory(in->inst), true, out) : -1;
 }
 
 void wb_instance_free(wb_instance *in) {

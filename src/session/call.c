@@ -258,10 +258,12 @@ static bool commit(wb_session *s, char *err, size_t n) {
   bool have_image = l->image.memory.under != NULL;
   const wb_memory_image *ref = have_image ? &l->image.memory : &rt->base_snapshot()->memory;
   uint8_t *globals = malloc(rt->globals_size() ? rt->globals_size() : 1);
-  /* what the kernel saw written since the last save; else what pagemap or
-   * a comparison with the image says */
+  /* what the kernel saw written since the last save, counting from here
+   * at once (one pass over the memory, not a second to rebase it); else
+   * what pagemap or a comparison with the image says */
   uint32_t *dirty = NULL;
-  ssize_t nd = wb_instance_written(l->instance, &dirty);
+  ssize_t nd = wb_instance_take_written(l->instance, &dirty);
+  bool taken = nd >= 0;
   if (nd < 0) {
     dirty = malloc((npages ? npages : 1) * sizeof *dirty);
     nd = dirty && globals ? dirty_pages(mem->data, bytes, ref, dirty, npages) : -1;
@@ -336,8 +338,12 @@ static bool commit(wb_session *s, char *err, size_t n) {
                cut ? "" : " (and cannot cut its log back: its next load may hold this call)");
     if (!have_image) wb_overlay_free(&fresh);
     free(globals);
-    /* the image may hold this call's pages: it no longer matches HEAD */
+    /* the image may hold this call's pages: it no longer matches HEAD; and
+     * the memory's writes were taken, so no reset can undo them: the next
+     * call loads the state from disk */
     wb_snapshot_release(&l->image);
+    wb_instance_free(l->instance);
+    l->instance = NULL;
     return false;
   }
   if (s->marked) {
@@ -355,9 +361,10 @@ static bool commit(wb_session *s, char *err, size_t n) {
   l->image = (wb_snapshot){.runtime = rt, .memory = *img, .globals = globals};
   l->gen = h.gen;
   s->head = h;
-  /* the memory is the new image: count the next call's writes from here */
+  /* the memory is the new image: count the next call's writes from here
+   * (taken writes already do) */
   char e2[256];
-  if (!wb_instance_rebase(l->instance, &l->image, e2, sizeof e2)) {
+  if (!taken && !wb_instance_rebase(l->instance, &l->image, e2, sizeof e2)) {
     wb_instance_free(l->instance);
     l->instance = NULL;
   }

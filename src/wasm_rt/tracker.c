@@ -76,7 +76,7 @@ static long scan(uint64_t start, uint64_t end, bool rearm, struct page_region *v
   return r;
 }
 
-ssize_t wb_track_written(uint8_t *base, size_t len, wb_span **out) {
+ssize_t wb_track_written(uint8_t *base, size_t len, bool rearm, wb_span **out) {
   *out = NULL;
   if (uffd < 0) return -1;
   struct page_region vec[256];
@@ -85,7 +85,7 @@ ssize_t wb_track_written(uint8_t *base, size_t len, wb_span **out) {
   uint64_t at = (uintptr_t)base, end = at + len;
   while (at < end) {
     uint64_t walked;
-    long k = scan(at, end, false, vec, 256, &walked);
+    long k = scan(at, end, rearm, vec, 256, &walked);
     if (k < 0 || walked <= at) {
       free(spans);
       return -1;

@@ -23,11 +23,12 @@ bool wb_track_init(void);
 bool wb_track_arm(uint8_t *base, size_t reserved, size_t len);
 
 /* Byte spans in [base, base+len) written since they were last protected
- * (malloc'd array in *out; sorted). -1: cannot tell. */
+ * (malloc'd array in *out; sorted), and with `rearm` protected again in
+ * the same pass. -1: cannot tell (with `rearm`, some may be protected). */
 typedef struct {
   size_t start, len;
 } wb_span;
-ssize_t wb_track_written(uint8_t *base, size_t len, wb_span **out);
+ssize_t wb_track_written(uint8_t *base, size_t len, bool rearm, wb_span **out);
 
 /* Protect what was written in [base, base+len) again. */
 bool wb_track_rearm(uint8_t *base, size_t len);

@@ -287,7 +287,7 @@ static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool 
   }
   if (copy) {
     wb_span *spans;
-    ssize_t n = wb_track_written(m->data, keep, &spans);
+    ssize_t n = wb_track_written(m->data, keep, false, &spans);
     bool ok = n >= 0;
     for (ssize_t i = 0; ok && i < n; i++)
       ok = wb_image_read(img, spans[i].start, m->data + spans[i].start, spans[i].len);
@@ -336,11 +336,11 @@ bool wb_rt_memory_reset(wasm_rt_memory_t *m, const wb_memory_image *img) {
   return true;
 }
 
-ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, uint32_t **out) {
+ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, bool rearm, uint32_t **out) {
   *out = NULL;
   if (!is_tracked(m->data)) return -1;
   wb_span *spans;
-  ssize_t n = wb_track_written(m->data, (size_t)m->pages * PAGE_SIZE, &spans);
+  ssize_t n = wb_track_written(m->data, (size_t)m->pages * PAGE_SIZE, rearm, &spans);
   if (n < 0) return -1;
   size_t pages = 0;
   for (ssize_t i = 0; i < n; i++) pages += spans[i].len / 4096;
