@@ -135,7 +135,7 @@ static bool changed(const uint64_t *bits, size_t page) { return bits[page / 64] 
 bool wb_image_read(const wb_memory_image *img, uint64_t at, uint8_t *out, size_t n) {
   uint64_t bytes = (uint64_t)img->pages * PAGE_SIZE;
   size_t in = at >= bytes ? 0 : bytes - at < n ? (size_t)(bytes - at) : n;
-  memset(out + in, 0, n - in);
+  if (in < n) memset(out + in, 0, n - in);
   if (img->view) return memcpy(out, img->view + at, in), true;
   return !in || wb_pread_all(img->fd, out, in, img->offset + at);
 }
