@@ -108,15 +108,31 @@ ssize_t wb_track_written(uint8_t *base, size_t len, bool rearm, wb_span **out) {
   return (ssize_t)n;
 }
 
+/* Protection after a copy back by UFFDIO_WRITEPROTECT, not a PAGEMAP_SCAN
+ * with PM_SCAN_WP_MATCHING: that one walks the whole range again and
+ * flushes the TLB once for every 2 MB it changes (an IPI to each other CPU
+ * running the process, every time); this one walks the ranges given and
+ * flushes once for each. (A scan that lists pages and protects them in the
+ * same pass, wb_track_written's `rearm`, costs less than a walk and then
+ * this.) */
 bool wb_track_rearm(uint8_t *base, size_t len) {
   if (uffd < 0) return false;
-  struct page_region vec[256];
-  uint64_t at = (uintptr_t)base, end = at + len;
-  while (at < end) {
-    uint64_t walked;
-    long k = scan(at, end, true, vec, 256, &walked);
-    if (k < 0 || walked <= at) return false;
-    at = walked;
+  struct uffdio_writeprotect wp = {.range = {(uintptr_t)base, len}, .mode = UFFDIO_WRITEPROTECT_MODE_WP};
+  return len == 0 || ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) == 0;
+}
+
+/* Spans less than this apart are protected in one range: walking the
+ * protected pages between costs less than another flush. */
+#define REARM_GAP (1u << 20)
+
+bool wb_track_rearm_spans(uint8_t *base, const wb_span *spans, size_t n) {
+  if (uffd < 0) return false;
+  for (size_t i = 0; i < n;) {
+    size_t start = spans[i].start, end = start + spans[i].len;
+    for (i++; i < n && spans[i].start - end < REARM_GAP; i++) end = spans[i].start + spans[i].len;
+    struct uffdio_writeprotect wp = {.range = {(uintptr_t)base + start, end - start},
+                                     .mode = UFFDIO_WRITEPROTECT_MODE_WP};
+    if (ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) != 0) return false;
   }
   return true;
 }

@@ -30,8 +30,10 @@ typedef struct {
 } wb_span;
 ssize_t wb_track_written(uint8_t *base, size_t len, bool rearm, wb_span **out);
 
-/* Protect what was written in [base, base+len) again. */
+/* Protect what was written in [base, base+len) again; or only `spans`
+ * (sorted, as wb_track_written gives them) when those are all. */
 bool wb_track_rearm(uint8_t *base, size_t len);
+bool wb_track_rearm_spans(uint8_t *base, const wb_span *spans, size_t n);
 
 /* The ioctl requests the functions above make (for a seccomp allowlist). */
 #define WB_TRACK_IOCTLS 3

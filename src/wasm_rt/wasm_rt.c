@@ -291,10 +291,12 @@ static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool 
     bool ok = n >= 0;
     for (ssize_t i = 0; ok && i < n; i++)
       ok = wb_image_read(img, spans[i].start, m->data + spans[i].start, spans[i].len);
+    ok = ok && wb_track_rearm_spans(m->data, spans, (size_t)n); /* nothing else was written */
     free(spans);
     if (!ok) return false;
+  } else if (!wb_track_rearm(m->data, keep)) {
+    return false;
   }
-  if (!wb_track_rearm(m->data, keep)) return false;
   m->pages = img->pages;
   m->size = byte_size(img->pages);
   return true;
