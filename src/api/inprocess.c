@@ -77,7 +77,7 @@ static pool *pool_of(wb_inprocess *ip, const wb_runtime *rt) {
 static bool pooled_clean(const wb_runtime *rt, pooled *p) {
   const wb_snapshot *base = rt->base_snapshot();
   char err[256];
-  if (!wb_instance_reset(p->instance, base, err, sizeof err)) return false;
+  if (!wb_instance_recycle(p->instance, base, err, sizeof err)) return false;
   if (p->scratch && !wb_dir_is_empty(p->scratch)) {
     wb_empty_dir(p->scratch); /* emptied, not removed: a worker's scratch is a mount point */
     if (!wb_dir_is_empty(p->scratch)) return false;

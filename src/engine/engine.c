@@ -475,14 +475,23 @@ fail:
   return false;
 }
 
-bool wb_instance_reset(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen) {
+static bool reset(wb_instance *in, const wb_snapshot *snap, bool recycle, char *err, size_t errlen) {
   const wb_runtime *rt = in->rt;
-  if (!in->started || !wb_rt_memory_reset(rt->memory(in->inst), &snap->memory)) {
+  wasm_rt_memory_t *m = in->started ? rt->memory(in->inst) : NULL;
+  if (!m || !(recycle ? wb_rt_memory_recycle(m, &snap->memory) : wb_rt_memory_reset(m, &snap->memory))) {
     snprintf(err, errlen, "cannot reset the %s instance: %s", rt->language, strerror(errno));
     return false;
   }
   rt->globals_load(in->inst, snap->globals);
   return true;
+}
+
+bool wb_instance_reset(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen) {
+  return reset(in, snap, false, err, errlen);
+}
+
+bool wb_instance_recycle(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen) {
+  return reset(in, snap, true, err, errlen);
 }
 
 bool wb_instance_rebase(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen) {

@@ -86,6 +86,10 @@ bool wb_guest_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, char *e
 bool wb_instance_capture(wb_instance *in, wb_snapshot *out, char *err, size_t errlen);
 /* Put a started instance back to `snap`; only pages written since cost. */
 bool wb_instance_reset(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen);
+/* The same for an instance put back to the same `snap` after every call
+ * (a pool's): its written pages stay writable for the next call
+ * (wb_rt_memory_recycle), which then counts them as written. */
+bool wb_instance_recycle(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen);
 /* The instance holds exactly `snap` now (it was just captured from it):
  * count writes from here without copying anything back. */
 bool wb_instance_rebase(wb_instance *in, const wb_snapshot *snap, char *err, size_t errlen);

@@ -246,6 +246,7 @@ static uint32_t byte_size(uint64_t pages) { return pages >= 65536 ? UINT32_MAX :
 #define TRACKED_MAX 512
 static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *tracked[TRACKED_MAX];
+static unsigned recycles[TRACKED_MAX]; /* wb_rt_memory_recycle's since it protected all */
 static bool tracking_off;
 
 void wb_rt_tracking_disable(void) { tracking_off = true; }
@@ -264,10 +265,21 @@ static void set_tracked(uint8_t *base, bool on) {
   for (size_t i = 0; i < TRACKED_MAX && !done; i++) {
     if (on ? tracked[i] == NULL : tracked[i] == base) {
       tracked[i] = on ? base : NULL;
+      recycles[i] = 0;
       done = true;
     }
   }
   pthread_mutex_unlock(&tracked_lock);
+}
+
+/* The recycle count of a tracked memory (its owner's alone to change). */
+static unsigned *recycle_count(const uint8_t *base) {
+  unsigned *c = NULL;
+  pthread_mutex_lock(&tracked_lock);
+  for (size_t i = 0; i < TRACKED_MAX && !c; i++)
+    if (tracked[i] == base) c = &recycles[i];
+  pthread_mutex_unlock(&tracked_lock);
+  return c;
 }
 
 /* Follow the writes to a memory that now holds exactly an image. */
@@ -276,10 +288,18 @@ static void arm(uint8_t *base, size_t bytes) {
   if (on != is_tracked(base)) set_tracked(base, on);
 }
 
+/* A recycle protects all written pages again every RECYCLE_LEARN-th time,
+ * or when more than RECYCLE_HOT_MAX were written (each is copied back at
+ * every recycle while it stays writable). */
+#define RECYCLE_LEARN 8
+#define RECYCLE_HOT_MAX 256
+
 /* Reset without unmapping: drop pages beyond the image, copy back what was
- * written (unless the memory already holds the image), protect it again. */
-static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool copy) {
-  if (img->pages > m->pages || !is_tracked(m->data)) return false;
+ * written (unless the memory already holds the image), protect it again
+ * (a recycle: see wb_rt_memory_recycle). */
+static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool copy, bool recycle) {
+  unsigned *count = recycle_count(m->data);
+  if (img->pages > m->pages || !count) return false;
   size_t keep = (size_t)img->pages * PAGE_SIZE;
   if (m->pages > img->pages) {
     size_t len = (size_t)(m->pages - img->pages) * PAGE_SIZE;
@@ -289,12 +309,19 @@ static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool 
     wb_span *spans;
     ssize_t n = wb_track_written(m->data, keep, false, &spans);
     bool ok = n >= 0;
-    for (ssize_t i = 0; ok && i < n; i++)
+    size_t pages = 0;
+    for (ssize_t i = 0; ok && i < n; i++) {
       ok = wb_image_read(img, spans[i].start, m->data + spans[i].start, spans[i].len);
-    ok = ok && wb_track_rearm_spans(m->data, spans, (size_t)n); /* nothing else was written */
+      pages += spans[i].len / HOST_PAGE;
+    }
+    bool keep_writable = recycle && ++*count < RECYCLE_LEARN && pages <= RECYCLE_HOT_MAX;
+    if (!keep_writable) *count = 0;
+    ok = ok && (keep_writable || wb_track_rearm_spans(m->data, spans, (size_t)n)); /* nothing else was written */
     free(spans);
     if (!ok) return false;
-  } else if (!wb_track_rearm(m->data, keep)) {
+  } else if (wb_track_rearm(m->data, keep)) {
+    *count = 0;
+  } else {
     return false;
   }
   m->pages = img->pages;
@@ -322,8 +349,8 @@ void wasm_rt_allocate_memory(wasm_rt_memory_t *m, uint32_t initial_pages, uint32
   m->size = byte_size(initial_pages);
 }
 
-bool wb_rt_memory_reset(wasm_rt_memory_t *m, const wb_memory_image *img) {
-  if (tracked_reset(m, img, true)) return true;
+static bool reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool recycle) {
+  if (tracked_reset(m, img, true, recycle)) return true;
   if (m->pages > img->pages) {
     /* pages the call grew: back to reserved, unbacked address space */
     size_t from = (size_t)img->pages * PAGE_SIZE, len = (size_t)(m->pages - img->pages) * PAGE_SIZE;
@@ -338,12 +365,17 @@ bool wb_rt_memory_reset(wasm_rt_memory_t *m, const wb_memory_image *img) {
   return true;
 }
 
+bool wb_rt_memory_reset(wasm_rt_memory_t *m, const wb_memory_image *img) { return reset(m, img, false); }
+
+bool wb_rt_memory_recycle(wasm_rt_memory_t *m, const wb_memory_image *img) { return reset(m, img, true); }
+
 ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, bool rearm, uint32_t **out) {
   *out = NULL;
   if (!is_tracked(m->data)) return -1;
   wb_span *spans;
   ssize_t n = wb_track_written(m->data, (size_t)m->pages * PAGE_SIZE, rearm, &spans);
   if (n < 0) return -1;
+  if (rearm) *recycle_count(m->data) = 0;
   size_t pages = 0;
   for (ssize_t i = 0; i < n; i++) pages += spans[i].len / 4096;
   uint32_t *v = malloc((pages ? pages : 1) * sizeof *v);
@@ -357,7 +389,7 @@ ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, bool rearm, uint32_t **out) {
 }
 
 bool wb_rt_memory_rebase(wasm_rt_memory_t *m, const wb_memory_image *img) {
-  return tracked_reset(m, img, false) || wb_rt_memory_reset(m, img);
+  return tracked_reset(m, img, false, false) || wb_rt_memory_reset(m, img);
 }
 
 uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t delta) {
