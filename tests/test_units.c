@@ -655,24 +655,23 @@ static void test_page_log(void **state) {
   free(base), free(m1), free(m2);
 }
 
-/* Whether the page at `p` is in this process's page tables as its own
- * (anonymous: a private copy), from /proc/self/pagemap. */
-static bool private_page(const void *p) {
+/* The /proc/self/pagemap entry of the page at `p`. */
+static uint64_t pagemap_entry(const void *p) {
   int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   assert_true(fd >= 0);
   uint64_t e;
   assert_int_equal(pread(fd, &e, 8, (off_t)((uintptr_t)p / 4096 * 8)), 8);
   close(fd);
-  return (e >> 63 & 1) && !(e >> 61 & 1); /* present, not a file or shared page */
+  return e;
 }
 
-static bool present_page(const void *p) {
-  int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-  assert_true(fd >= 0);
-  uint64_t e;
-  assert_int_equal(pread(fd, &e, 8, (off_t)((uintptr_t)p / 4096 * 8)), 8);
-  close(fd);
-  return e >> 63 & 1;
+static bool present_page(const void *p) { return pagemap_entry(p) >> 63 & 1; }
+
+/* in this process's page tables as its own: present, and not a file or
+ * shared page (a private copy) */
+static bool private_page(const void *p) {
+  uint64_t e = pagemap_entry(p);
+  return (e >> 63 & 1) && !(e >> 61 & 1);
 }
 
 /* What an idle process gives back: an overlay's changed pages (the view
@@ -736,6 +735,25 @@ static void head_at(int dir, uint64_t gen) {
   free(g);
 }
 
+/* generations [from, to] written in turn (unflushed when `sealed`), each
+ * read back as the state */
+static void write_gens(int dir, wb_head *h, uint64_t from, uint64_t to, bool sealed) {
+  for (uint64_t gen = from; gen <= to; gen++) {
+    h->gen = gen;
+    const uint8_t *g = (const uint8_t *)"abc";
+    assert_true(sealed ? wb_head_write_sealed(dir, h, g) : wb_head_write(dir, h, g));
+    head_at(dir, gen);
+  }
+}
+
+/* HEAD's copy at `slot` (0 or 4096) cut short: its wb_head damaged */
+static void cut_copy(int dir, off_t slot) {
+  int fd = openat(dir, "HEAD", O_WRONLY);
+  assert_true(fd >= 0);
+  assert_true(wb_pwrite_all(fd, "\xff\xff\xff\xff", 4, (uint64_t)slot + 60));
+  close(fd);
+}
+
 static void test_head_copies(void **state) {
   (void)state;
   char err[256];
@@ -752,20 +770,14 @@ static void test_head_copies(void **state) {
   assert_true(wb_pwrite_all(fd, &h, sizeof h, 0) && wb_pwrite_all(fd, "abc", 3, sizeof h));
   close(fd);
   head_at(dir, 7);
-  for (uint64_t gen = 8; gen <= 10; gen++) {
-    h.gen = gen;
-    assert_true(wb_head_write(dir, &h, (const uint8_t *)"abc"));
-    head_at(dir, gen);
-  }
+  write_gens(dir, &h, 8, 10, false);
   /* gen 10 is in the second copy (4 KiB in): cut it, and gen 9 is the state */
+  cut_copy(dir, 4096);
+  head_at(dir, 9);
+  write_gens(dir, &h, 11, 11, false); /* the next write goes over the damaged copy */
+  /* damage in one copy, then in both */
   fd = openat(dir, "HEAD", O_WRONLY);
   assert_true(fd >= 0);
-  assert_true(wb_pwrite_all(fd, "\xff\xff\xff\xff", 4, 4096 + 60));
-  head_at(dir, 9);
-  h.gen = 11; /* the next write goes over the damaged copy */
-  assert_true(wb_head_write(dir, &h, (const uint8_t *)"abc"));
-  head_at(dir, 11);
-  /* damage in one copy, then in both */
   assert_true(wb_pwrite_all(fd, "XXXXXXXXXXXXXXXX", 16, 24 + offsetof(wb_head, build_id) + 60));
   head_at(dir, 11);
   assert_true(wb_pwrite_all(fd, "XXXXXXXXXXXXXXXX", 16, 4096 + 24 + offsetof(wb_head, build_id) + 60));
@@ -782,26 +794,14 @@ static void test_head_copies(void **state) {
   /* a sealed state (written unflushed) never goes over the newest flushed
    * copy: a crash that cuts it leaves that one */
   h.globals_size = 3;
-  h.gen = 20;
-  assert_true(wb_head_write(dir, &h, (const uint8_t *)"abc")); /* both copies damaged: into the first */
-  for (uint64_t gen = 21; gen <= 22; gen++) {
-    h.gen = gen;
-    assert_true(wb_head_write_sealed(dir, &h, (const uint8_t *)"abc"));
-    head_at(dir, gen);
-  }
-  fd = openat(dir, "HEAD", O_WRONLY);
-  assert_true(fd >= 0);
-  assert_true(wb_pwrite_all(fd, "\xff\xff\xff\xff", 4, 4096 + 60));
+  write_gens(dir, &h, 20, 20, false); /* both copies damaged: into the first */
+  write_gens(dir, &h, 21, 22, true);
+  cut_copy(dir, 4096);
   head_at(dir, 20);
-  h.gen = 23; /* flushed: over the second copy again, the first kept */
-  assert_true(wb_head_write(dir, &h, (const uint8_t *)"abc"));
+  write_gens(dir, &h, 23, 23, false); /* flushed: over the second copy again, the first kept */
+  write_gens(dir, &h, 24, 24, true);  /* sealed: over the first, the older flushed copy */
+  cut_copy(dir, 0);
   head_at(dir, 23);
-  h.gen = 24; /* sealed: over the first, the older flushed copy */
-  assert_true(wb_head_write_sealed(dir, &h, (const uint8_t *)"abc"));
-  head_at(dir, 24);
-  assert_true(wb_pwrite_all(fd, "\xff\xff\xff\xff", 4, 60));
-  head_at(dir, 23);
-  close(fd);
   close(dir);
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
