@@ -251,14 +251,6 @@ static bool tracking_off;
 
 void wb_rt_tracking_disable(void) { tracking_off = true; }
 
-static bool is_tracked(const uint8_t *base) {
-  bool found = false;
-  pthread_mutex_lock(&tracked_lock);
-  for (size_t i = 0; i < TRACKED_MAX && !found; i++) found = tracked[i] == base;
-  pthread_mutex_unlock(&tracked_lock);
-  return found;
-}
-
 static void set_tracked(uint8_t *base, bool on) {
   pthread_mutex_lock(&tracked_lock);
   bool done = false;
@@ -272,7 +264,8 @@ static void set_tracked(uint8_t *base, bool on) {
   pthread_mutex_unlock(&tracked_lock);
 }
 
-/* The recycle count of a tracked memory (its owner's alone to change). */
+/* The recycle count of a tracked memory (its owner's alone to change);
+ * NULL for a memory not tracked. */
 static unsigned *recycle_count(const uint8_t *base) {
   unsigned *c = NULL;
   pthread_mutex_lock(&tracked_lock);
@@ -281,6 +274,8 @@ static unsigned *recycle_count(const uint8_t *base) {
   pthread_mutex_unlock(&tracked_lock);
   return c;
 }
+
+static bool is_tracked(const uint8_t *base) { return recycle_count(base) != NULL; }
 
 /* Follow the writes to a memory that now holds exactly an image. */
 static void arm(uint8_t *base, size_t bytes) {
@@ -371,11 +366,12 @@ bool wb_rt_memory_recycle(wasm_rt_memory_t *m, const wb_memory_image *img) { ret
 
 ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, bool rearm, uint32_t **out) {
   *out = NULL;
-  if (!is_tracked(m->data)) return -1;
+  unsigned *count = recycle_count(m->data);
+  if (!count) return -1;
   wb_span *spans;
   ssize_t n = wb_track_written(m->data, (size_t)m->pages * PAGE_SIZE, rearm, &spans);
   if (n < 0) return -1;
-  if (rearm) *recycle_count(m->data) = 0;
+  if (rearm) *count = 0;
   size_t pages = 0;
   for (ssize_t i = 0; i < n; i++) pages += spans[i].len / 4096;
   uint32_t *v = malloc((pages ? pages : 1) * sizeof *v);
