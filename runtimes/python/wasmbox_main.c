@@ -74,7 +74,7 @@ static const char helper_source[] =
     "def run(src, filename):\n"
     "    _sources[filename] = src\n"
     "    exec(compile(src, filename, 'exec'), __main__.__dict__)\n"
-    "def fresh(env):\n"
+    "def fresh(env, seed):\n"
     "    import os\n"
     "    os.environ._data.clear()\n"
     "    for item in env:\n"
@@ -82,7 +82,7 @@ static const char helper_source[] =
     "        os.environ._data[os.environ.encodekey(k)] = os.environ.encodevalue(v)\n"
     "    r = sys.modules.get('random')\n"
     "    if r is not None:\n"
-    "        r.seed()\n"
+    "        r.seed(int.from_bytes(seed, 'little'))\n"
     "def exit_status(exc):\n"
     "    code = exc.code\n"
     "    if code is None:\n"
@@ -190,19 +190,29 @@ WB_EXPORT(wasmbox_raise) void wasmbox_raise(int sig) {
   handler(sig);
 }
 
+/* Each fresh copy's seeds: 256 bits of the host's entropy for `random`
+ * (seed(int)) and 256 for numpy's global generator, where seed() with no
+ * argument read 2.5 KB for each (the whole Mersenne Twister state) and
+ * numpy's own seed() takes 128 bits. Reading them was 4-6 % of a warm
+ * call's time (perf), most of it the kernel generating the bytes. */
+#define SEED_WORDS 8
+
 /* numpy's global RandomState (np.random.rand and the like) gets a new key
- * from the host's entropy as its seed() does, written straight into its
- * MT19937 state: seed() builds a SeedSequence in Python, 0.35 ms per call.
- * The layouts are numpy 1.19.5's: a BitGenerator's capsule holds a bitgen_t
- * (numpy/random/bitgen.h) whose first member is the state, and MT19937's
- * state is mt19937_state (src/mt19937/mt19937.h). A copy of the base
- * snapshot has drawn no gaussian, so there is no cached one to drop. */
+ * from its seed words, set as seed(array) sets it (init_by_array), straight
+ * into its MT19937 state: seed() builds a SeedSequence in Python, 0.35 ms
+ * per call. The layouts are numpy 1.19.5's: a BitGenerator's capsule holds
+ * a bitgen_t (numpy/random/bitgen.h) whose first member is the state, and
+ * MT19937's state is mt19937_state (src/mt19937/mt19937.h). A copy of the
+ * base snapshot has drawn no gaussian, so there is no cached one to drop. */
 typedef struct {
   uint32_t key[624];
   int pos;
 } numpy_mt19937_state;
 
-static int reseed_numpy(void) {
+/* numpy's (src/mt19937/mt19937.c, linked in with numpy.random._mt19937) */
+void mt19937_init_by_array(numpy_mt19937_state *state, uint32_t *init_key, int key_length);
+
+static int reseed_numpy(uint32_t *seed) {
   PyObject *mtrand = PyImport_ImportModule("numpy.random.mtrand");
   PyObject *rand = mtrand ? PyObject_GetAttrString(mtrand, "_rand") : NULL;
   PyObject *bitgen = rand ? PyObject_GetAttrString(rand, "_bit_generator") : NULL;
@@ -214,27 +224,24 @@ static int reseed_numpy(void) {
   Py_XDECREF(rand);
   Py_XDECREF(mtrand);
   if (!bitgen_state) return -1;
-  numpy_mt19937_state *mt = *bitgen_state;
-  for (size_t at = 0; at < sizeof mt->key; at += 256) {
-    size_t n = sizeof mt->key - at < 256 ? sizeof mt->key - at : 256;
-    if (getentropy((char *)mt->key + at, n) != 0) return -1;
-  }
-  mt->key[0] = 0x80000000u; /* as seed() does: the key is never all zero */
-  mt->pos = 624;
+  mt19937_init_by_array(*bitgen_state, seed, SEED_WORDS); /* sets key[0]'s top bit and pos as seed() does */
   return 0;
 }
 
 WB_EXPORT(wasmbox_fresh) int wasmbox_fresh(void) {
-  if (wb_guest_refresh_libc() != 0) return -1;
+  uint32_t seeds[2 * SEED_WORDS];
+  if (wb_guest_refresh_libc() != 0 || getentropy(seeds, sizeof seeds) != 0) return -1;
   PyObject *env = PyList_New(0);
   for (char **e = __wasilibc_get_environ(); env && e && *e; e++) {
     PyObject *s = PyUnicode_DecodeFSDefault(*e);
     if (!s || PyList_Append(env, s) != 0) Py_CLEAR(env);
     Py_XDECREF(s);
   }
-  PyObject *r = env ? PyObject_CallOneArg(helper_fresh, env) : NULL;
+  PyObject *seed = PyBytes_FromStringAndSize((const char *)seeds, SEED_WORDS * sizeof *seeds);
+  PyObject *r = env && seed ? PyObject_CallFunctionObjArgs(helper_fresh, env, seed, NULL) : NULL;
+  Py_XDECREF(seed);
   Py_XDECREF(env);
-  if (!r || reseed_numpy() != 0) {
+  if (!r || reseed_numpy(seeds + SEED_WORDS) != 0) {
     Py_XDECREF(r);
     PyErr_Clear();
     return -1;
