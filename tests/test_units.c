@@ -655,6 +655,68 @@ static void test_page_log(void **state) {
   free(base), free(m1), free(m2);
 }
 
+static uint64_t file_size(int fd) {
+  struct stat st;
+  assert_int_equal(fstat(fd, &st), 0);
+  return (uint64_t)st.st_size;
+}
+
+/* a commit of n bytes at `from`, then room made for the next */
+static void commit_bytes(int log, uint64_t from, size_t n) {
+  static uint8_t bytes[40000];
+  memset(bytes, 0x5a, sizeof bytes);
+  assert_true(n <= sizeof bytes);
+  assert_true(wb_pwrite_all(log, bytes, n, from));
+  assert_true(wb_pagelog_room(log, from, from + n));
+}
+
+/* Room past a log's end: none in a new log; a commit that leaves less
+ * than its own size makes 8 times it (64 KB at least) of zeros; one that
+ * fits leaves the size alone; a walk stops at room; a repair keeps room
+ * and cuts off what a save that did not commit left (a record). */
+static void test_pagelog_room(void **state) {
+  (void)state;
+  char err[256];
+  char *top = wb_scratch_dir("wb-units-room", err, sizeof err);
+  assert_non_null(top);
+  int dir = open(top, O_RDONLY | O_DIRECTORY);
+  assert_true(dir >= 0);
+  int log = openat(dir, "log-0", O_RDWR | O_CREAT, 0600);
+  assert_true(log >= 0);
+  commit_bytes(log, 0, 1000);
+  assert_int_equal(file_size(log), 1000);
+  commit_bytes(log, 1000, 1000);
+  assert_int_equal(file_size(log), 2000 + 64 * 1024);
+  uint8_t *tail = malloc(64 * 1024), zeros[64 * 1024] = {0};
+  assert_true(wb_pread_all(log, tail, 64 * 1024, 2000));
+  assert_memory_equal(tail, zeros, 64 * 1024);
+  free(tail);
+  commit_bytes(log, 2000, 1000);
+  commit_bytes(log, 3000, 30000);
+  assert_int_equal(file_size(log), 2000 + 64 * 1024);
+  commit_bytes(log, 33000, 40000); /* 40000 past 73000: more than the room left */
+  assert_int_equal(file_size(log), 73000 + 8 * 40000);
+  assert_true(wb_pagelog_is_room(log, 73000, file_size(log)));
+  assert_false(wb_pagelog_is_room(log, 72000, file_size(log)));
+  seals_seen seen = {0};
+  assert_int_equal(wb_pagelog_follow(log, 73000, file_size(log), note_seal, &seen), 73000);
+  assert_int_equal(seen.count, 0);
+
+  wb_head h = {.log_no = 0, .log_len = 73000};
+  assert_true(wb_session_repair(dir, &h));
+  assert_int_equal(file_size(log), 73000 + 8 * 40000);
+  uint32_t record = 0x58504257u; /* "WBPX": the start of a save's records */
+  assert_true(wb_pwrite_all(log, &record, sizeof record, 73000));
+  assert_true(wb_session_repair(dir, &h));
+  assert_int_equal(file_size(log), 73000);
+  close(log);
+  close(dir);
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+  assert_int_equal(system(cmd), 0);
+  free(top);
+}
+
 /* The /proc/self/pagemap entry of the page at `p`. */
 static uint64_t pagemap_entry(const void *p) {
   int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -826,6 +888,7 @@ int main(void) {
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_tree_removal),
       cmocka_unit_test(test_page_log),
+      cmocka_unit_test(test_pagelog_room),
       cmocka_unit_test(test_head_copies),
       cmocka_unit_test(test_image_give_back),
   };

@@ -318,6 +318,9 @@ static bool commit(wb_session *s, char *err, size_t n) {
     snprintf(h.build_id, sizeof h.build_id, "%s", rt->build_id);
     ok = sealed = wb_head_seal(lf, from, end, &h, globals);
   }
+  /* zeros for the next commits to write into, flushed with this one;
+   * without them the commit is as whole, only its successors slower */
+  if (ok) (void)wb_pagelog_room(lf, from, h.log_len);
   /* the commit: the seal, durable. A new log only a flushed HEAD names. */
   ok = ok && fdatasync(lf) == 0;
   if (ok && compact) ok = fsync(s->dir) == 0 && wb_head_write(s->dir, &h, globals);

