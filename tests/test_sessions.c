@@ -651,16 +651,23 @@ static uint64_t log_end(const char *id) {
   return h.log_len;
 }
 
+/* A new session after one call (x = 1), and the path of its log, for
+ * tests of the local directory's files (skipped with a store, whose files
+ * are a cache it repairs) */
+static void one_call_session(char id[WASMBOX_ID_MAX], char *log, size_t n) {
+  if (getenv("WASMBOX_TEST_STORE")) skip();
+  new_session(id);
+  session_file(id, "log-0", log, n);
+  sess_ok(id, "x = 1", "");
+}
+
 /* A call writes into room its log already holds (zeros past its end), so
  * that its flush need not write the file's new size too; the first call's
  * new log has none. */
 static void test_log_room(void **s) {
   (void)s;
-  if (getenv("WASMBOX_TEST_STORE")) skip(); /* a cache, which the store repairs */
   char id[WASMBOX_ID_MAX], log[4200];
-  new_session(id);
-  session_file(id, "log-0", log, sizeof log);
-  sess_ok(id, "x = 1", "");
+  one_call_session(id, log, sizeof log);
   struct stat first, second, third;
   assert_int_equal(stat(log, &first), 0);
   assert_int_equal((uint64_t)first.st_size, log_end(id));
@@ -682,11 +689,8 @@ static void test_log_room(void **s) {
  * the state before that call, which goes on from there. */
 static void test_cut_head_write(void **s) {
   (void)s;
-  if (getenv("WASMBOX_TEST_STORE")) skip(); /* a cache, which the store repairs */
   char id[WASMBOX_ID_MAX], log[4200];
-  new_session(id);
-  session_file(id, "log-0", log, sizeof log);
-  sess_ok(id, "x = 1", "");
+  one_call_session(id, log, sizeof log);
   head_bytes after_first;
   head_save(id, &after_first);
   sess_ok(id, "x = 2", "");

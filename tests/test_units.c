@@ -406,6 +406,24 @@ static void make_tree(const char *root, const char *outside) {
   assert_int_equal(symlink(outside, in(p, root, "out")), 0);
 }
 
+/* A new scratch directory, open; its path in *top */
+static int scratch_open(const char *name, char **top) {
+  char err[256];
+  *top = wb_scratch_dir(name, err, sizeof err);
+  assert_non_null(*top);
+  int dir = open(*top, O_RDONLY | O_DIRECTORY);
+  assert_true(dir >= 0);
+  return dir;
+}
+
+/* A scratch directory removed with all it holds */
+static void scratch_remove(char *top) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+  assert_int_equal(system(cmd), 0);
+  free(top);
+}
+
 static void test_tree_removal(void **state) {
   (void)state;
   char err[256], p[4096];
@@ -445,10 +463,7 @@ static void test_tree_removal(void **state) {
   assert_false(wb_tree_remove(fd, "d"));
   assert_int_equal(faccessat(fd, "d", F_OK, 0), 0);
   close(fd);
-  char cmd[4200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
-  assert_int_equal(system(cmd), 0);
-  free(top);
+  scratch_remove(top);
 }
 
 static void test_options(void **state) {
@@ -676,11 +691,8 @@ static void commit_bytes(int log, uint64_t from, size_t n) {
  * and cuts off what a save that did not commit left (a record). */
 static void test_pagelog_room(void **state) {
   (void)state;
-  char err[256];
-  char *top = wb_scratch_dir("wb-units-room", err, sizeof err);
-  assert_non_null(top);
-  int dir = open(top, O_RDONLY | O_DIRECTORY);
-  assert_true(dir >= 0);
+  char *top;
+  int dir = scratch_open("wb-units-room", &top);
   int log = openat(dir, "log-0", O_RDWR | O_CREAT, 0600);
   assert_true(log >= 0);
   commit_bytes(log, 0, 1000);
@@ -711,10 +723,7 @@ static void test_pagelog_room(void **state) {
   assert_int_equal(file_size(log), 73000);
   close(log);
   close(dir);
-  char cmd[4200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
-  assert_int_equal(system(cmd), 0);
-  free(top);
+  scratch_remove(top);
 }
 
 /* The /proc/self/pagemap entry of the page at `p`. */
@@ -818,11 +827,8 @@ static void cut_copy(int dir, off_t slot) {
 
 static void test_head_copies(void **state) {
   (void)state;
-  char err[256];
-  char *top = wb_scratch_dir("wb-units-head", err, sizeof err);
-  assert_non_null(top);
-  int dir = open(top, O_RDONLY | O_DIRECTORY);
-  assert_true(dir >= 0);
+  char *top;
+  int dir = scratch_open("wb-units-head", &top);
   wb_head h = {.gen = 7, .pages = 10, .globals_size = 3};
   memcpy(h.magic, WB_HEAD_MAGIC, 8);
   snprintf(h.build_id, sizeof h.build_id, "build");
@@ -865,10 +871,7 @@ static void test_head_copies(void **state) {
   cut_copy(dir, 0);
   head_at(dir, 23);
   close(dir);
-  char cmd[4200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
-  assert_int_equal(system(cmd), 0);
-  free(top);
+  scratch_remove(top);
 }
 
 int main(void) {
