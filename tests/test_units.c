@@ -710,6 +710,8 @@ static void test_pagelog_room(void **state) {
   assert_int_equal(file_size(log), 73000 + 8 * 40000);
   assert_true(wb_pagelog_is_room(log, 73000, file_size(log)));
   assert_false(wb_pagelog_is_room(log, 72000, file_size(log)));
+  assert_false(wb_pagelog_is_room(log, file_size(log), file_size(log)));
+  assert_false(wb_pagelog_is_room(log, file_size(log) + 4096, file_size(log)));
   seals_seen seen = {0};
   assert_int_equal(wb_pagelog_follow(log, 73000, file_size(log), note_seal, &seen), 73000);
   assert_int_equal(seen.count, 0);

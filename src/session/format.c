@@ -523,7 +523,7 @@ bool wb_session_repair(int dir, const wb_head *h) {
   if (lf < 0) return false;
   struct stat st;
   if (fstat(lf, &st) == 0 && (uint64_t)st.st_size != h->log_len &&
-      !((uint64_t)st.st_size > h->log_len && wb_pagelog_is_room(lf, h->log_len, (uint64_t)st.st_size)))
+      !wb_pagelog_is_room(lf, h->log_len, (uint64_t)st.st_size))
     ok = ftruncate(lf, (off_t)h->log_len) == 0 && ok;
   close(lf);
   return ok;

@@ -120,7 +120,7 @@ bool wb_pagelog_room(int fd, uint64_t from, uint64_t end) {
 
 bool wb_pagelog_is_room(int fd, uint64_t end, uint64_t size) {
   uint32_t word;
-  return size - end >= sizeof word && wb_pread_all(fd, &word, sizeof word, end) && word == 0;
+  return size > end && size - end >= sizeof word && wb_pread_all(fd, &word, sizeof word, end) && word == 0;
 }
 
 /* The checksum of records and seals: FNV-1a's step over 8-byte words, with

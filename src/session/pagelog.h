@@ -56,7 +56,7 @@ bool wb_pagelog_room(int fd, uint64_t from, uint64_t end);
 
 /* Whether what the file holds in [end, size), past the log's end, is room
  * (it starts with zeros), where a save that did not commit starts with a
- * record: kept, not cut off, by a repair. */
+ * record: kept, not cut off, by a repair. False when size <= end. */
 bool wb_pagelog_is_room(int fd, uint64_t end, uint64_t size);
 
 /* Free the calling thread's compression context (half a megabyte), which
