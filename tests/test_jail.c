@@ -564,12 +564,11 @@ static void *call_thread(void *arg) {
   return NULL;
 }
 
-/* Start c in a thread; once its (new) worker exists, send it `sig`. */
-static void signal_worker_mid_call(call_t *c, int sig) {
+/* Start c in thread t; its (new) worker, once it exists. */
+static pid_t start_call_on_new_worker(call_t *c, pthread_t *t) {
   pid_t before[64], after[64];
   size_t nb = children(before, 64);
-  pthread_t t;
-  assert_int_equal(pthread_create(&t, NULL, call_thread, c), 0);
+  assert_int_equal(pthread_create(t, NULL, call_thread, c), 0);
   pid_t worker = 0;
   for (int tries = 0; tries < 200 && !worker; tries++) {
     struct timespec ts = {0, 20 * 1000 * 1000};
@@ -584,9 +583,58 @@ static void signal_worker_mid_call(call_t *c, int sig) {
   assert_true(worker > 0);
   struct timespec ts = {0, 300 * 1000 * 1000}; /* well into the call */
   nanosleep(&ts, NULL);
-  signal_worker(worker, sig);
+  return worker;
+}
+
+/* Start c in a thread; once its (new) worker exists, send it `sig`. */
+static void signal_worker_mid_call(call_t *c, int sig) {
+  pthread_t t;
+  signal_worker(start_call_on_new_worker(c, &t), sig);
   pthread_join(t, NULL);
   assert_non_null(c->res);
+}
+
+/* The layers that bind one thread at a time (no_new_privs, capabilities,
+ * seccomp) hold on every thread of a worker, the one running guest code
+ * included: the report says what the locking thread did, this looks. */
+static void test_every_thread_of_a_worker_is_locked(void **s) {
+  (void)s;
+  char *ws = make_dir();
+  call_t c = {.req = {.code = "while True: pass", .workspace = ws, .timeout_seconds = 20}};
+  pthread_t t;
+  pid_t worker = start_call_on_new_worker(&c, &t);
+  pid_t inner[8];
+  assert_int_equal(children_of(worker, inner, 8), 1);
+  char dir[64];
+  snprintf(dir, sizeof dir, "/proc/%d/task", (int)inner[0]);
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  int threads = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    char path[400], line[256];
+    snprintf(path, sizeof path, "%s/%s/status", dir, e->d_name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int locked = 0;
+    while (fgets(line, sizeof line, f)) {
+      if (!strcmp(line, "Seccomp:\t2\n") || !strcmp(line, "NoNewPrivs:\t1\n") ||
+          !strcmp(line, "CapEff:\t0000000000000000\n") || !strcmp(line, "CapBnd:\t0000000000000000\n"))
+        locked++;
+    }
+    fclose(f);
+    if (locked != 4) fprintf(stderr, "thread %s of the worker is not locked\n", e->d_name);
+    assert_int_equal(locked, 4);
+    threads++;
+  }
+  closedir(d);
+  assert_true(threads >= 2); /* the one reading the socket, the one running the guest */
+  signal_worker(worker, SIGKILL);
+  pthread_join(t, NULL);
+  assert_non_null(c.res);
+  wasmbox_result_free(c.res);
+  rm_tree(ws);
+  free(ws);
 }
 
 static void test_worker_killed_mid_call(void **s) {
@@ -741,6 +789,7 @@ int main(void) {
       cmocka_unit_test(test_cgroup_memory),
       cmocka_unit_test(test_cgroup_stale_name),
       cmocka_unit_test(test_every_layer_active),
+      cmocka_unit_test(test_every_thread_of_a_worker_is_locked),
       cmocka_unit_test(test_worker_killed_mid_call),
       cmocka_unit_test(test_session_worker_killed_at_random_points),
       cmocka_unit_test(test_worker_seccomp_death_is_named),

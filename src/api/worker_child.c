@@ -295,8 +295,12 @@ int wb_worker_main(int sock, int taken_fd) {
   memset(&rep, 0, sizeof rep);
   char err[1024] = "";
   wasmbox *wb = NULL;
+  /* A session's store is opened before the lock: Landlock lets the worker
+   * reach only its session's directory, not the store's one above it. */
   if (wb_jail_enter(&spec, &rep, before_view, NULL, err, sizeof err) &&
-      (wb = wb_library_new(su.home, err, sizeof err)) && !(wb->here = wb_inprocess_new(su.scratch, err, sizeof err)))
+      (wb = wb_library_new(su.home, err, sizeof err)) &&
+      (!(wb->here = wb_inprocess_new(su.scratch, err, sizeof err)) ||
+       (su.session && !wb_store_of(wb, err, sizeof err))))
     wb = NULL; /* the process ends: nothing to free */
   runner rn = {.mu = PTHREAD_MUTEX_INITIALIZER, .wb = wb, .sock = sock, .image_release_ns = su.image_release_ns};
   pthread_condattr_t ca;
@@ -304,6 +308,9 @@ int wb_worker_main(int sock, int taken_fd) {
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&rn.cv, &ca);
   rn.done = eventfd(0, EFD_CLOEXEC);
+  /* Locked before the call thread starts, which inherits every layer: no_new_privs, capabilities, Landlock and
+   * seccomp hold for the thread that calls them and the threads it starts afterwards, not for one already running. */
+  if (wb) wb_jail_lock(&spec, &rep);
   pthread_t t;
   char why[256];
   if (wb && (rn.done < 0 || !wb_guest_thread_start(&t, runner_main, &rn, why, sizeof why))) {
@@ -314,7 +321,6 @@ int wb_worker_main(int sock, int taken_fd) {
     send_error(sock, WASMBOX_EINTERNAL, err);
     return 1;
   }
-  wb_jail_lock(&spec, &rep);
   free(setup);
 
   wb_buf b = {0};

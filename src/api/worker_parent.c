@@ -83,7 +83,8 @@ typedef struct {
   wb_buf key;
   wb_jail_spec spec; /* paths malloc'd */
   bool own_scratch;
-  char *home; /* what the worker opens its store at */
+  bool session; /* a session's worker, not a stateless one */
+  char *home;   /* what the worker opens its store at */
   uint64_t session_gen;
   bool have_gen;
 } placement;
@@ -134,6 +135,7 @@ static int place(wasmbox *wb, const wasmbox_request *req, wasmbox_request *out, 
     rc = wb_session_describe(st, req->session_id, &sp, err, errlen);
     if (rc) return rc;
     wb_buf_printf(&pl->key, "session %s\n", req->session_id);
+    pl->session = true;
     char meta[4200];
     snprintf(meta, sizeof meta, "%s/meta", sp.dir);
     rc = add_path(pl, sp.dir, true, false, err, errlen);
@@ -319,9 +321,11 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
   spec.max_file_bytes = WORKER_FILE_MAX;
   spec.max_fds = WORKER_FDS;
   wb_buf b = {0};
-  wb_encode_setup(&b,
-                  &(wb_worker_setup){
-                      .home = pl->home, .scratch = w->scratch, .spec = spec, .image_release_ns = ws->image_release_ns});
+  wb_encode_setup(&b, &(wb_worker_setup){.home = pl->home,
+                                         .scratch = w->scratch,
+                                         .session = pl->session,
+                                         .spec = spec,
+                                         .image_release_ns = ws->image_release_ns});
   uint64_t deadline = wb_monotonic_ns() + READY_TIMEOUT_NS;
   bool ok = wb_frame_write(w->sock, WB_FRAME_SETUP, &b, deadline);
   wb_buf_free(&b);

@@ -361,6 +361,7 @@ wb_result *wb_decode_result(wb_reader *r) {
 void wb_encode_setup(wb_buf *b, const wb_worker_setup *s) {
   wb_put_str(b, s->home);
   wb_put_str(b, s->scratch);
+  wb_put_u8(b, s->session);
   wb_put_u32(b, (uint32_t)s->spec.npaths);
   for (size_t i = 0; i < s->spec.npaths; i++) {
     wb_put_str(b, s->spec.paths[i].path);
@@ -376,6 +377,7 @@ bool wb_decode_setup(wb_reader *r, wb_worker_setup *s) {
   memset(s, 0, sizeof *s);
   s->home = wb_get_str(r);
   s->scratch = wb_get_str(r);
+  s->session = wb_get_u8(r) != 0;
   uint32_t n = wb_get_u32(r);
   if (n > WB_JAIL_PATHS_MAX) r->bad = true;
   for (uint32_t i = 0; !r->bad && i < n; i++) {

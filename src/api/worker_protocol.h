@@ -88,6 +88,7 @@ bool wb_frame_read(int fd, uint8_t *type, uint8_t **payload, size_t *len, uint64
  * Decoded paths point into the payload. */
 typedef struct {
   const char *home, *scratch;
+  bool session; /* a session's worker: it opens the store before its jail is locked */
   wb_jail_spec spec;
   uint64_t image_release_ns; /* wasmbox_options.session_idle_release_s */
 } wb_worker_setup;

@@ -108,11 +108,32 @@ void wb_jail_capabilities(wb_jail_report *rep) {
   else wb_report_set(rep, WB_LAYER_CAPABILITIES, true, "none left (bounding, ambient, effective)");
 }
 
+/* The process's thread count from /proc/self/status; 0 if unreadable. */
+static long thread_count(void) {
+  FILE *f = fopen("/proc/self/status", "re");
+  char line[256];
+  long n = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "Threads: %ld", &n) == 1) break;
+  if (f) fclose(f);
+  return n;
+}
+
 void wb_jail_lock(const wb_jail_spec *spec, wb_jail_report *rep) {
+  long threads = thread_count();
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     wb_report_set(rep, WB_LAYER_NO_NEW_PRIVS, false, "prctl: %s", strerror(errno));
   else wb_report_set(rep, WB_LAYER_NO_NEW_PRIVS, true, "set");
   wb_jail_landlock(spec, rep);
   wb_jail_capabilities(rep);
   wb_jail_seccomp(rep);
+  /* each of these binds the calling thread and the threads it starts later,
+   * not a thread already running: say so rather than claim them */
+  if (threads != 1) {
+    static const wb_layer per_thread[] = {WB_LAYER_NO_NEW_PRIVS, WB_LAYER_LANDLOCK, WB_LAYER_CAPABILITIES,
+                                          WB_LAYER_SECCOMP};
+    for (size_t i = 0; i < sizeof per_thread / sizeof per_thread[0]; i++)
+      if (threads) wb_report_set(rep, per_thread[i], false, "%ld threads were running: it binds only one", threads);
+      else wb_report_set(rep, per_thread[i], false, "cannot count the threads (/proc/self/status)");
+  }
 }

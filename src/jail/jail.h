@@ -13,7 +13,9 @@
  *                    signals or abstract sockets outside the worker),
  *                    capabilities dropped, and a seccomp-bpf allowlist that
  *                    kills the process on any other system call. Nothing
- *                    can be undone after it.
+ *                    can be undone after it. Call it single-threaded: the
+ *                    layers bind the caller and the threads it starts
+ *                    later, not one already running (reported off if so).
  * Each layer that the kernel refuses is skipped with its reason in the
  * report: defence in depth degrades, it does not fail. cgroups are set by the parent (wb_cgroup_*, before the
  * worker starts its work), since a process must not place itself. */
