@@ -36,6 +36,7 @@
 #include "api/worker_protocol.h"
 #include "wasi/journal.h"
 #include "util/os.h"
+#include "wasm_rt/wasm_rt_ext.h"
 
 #define WORKERS_MAX 32                /* processes at once, busy or idle */
 #define IDLE_MAX 12                   /* idle ones kept */
@@ -286,6 +287,9 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
      * so that no data of other calls is in a worker's memory. */
     if (ws->one_shot) {
       if (syscall(SYS_close_range, 5u, ~0u, 0u) != 0) _exit(127);
+      /* its one stateless call is never undone: following its writes would
+       * only cost faults (a tracked range gets no fault-around) */
+      if (!pl->session) wb_rt_tracking_disable();
       _exit(wb_worker_main(WB_WORKER_SOCKET_FD, WB_WORKER_TAKEN_FD));
     }
     if (dup3(report, 5, O_CLOEXEC) < 0 || syscall(SYS_close_range, 6u, ~0u, 0u) != 0) _exit(127);
