@@ -246,7 +246,7 @@ static int in_namespaces(void *arg) {
     return 1;
   }
   for (int l = WB_LAYER_USER_NS; l <= WB_LAYER_MOUNT_VIEW; l++)
-    if (!rep.active[l]) return 10 + l;
+    if (!rep.active[l]) return fprintf(stderr, "%s: %s\n", wb_layer_name(l), rep.detail[l]), 10 + l;
   if (getpid() != 1) return 2;
   char host[64];
   if (gethostname(host, sizeof host) != 0 || strcmp(host, "wasmbox")) return 3;

@@ -3,6 +3,7 @@
 #include "jail/jail.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,22 +81,33 @@ bool wb_jail_enter(const wb_jail_spec *spec, wb_jail_report *rep, void (*before_
                    size_t errlen) {
   wb_jail_rlimits(spec, rep);
   wb_jail_namespaces(rep);
+  int net[2] = {-1, -1}; /* the network namespace, from the outer process to the inner one */
   if (unshare(CLONE_NEWPID) != 0) {
     wb_report_set(rep, WB_LAYER_PID_NS, false, "unshare: %s", strerror(errno));
   } else {
+    int ns_dir = open("/proc/self/ns", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (ns_dir < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, net) != 0) net[0] = net[1] = -1;
     pid_t child = fork();
     if (child < 0) {
       wb_report_set(rep, WB_LAYER_PID_NS, false, "fork: %s", strerror(errno));
+      if (net[0] >= 0) close(net[0]), close(net[1]);
+      net[0] = net[1] = -1;
     } else if (child > 0) {
+      if (net[0] >= 0) wb_jail_net_send(net[0], ns_dir);
       syscall(SYS_close_range, 3u, ~0u, 0u);
       mirror(child);
     } else {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       wb_report_set(rep, WB_LAYER_PID_NS, getpid() == 1, "pid %d of its own namespace", (int)getpid());
+      if (net[0] >= 0) close(net[0]);
     }
+    if (ns_dir >= 0) close(ns_dir);
   }
   if (before_view) before_view(ctx);
-  return wb_jail_mount_view(spec, rep, err, errlen);
+  bool ok = wb_jail_mount_view(spec, rep, err, errlen);
+  wb_jail_net_join(net[1], rep); /* -1: made here */
+  if (net[1] >= 0) close(net[1]);
+  return ok;
 }
 
 void wb_jail_capabilities(wb_jail_report *rep) {

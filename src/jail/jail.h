@@ -78,7 +78,13 @@ void wb_jail_lock(const wb_jail_spec *spec, wb_jail_report *rep);
 
 /* The layers one by one (jail_*.c), for wb_jail_enter/lock and for tests. */
 void wb_jail_rlimits(const wb_jail_spec *spec, wb_jail_report *rep);
-void wb_jail_namespaces(wb_jail_report *rep); /* all but pid; no fork */
+void wb_jail_namespaces(wb_jail_report *rep); /* user, mount, ipc, uts; no fork */
+/* The network namespace: made by the outer process of a worker and sent
+ * over sock (send; ns_dir: its /proc/self/ns, opened before the fork),
+ * entered by the inner one (join); join with sock -1 makes it in the
+ * caller. */
+void wb_jail_net_send(int sock, int ns_dir);
+void wb_jail_net_join(int sock, wb_jail_report *rep);
 bool wb_jail_mount_view(const wb_jail_spec *spec, wb_jail_report *rep, char *err, size_t errlen);
 void wb_jail_landlock(const wb_jail_spec *spec, wb_jail_report *rep);
 void wb_jail_capabilities(wb_jail_report *rep);
