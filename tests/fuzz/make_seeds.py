@@ -47,7 +47,7 @@ def request(code=b"print(1)", env=("A=1",), mounts=(("/srv", "/data"),), session
     return r + s(session) + u8(0) + u8(0) + byts(None)
 
 
-setup = s("/home/u/.local/share/wasmbox") + s("/tmp/wasmbox-x") + u32(2) + s("/srv/ws") + u8(1) + u8(0) + \
+setup = s("/home/u/.local/share/wasmbox") + s("/tmp/wasmbox-x") + u8(1) + u32(2) + s("/srv/ws") + u8(1) + u8(0) + \
     s("/srv/ws/meta") + u8(0) + u8(1) + u64(16 << 30) + u32(256)
 ready = b"".join(u8(i % 2) + s("layer %d" % i) for i in range(14))
 write("fuzz_worker_protocol", [
