@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <wasm-rt.h>
+
 #include "harness.h"
 #include "api/guidance.h"
 #include "engine/runtime.h"
@@ -751,6 +753,49 @@ static bool private_page(const void *p) {
  * reads as the image under it, or zeros past it, until a refill copies
  * them back from the memory), and the page table entries of an image
  * mapped from a file (its bytes stay readable). */
+/* A signature of n params (types t), no results. */
+static uint32_t func_type_of(int n, const wasm_rt_type_t *t) {
+  switch (n) {
+    case 0: return wasm_rt_register_func_type(0, 0);
+    case 1: return wasm_rt_register_func_type(1, 0, t[0]);
+    case 2: return wasm_rt_register_func_type(2, 0, t[0], t[1]);
+    case 3: return wasm_rt_register_func_type(3, 0, t[0], t[1], t[2]);
+    case 4: return wasm_rt_register_func_type(4, 0, t[0], t[1], t[2], t[3]);
+    default: return wasm_rt_register_func_type(5, 0, t[0], t[1], t[2], t[3], t[4]);
+  }
+}
+
+static int by_value(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Identical signatures share one index, different ones never do, however
+ * many are registered (the registry's hash table grows as they come). */
+static void test_func_types(void **state) {
+  (void)state;
+  uint32_t a = wasm_rt_register_func_type(2, 1, WASM_RT_I32, WASM_RT_I64, WASM_RT_F64);
+  assert_int_equal(wasm_rt_register_func_type(2, 1, WASM_RT_I32, WASM_RT_I64, WASM_RT_F64), a);
+  assert_int_not_equal(wasm_rt_register_func_type(2, 1, WASM_RT_I64, WASM_RT_I32, WASM_RT_F64), a);
+  assert_int_not_equal(wasm_rt_register_func_type(1, 2, WASM_RT_I32, WASM_RT_I64, WASM_RT_F64), a);
+  /* every signature of up to 5 params of 4 types: 1365 of them */
+  static const wasm_rt_type_t kinds[4] = {WASM_RT_I32, WASM_RT_I64, WASM_RT_F32, WASM_RT_F64};
+  static uint32_t first[1365], again[1365];
+  for (int round = 0; round < 2; round++) {
+    size_t k = 0;
+    for (int n = 0; n <= 5; n++)
+      for (int code = 0; code < 1 << (2 * n); code++) {
+        wasm_rt_type_t t[5];
+        for (int i = 0; i < n; i++) t[i] = kinds[(code >> (2 * i)) & 3];
+        (round ? again : first)[k++] = func_type_of(n, t);
+      }
+    assert_int_equal(k, 1365);
+  }
+  assert_memory_equal(first, again, sizeof first);
+  qsort(again, 1365, sizeof *again, by_value);
+  for (size_t i = 1; i < 1365; i++) assert_true(again[i] != again[i - 1]);
+}
+
 static void test_image_give_back(void **state) {
   (void)state;
   enum { P = WB_HOST_PAGE, WASM = WB_WASM_PAGE };
@@ -896,6 +941,7 @@ int main(void) {
       cmocka_unit_test(test_pagelog_room),
       cmocka_unit_test(test_head_copies),
       cmocka_unit_test(test_image_give_back),
+      cmocka_unit_test(test_func_types),
   };
   return _cmocka_run_group_tests("units", tests, sizeof tests / sizeof tests[0], setup, teardown);
 }

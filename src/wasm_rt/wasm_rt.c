@@ -38,15 +38,31 @@ void wasm_rt_free(void) {}
 void wasm_rt_trap(wasm_rt_trap_t code) { wb_guest_trap((int)code); }
 
 /* Function types: a process-wide registry, identical signatures share an
- * index (call_indirect compares indices). */
+ * index (call_indirect compares indices). Each process registers every
+ * module's types (hundreds) as it starts, so they are found by a hash of
+ * the signature, not by comparing with each one before. */
 typedef struct {
+  uint64_t hash;
   uint32_t params, results;
   wasm_rt_type_t types[];
 } func_type;
 
 static pthread_mutex_t types_lock = PTHREAD_MUTEX_INITIALIZER;
-static func_type **types;
+static func_type **types; /* by index - 1 */
 static uint32_t ntypes;
+static uint32_t *slots; /* open addressing: an index, 0 for a free slot */
+static uint32_t nslots; /* a power of two, at least twice ntypes */
+
+static uint64_t fnv1a(uint64_t h, const void *bytes, size_t n) {
+  for (const unsigned char *p = bytes; n--; p++) h = (h ^ *p) * 1099511628211ull;
+  return h;
+}
+
+static void slot_put(uint32_t idx) {
+  uint32_t s = (uint32_t)types[idx - 1]->hash & (nslots - 1);
+  while (slots[s]) s = (s + 1) & (nslots - 1);
+  slots[s] = idx;
+}
 
 uint32_t wasm_rt_register_func_type(uint32_t params, uint32_t results, ...) {
   uint32_t n = params + results;
@@ -58,20 +74,31 @@ uint32_t wasm_rt_register_func_type(uint32_t params, uint32_t results, ...) {
   va_start(ap, results);
   for (uint32_t i = 0; i < n; i++) t->types[i] = va_arg(ap, wasm_rt_type_t);
   va_end(ap);
+  t->hash = fnv1a(fnv1a(14695981039346656037ull, &t->params, 2 * sizeof(uint32_t)), t->types, n * sizeof *t->types);
 
   pthread_mutex_lock(&types_lock);
-  for (uint32_t i = 0; i < ntypes; i++) {
-    if (types[i]->params == params && types[i]->results == results &&
-        memcmp(types[i]->types, t->types, n * sizeof(wasm_rt_type_t)) == 0) {
+  for (uint32_t s = nslots ? (uint32_t)t->hash & (nslots - 1) : 0; nslots && slots[s]; s = (s + 1) & (nslots - 1)) {
+    const func_type *o = types[slots[s] - 1];
+    if (o->hash == t->hash && o->params == params && o->results == results &&
+        memcmp(o->types, t->types, n * sizeof(wasm_rt_type_t)) == 0) {
+      uint32_t idx = slots[s];
       pthread_mutex_unlock(&types_lock);
       free(t);
-      return i + 1;
+      return idx;
     }
   }
   func_type **grown = realloc(types, (ntypes + 1) * sizeof *types);
   if (!grown) abort();
   types = grown;
   types[ntypes++] = t;
+  if (ntypes * 2 > nslots) { /* rehash into twice the room */
+    free(slots);
+    nslots = nslots ? nslots * 2 : 256;
+    if (!(slots = calloc(nslots, sizeof *slots))) abort();
+    for (uint32_t i = 1; i <= ntypes; i++) slot_put(i);
+  } else {
+    slot_put(ntypes);
+  }
   uint32_t idx = ntypes;
   pthread_mutex_unlock(&types_lock);
   return idx;
