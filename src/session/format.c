@@ -18,6 +18,7 @@
 
 #include "session/pagelog.h"
 #include "session/tree.h"
+#include "util/hash.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -270,13 +271,8 @@ bool wb_meta_read(int dir, wb_meta *m) {
 #define SLOT_SEALED "WBHSLOT2"
 #define SLOT_HEADER 24u
 
-static uint64_t fnv1a(uint64_t hash, const uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++) hash = (hash ^ p[i]) * 0x100000001b3ull;
-  return hash;
-}
-
 static uint64_t slot_sum(const uint8_t *slot, size_t len) {
-  return fnv1a(fnv1a(0xcbf29ce484222325ull, slot + 8, 8), slot + SLOT_HEADER, len - SLOT_HEADER);
+  return wb_fnv1a(wb_fnv1a(WB_FNV1A_BASIS, slot + 8, 8), slot + SLOT_HEADER, len - SLOT_HEADER);
 }
 
 /* a wb_head from disk is checked whole: a build id that is a string, no

@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <wasm-rt.h>
 
+#include "util/hash.h"
 #include "util/os.h"
 #include "wasm_rt/guest.h"
 #include "wasm_rt/tracker.h"
@@ -53,11 +54,6 @@ static uint32_t ntypes;
 static uint32_t *slots; /* open addressing: an index, 0 for a free slot */
 static uint32_t nslots; /* a power of two, at least twice ntypes */
 
-static uint64_t fnv1a(uint64_t h, const void *bytes, size_t n) {
-  for (const unsigned char *p = bytes; n--; p++) h = (h ^ *p) * 1099511628211ull;
-  return h;
-}
-
 static void slot_put(uint32_t idx) {
   uint32_t s = (uint32_t)types[idx - 1]->hash & (nslots - 1);
   while (slots[s]) s = (s + 1) & (nslots - 1);
@@ -74,7 +70,7 @@ uint32_t wasm_rt_register_func_type(uint32_t params, uint32_t results, ...) {
   va_start(ap, results);
   for (uint32_t i = 0; i < n; i++) t->types[i] = va_arg(ap, wasm_rt_type_t);
   va_end(ap);
-  t->hash = fnv1a(fnv1a(14695981039346656037ull, &t->params, 2 * sizeof(uint32_t)), t->types, n * sizeof *t->types);
+  t->hash = wb_fnv1a(wb_fnv1a(WB_FNV1A_BASIS, &t->params, 2 * sizeof(uint32_t)), t->types, n * sizeof *t->types);
 
   pthread_mutex_lock(&types_lock);
   for (uint32_t s = nslots ? (uint32_t)t->hash & (nslots - 1) : 0; nslots && slots[s]; s = (s + 1) & (nslots - 1)) {
