@@ -84,10 +84,9 @@ typedef struct {
   wb_buf key;
   wb_jail_spec spec; /* paths malloc'd */
   bool own_scratch;
-  bool session; /* a session's worker, not a stateless one */
-  char *home;   /* what the worker opens its store at */
-  uint64_t session_gen;
-  bool have_gen;
+  bool session;         /* a session's worker, not a stateless one */
+  char *home;           /* what the worker opens its store at */
+  uint64_t session_gen; /* a session's generation when it was placed */
 } placement;
 
 static void placement_clear(placement *pl) {
@@ -143,7 +142,6 @@ static int place(wasmbox *wb, const wasmbox_request *req, wasmbox_request *out, 
     if (!rc) rc = add_path(pl, meta, false, true, err, errlen);
     for (size_t i = 0; !rc && i < sp.nmounts; i++) rc = add_path(pl, sp.mounts[i], false, false, err, errlen);
     pl->session_gen = sp.gen;
-    pl->have_gen = true;
     wb_session_place_clear(&sp);
     if (!rc && !(pl->home = realpath(wb->home, NULL))) rc = wb_usage(err, errlen, "%s: %s", wb->home, strerror(errno));
     return rc;
@@ -766,7 +764,7 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
   if (req->session_id) {
     uint64_t gen = 0;
     wb_store *st = wb_store_of(wb, err, errlen);
-    rolled_back = st && pl.have_gen && wb_session_generation(st, req->session_id, &gen) && gen == pl.session_gen;
+    rolled_back = st && pl.session && wb_session_generation(st, req->session_id, &gen) && gen == pl.session_gen;
   }
   placement_clear(&pl);
   give(ws, w, false);
