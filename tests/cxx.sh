@@ -46,7 +46,7 @@ check "runtimes/native.sh translates it (metered, wasm2c --enable-exceptions, sp
   [ -f "$native/cxxtest.o" ]
 [ -f "$native/cxxtest.o" ] || { tail -20 "$tmp/native.log"; exit 1; }
 cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$root/include" -I"$root/src" -I"$native" \
-  -o "$tmp/host" "$here/cxx/host.c" "$root"/src/wasm_rt/{wasm_rt,guest,tracker}.c "$root/src/util/os.c" \
+  -o "$tmp/host" "$here/cxx/host.c" "$root"/src/wasm_rt/{wasm_rt,guest,tracker}.c "$root"/src/util/{os,hash}.c \
   "$native/cxxtest.o" -lm -lpthread
 check "the host builds on our wasm-rt" [ -x "$tmp/host" ]
 
@@ -106,7 +106,7 @@ check "four threads, each with its instance, throw and catch at once (per-thread
 wat2wasm --enable-exceptions "$here/cxx/bigtag.wat" -o "$tmp/bigtag.wasm"
 native=$(bash "$root/runtimes/native.sh" cxxtest "$tmp/bigtag.wasm" 2>"$tmp/native.log")
 cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$root/include" -I"$root/src" -I"$native" \
-  -o "$tmp/bighost" "$here/cxx/host.c" "$root"/src/wasm_rt/{wasm_rt,guest,tracker}.c "$root/src/util/os.c" \
+  -o "$tmp/bighost" "$here/cxx/host.c" "$root"/src/wasm_rt/{wasm_rt,guest,tracker}.c "$root"/src/util/{os,hash}.c \
   "$native/cxxtest.o" -lm -lpthread
 check "a module whose tag carries 264 bytes builds" [ -x "$tmp/bighost" ]
 out=$("$tmp/bighost" 0 2>&1)
