@@ -76,6 +76,14 @@ rewritten, no export), the instance's own table is left unfilled, all null:
 its element segments were another 480 KB of relocated addresses, and
 filling it wrote 490 KB more in every instance.
 
+And the interpreters' loops are threaded: where wasm2c writes a loop whose
+head is a switch of 64 cases or more (CPython's eval loop, QuickJS's; the
+C had computed gotos natively, a switch on wasm), the switch becomes a
+computed goto through a table of label offsets, and every jump back to the
+head a copy of the head (its fuel charge, the dispatch). Natively both
+interpreters dispatch this way; with one shared indirect jump the branch
+predictor cannot tell which handler ran before. See threaded_dispatch.
+
 Modules with exceptions (wasm2c --enable-exceptions: C++ built with
 -fwasm-exceptions) get more, and only they: a try is a setjmp and a throw a
 longjmp to the innermost try's buffer (src/wasm_rt/wasm_rt.c). In each
@@ -204,6 +212,14 @@ register u8* wb_mb_reg __asm__("r14");
       UNREACHABLE;              \
     }                           \
   } while (0)
+#endif
+'''
+# The functions threaded_dispatch rewrote (see there) stay in one section.
+THREADED = r'''
+#if defined(__GNUC__) && !defined(__clang__)
+#define WB_THREADED __attribute__((optimize("no-reorder-blocks-and-partition")))
+#else
+#define WB_THREADED
 #endif
 '''
 # After the prelude's helpers (which keep the plain TRAP): traps raised in a
@@ -468,6 +484,50 @@ def fuel_checks(text):
     return text
 
 
+# An interpreter's dispatch as wasm2c writes it: a loop's label, a few plain
+# statements (its fuel charge, moves), then a switch of many cases, each a goto.
+DISPATCH = re.compile(r'^( *)(w2c_L\d+): \n((?:\1  [^{}\n:]*;\n){0,24})\1  switch \((w2c_i\d+)\) \{\n'
+                      r'((?:\1    case \d+: goto w2c_\w+;\n){64,})\1    default: goto (w2c_\w+);\n\1  \}\n', re.M)
+CASE = re.compile(r'case (\d+): goto (w2c_\w+);')
+
+
+def threaded_dispatch(text):
+    """An interpreter loop that wasm2c writes as a switch at the loop's head,
+    which every handler jumps back to, becomes threaded code: the switch a
+    computed goto through a table of label offsets (no relocations), and
+    every jump back to the head a copy of the head's statements and that goto.
+    Natively CPython and QuickJS dispatch this way (computed gotos); through
+    one shared indirect jump the branch predictor has no history of which
+    handler ran before. The statements run in the same order as before,
+    with the same fuel charges: only where the code is changes. gcc must
+    not split such a function into hot and cold sections (-fprofile-use
+    does): an offset between labels in two sections has no value
+    (WB_THREADED)."""
+    if TRY in text:
+        return text, 0
+    done, pos = 0, 0
+    while m := DISPATCH.search(text, pos):
+        pos = m.end()
+        indent, loop, head, index, cases, default = m.groups()
+        targets = CASE.findall(cases)
+        before, after = text[:m.start()], text[m.end():]
+        if [int(n) for n, _ in targets] != list(range(len(targets))) or f'goto {loop};' in before:
+            continue  # not numbered 0..n-1, or a jump to the head from above it: left alone
+        table = f'wb_dispatch_{loop[4:]}'
+        offsets = ', '.join(f'&&{t} - &&{loop}' for _, t in targets)
+        jump = f'if ({index} >= {len(targets)}u) goto {default}; goto *(&&{loop} + {table}[{index}]);'
+        copy = '{ ' + ' '.join(line.strip() for line in head.split('\n') if line.strip()) + ' ' + jump + ' }'
+        brace = before.index(') {\n') + len(') {\n')
+        before = before[:brace] + f'  static const int {table}[{len(targets)}] = {{{offsets}}};\n' + before[brace:]
+        head = f'{indent}{loop}: \n{head}{indent}  {jump}\n'
+        text = before + head + after.replace(f'goto {loop};', copy)
+        pos = len(before) + len(head)
+        done += 1
+    if done:
+        text = 'static WB_THREADED ' + text[len('static '):]
+    return text, done
+
+
 TRY_OPEN = re.compile(r'^( *)if \(!wasm_rt_try\((w2c_T\w+)_unwind_target\)\) \{$')
 LABEL = re.compile(r'^ *(w2c_\w+):;?\s*$')
 TAG = re.compile(r'^static (u32 w2c_e\w+;)$')
@@ -622,7 +682,7 @@ def main():
                    if re.search(r'^  wasm_rt_memory_t w2c_memory;$', header, re.M) else
                    '#define WB_MEMORY_BASE(inst) ((u8*)0)\n')
     with open(os.path.join(outdir, 'common.h'), 'w') as f:
-        f.write('\n'.join(prelude) + '\n' + memory_base + BASE_ACCESSORS + PRELOAD + FUEL_TRAP +
+        f.write('\n'.join(prelude) + '\n' + memory_base + BASE_ACCESSORS + PRELOAD + FUEL_TRAP + THREADED +
                 (EXCEPTIONS if eh else '') + '\n' + types_decl + '\n' +
                 '\n'.join(decls) + '\n' + ''.join(l + '\n' for l in tag_structs) +
                 ''.join('extern %s\n' % t for t in tags) + constant_table_decls(tables))
@@ -643,13 +703,15 @@ def main():
     starts.append(exports)
     # per kind (hot, cold): the finished files, the one being filled, its size
     files, current, size = [[], []], [[], []], [0, 0]
-    bodies, tries = 0, 0
+    bodies, tries, threaded = 0, 0, 0
     for a, b in zip(starts, starts[1:]):
         text = '\n'.join(lines[a:b]) + '\n'
         if TRY in text:
             text = leave_tries(volatile_locals(text))
             tries += 1
         text = fuel_checks(fuel_in_register(hoist_memory_base(constant_indirect_calls(text, tables, canon))))
+        text, n = threaded_dispatch(text)
+        threaded += n
         kind = int(bodies in cold)
         current[kind].append(text[len('static '):])
         size[kind] += len(text)
@@ -669,7 +731,7 @@ def main():
     if cold and max(cold) >= bodies:
         sys.exit(f'w2c_split: cold function {max(cold)} past the last of {bodies}')
     print(f'{len(files[0])} function files, {len(files[1])} cold, {bodies} functions ({len(cold)} cold, '
-          f'{tries} with a try), constant tables: '
+          f'{tries} with a try, {threaded} dispatch loops threaded), constant tables: '
           + (', '.join(f'{t} ({len(e)} of {n} entries' + (", the instance's left unfilled)" if t in unread else ')')
                        for t, (n, e) in sorted(tables.items())) or 'none'))
 
