@@ -102,6 +102,15 @@ sed -i 's/size = PyNumber_AsSsize_t(x, PyExc_OverflowError);/size = PyNumber_AsS
 sed -i 's/count = PyNumber_AsSsize_t(n, PyExc_OverflowError);/count = PyNumber_AsSsize_t(n, PyExc_MemoryError);/' Objects/abstract.c
 grep -q 'PyNumber_AsSsize_t(arg, PyExc_MemoryError)' Objects/bytearrayobject.c || die "patch: bytearray"
 grep -q 'PyNumber_AsSsize_t(n, PyExc_MemoryError)' Objects/abstract.c || die "patch: sequence_repeat"
+# CPython gh-108214: a backward jump handled pending calls after it jumped, so
+# what a signal handler raised there was looked up at the instruction before
+# the loop's first, outside a try around the loop: the model-style timeout
+# guard (`signal.alarm(1); try: while True: ...; except TimeoutError`)
+# missed ~4 % of its timeouts natively, every one for `while True: pass`.
+# Pending calls now run before the jump, so the raise is at the jump.
+perl -0pi -e 's/JUMPBY\(-oparg\);\n(\s*)CHECK_EVAL_BREAKER\(\);/WB_HANDLE_PENDING_BEFORE_JUMP();\n$1JUMPBY(-oparg);/g' Python/ceval.c
+perl -0pi -e 's/(#define CHECK_EVAL_BREAKER\(\))/#define WB_HANDLE_PENDING_BEFORE_JUMP() \\\n    if (_Py_atomic_load_relaxed_int32(eval_breaker) \&\& \\\n        eval_frame_handle_pending(tstate) != 0) { \\\n        goto error; \\\n    }\n\n$1/' Python/ceval.c
+[ "$(grep -c '^ *WB_HANDLE_PENDING_BEFORE_JUMP();$' Python/ceval.c)" = 7 ] || die "patch: backward jumps' pending calls"
 
 mkdir -p build && cd build
 export WASI_SDK_PATH="$sdk"
