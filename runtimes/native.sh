@@ -57,6 +57,10 @@ W2C_CFLAGS=${W2C_CFLAGS:--O2 -fvisibility=hidden -fno-strict-aliasing -w}
 # for speed, not for size.
 PGO_GENERATE="-fprofile-generate -fprofile-update=single -fno-gcse"
 PGO_USE="-fprofile-use -fprofile-partial-training"
+# The cold files (the data stack's C, 2/3 of Python's code) are compiled
+# without RTL's global CSE too: 29 % less CPU for each (20.2 -> 14.4 s for a
+# 3.9 MB file), and they were 2/3 of a cold build's longest step.
+COLD_CFLAGS="-fno-gcse"
 WB_FUEL=${WB_FUEL:-on}
 case "$WB_FUEL" in
   # no split charges: each function entry and loop header pays for its
@@ -119,7 +123,7 @@ rm -f "$work/$name.c"
   echo 'OBJS := $(SRCS:.c=.o)'
   echo 'all: $(OBJS)'
   printf '%s/init.o: %s/init.c %s/common.h\n\t%s -O0 -c $< -o $@\n' "$name" "$name" "$name" "$W2C_CC $W2C_CFLAGS"
-  printf '%s/cold_%%.o: %s/cold_%%.c %s/common.h\n\t%s -c $< -o $@\n' "$name" "$name" "$name" "$W2C_CC $W2C_CFLAGS"
+  printf '%s/cold_%%.o: %s/cold_%%.c %s/common.h\n\t%s -c $< -o $@\n' "$name" "$name" "$name" "$W2C_CC $W2C_CFLAGS $COLD_CFLAGS"
   printf '%s/funcs_%%.o: %s/funcs_%%.c %s/common.h\n\t%s $(PROFILE) -c $< -o $@\n' "$name" "$name" "$name" "$W2C_CC $W2C_CFLAGS"
 } > "$work/Makefile"
 compile() {  # compile PROFILE_FLAGS
