@@ -130,6 +130,9 @@ static void fresh_workspace(void) {
   check(symlink(target, p) == 0, "symlink");
 }
 
+/* libFuzzer ends a -max_total_time run with exit(): the fixture goes with it */
+static void remove_fixture(void) { wb_remove_tree(root); }
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
@@ -138,6 +141,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   snprintf(ro, sizeof ro, "%s/ro", root);
   snprintf(outside, sizeof outside, "%s/outside", root);
   wb_remove_tree(root);
+  atexit(remove_fixture);
   check(mkdir(root, 0700) == 0 && mkdir(ro, 0700) == 0 && mkdir(outside, 0700) == 0, "cannot make the fixture");
   put(outside, "secret", "the host's\n");
   put(ro, "data.csv", "a,b\n1,2\n");
