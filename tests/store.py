@@ -225,6 +225,19 @@ def main():
           p.returncode == 0 and 'PASSED' in p.stderr and 'FAILED' not in p.stdout + p.stderr)
     if p.returncode:
         print(p.stdout[-3000:], p.stderr[-2000:])
+        print_pg_log()
+
+
+def print_pg_log():
+    """The server's own account (a PANIC, a full disk) of a failure the clients only see as refusals."""
+    try:
+        with open(os.path.join(DIR, 'pg', 'log'), errors='replace') as f:
+            lines = f.readlines()
+    except OSError as e:
+        print('(no PostgreSQL log: %s)' % e)
+        return
+    print('PostgreSQL log, its last %d lines:' % min(len(lines), 40))
+    print(''.join(lines[-40:]), end='')
 
 
 try:
