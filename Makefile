@@ -35,7 +35,7 @@ CXX     ?= g++
 CXXWARN := -std=c++17 -Wall -Wextra -Werror -Wno-maybe-uninitialized
 CPPFLAGS := -D_GNU_SOURCE -Iinclude -Isrc -I/usr/include/postgresql
 LDFLAGS ?=
-LDLIBS  := -lcjson -lzstd -lseccomp -lpthread -lm
+LDLIBS  := -lcjson -lzstd -lpthread -lm
 # libstdc++ (the schema checker's) linked in: loading the shared one costs
 # every `wasmbox run` 0.4 ms; libmicrohttpd, libcurl and libcrypto are
 # opened when needed (src/mcp/libs.h)
@@ -192,12 +192,24 @@ $(BUILD)/gen/build_id.h: $(NATIVE_DIRS)
 	  printf '#define WB_BUILD_ID_%s "%s"\n' "$$r" "$$(basename "$$(cat $(BUILD)/$$r-native.dir)")"; \
 	done > $@
 
+# The worker's seccomp filter, compiled by libseccomp here rather than in
+# every worker (tools/mkseccomp.c holds the allowlist and says why).
+$(BUILD)/mkseccomp: tools/mkseccomp.c src/wasm_rt/tracker.c src/wasm_rt/tracker.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) tools/mkseccomp.c src/wasm_rt/tracker.c -o $@ -lseccomp -lpthread
+$(BUILD)/gen/seccomp_program.h: $(BUILD)/mkseccomp
+	@mkdir -p $(dir $@)
+	$(BUILD)/mkseccomp $@
+
+GEN_HEADERS := $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(BUILD)/gen/javascript_packages.h \
+  $(BUILD)/gen/seccomp_program.h
+
 # ---- our C ----------------------------------------------------------------
 # $(1): object dir, $(2): extra flags. Each object depends on the headers it
 # includes (-MMD: the compiler lists them in a .d file beside it); the
 # generated headers must exist before the first compile.
 define objects
-$(1)/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(BUILD)/gen/javascript_packages.h $(NATIVE_DIRS)
+$(1)/%.o: src/%.c | $(GEN_HEADERS) $(NATIVE_DIRS)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $(2) $$(WARN) $$(CPPFLAGS) -MMD -MP -I$(BUILD)/gen $(foreach d,$(NATIVE_DIRS),-I"$$$$(cat $(d))") -c $$< -o $$@
 
@@ -294,13 +306,14 @@ $(BUILD)/wasmbox-asan: $(BUILD)/asan/cli/main.o $(ASAN_MCP) $(BUILD)/libwasmbox-
 # ---- tests ------------------------------------------------------------------
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 
+# -lseccomp: test_faults fails system calls with a filter of its own
 $(BUILD)/tests/%: tests/%.c tests/harness.h $(BUILD)/libwasmbox.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -I$(BUILD)/gen $< $(BUILD)/libwasmbox.a -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -I$(BUILD)/gen $< $(BUILD)/libwasmbox.a -o $@ $(LDLIBS) -lcmocka -lseccomp
 
 $(BUILD)/tests-asan/%: tests/%.c tests/harness.h $(BUILD)/libwasmbox-asan.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) -I$(BUILD)/gen $< $(BUILD)/libwasmbox-asan.a -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) -I$(BUILD)/gen $< $(BUILD)/libwasmbox-asan.a -o $@ $(LDLIBS) -lcmocka -lseccomp
 
 # test_kiwisolver is the Python runtime's constraint solver alone (pure C,
 # included by the test, which makes its allocations fail on cue)
@@ -361,17 +374,14 @@ test-asan: deps $(ASAN_TEST_PROGRAMS)
 # from its committed corpus (tests/fuzz/corpus/NAME) and fails on a finding.
 FUZZ_CC     := clang-19
 FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-# clang, unlike gcc, counts libseccomp's SCMP_A1() macro against us (gcc's -Wextra holds the line)
-FUZZ_WARN   := $(WARN) -Wno-missing-field-initializers
 FUZZ_SECONDS ?= 60
 FUZZERS     := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_OBJ     = $(SRC_LIB:src/%.c=$(BUILD)/fuzz-obj/%.o) $(SRC_RT:src/%.c=$(BUILD)/fuzz-obj/%.o) \
                $(SRC_MCP:src/%.c=$(BUILD)/fuzz-obj/%.o) $(SRC_MCP_CXX:src/%.cc=$(BUILD)/fuzz-obj/%.o)
 
-$(BUILD)/fuzz-obj/%.o: src/%.c | $(BUILD)/gen/build_id.h $(BUILD)/gen/python_packages.h $(BUILD)/gen/javascript_packages.h \
-  $(NATIVE_DIRS)
+$(BUILD)/fuzz-obj/%.o: src/%.c | $(GEN_HEADERS) $(NATIVE_DIRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(FUZZ_WARN) $(CPPFLAGS) -MMD -MP -I$(BUILD)/gen \
+	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(WARN) $(CPPFLAGS) -MMD -MP -I$(BUILD)/gen \
 	  $(foreach d,$(NATIVE_DIRS),-I"$$(cat $(d))") -c $< -o $@
 # (the harnesses link with the C driver: no C++ UBSan runtime, so no vptr check)
 $(BUILD)/fuzz-obj/%.o: src/%.cc
@@ -386,13 +396,13 @@ $(BUILD)/libwasmbox-fuzz.a: $(FUZZ_OBJ) $(BUILD)/images.o $(BUILD)/snapshots.o $
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libwasmbox-fuzz.a
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-fuzz.a -o $@ \
+	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-fuzz.a -o $@ \
 	  $(MCP_LIBS) $(LDLIBS)
 
 # fuzz_oauth signs the tokens it makes up: libcrypto linked (the server opens it at run time)
 $(BUILD)/fuzz/fuzz_oauth: tests/fuzz/fuzz_oauth.c $(BUILD)/libwasmbox-fuzz.a
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-fuzz.a -o $@ \
+	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-fuzz.a -o $@ \
 	  $(MCP_LIBS) $(LDLIBS) -lcrypto
 
 # tools/wasm_fuel inside its harness: main is called per input, and exit (a
@@ -400,11 +410,11 @@ $(BUILD)/fuzz/fuzz_oauth: tests/fuzz/fuzz_oauth.c $(BUILD)/libwasmbox-fuzz.a
 FUEL_FUZZ_OBJ = $(patsubst tools/%.c,$(BUILD)/fuzz-obj/tools/%.o,$(filter %.c,$(FUEL_TOOL_SRC)))
 $(BUILD)/fuzz-obj/tools/%.o: tools/%.c tools/wasm_fuel.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(FUZZ_WARN) -Dmain=wasm_fuel_main -Dexit=wasm_fuel_exit \
+	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(WARN) -Dmain=wasm_fuel_main -Dexit=wasm_fuel_exit \
 	  -c $< -o $@
 $(BUILD)/fuzz/fuzz_wasm_fuel: tests/fuzz/fuzz_wasm_fuel.c $(FUEL_FUZZ_OBJ) $(BUILD)/libwasmbox-fuzz.a
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_WARN) $(CPPFLAGS) $< $(FUEL_FUZZ_OBJ) \
+	$(FUZZ_CC) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer $(WARN) $(CPPFLAGS) $< $(FUEL_FUZZ_OBJ) \
 	  $(BUILD)/libwasmbox-fuzz.a -o $@ $(MCP_LIBS) $(LDLIBS)
 
 fuzz: deps $(FUZZERS:%=$(BUILD)/fuzz/%)
