@@ -272,6 +272,30 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
     return NULL;
   }
   w->taken = taken;
+  spec.max_file_bytes = WORKER_FILE_MAX;
+  spec.max_fds = WORKER_FDS;
+  wb_buf b = {0};
+  wb_encode_setup(&b, &(wb_worker_setup){.home = pl->home,
+                                         .scratch = w->scratch,
+                                         .session = pl->session,
+                                         .spec = spec,
+                                         .image_release_ns = ws->image_release_ns});
+  uint64_t deadline = wb_monotonic_ns() + READY_TIMEOUT_NS;
+  /* A one-shot worker finds its setup in the socket when it starts: no
+   * cgroup to join first and no exec that may fail, so the parent need not
+   * wait for it (those two wake-ups cost 0.1 ms of every `wasmbox run`). */
+  bool sent = ws->one_shot && wb_frame_write(sv[0], WB_FRAME_SETUP, &b, deadline);
+  if (ws->one_shot && !sent) {
+    snprintf(err, errlen, "cannot set up a worker: %s", strerror(errno));
+    wb_buf_free(&b);
+    close(taken_fd);
+    close(out_of_band[0]);
+    close(out_of_band[1]);
+    close(sv[0]);
+    close(sv[1]);
+    worker_end(w);
+    return NULL;
+  }
   pid_t pid = fork();
   if (pid == 0) {
     /* out of the way first, so that no dup lands on its own source */
@@ -301,11 +325,12 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
   close(sv[1]);
   w->sock = sv[0];
   int exec_errno = 0;
-  ssize_t got_errno = pid > 0 ? read(out_of_band[0], &exec_errno, sizeof exec_errno) : 0;
+  ssize_t got_errno = pid > 0 && !ws->one_shot ? read(out_of_band[0], &exec_errno, sizeof exec_errno) : 0;
   close(out_of_band[0]);
   if (pid < 0 || got_errno > 0) {
     snprintf(err, errlen, "cannot start a worker process: %s", strerror(pid < 0 ? errno : exec_errno));
     if (pid > 0) waitpid(pid, NULL, 0);
+    wb_buf_free(&b);
     worker_end(w);
     return NULL;
   }
@@ -320,16 +345,7 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
     wb_report_set(&rep, WB_LAYER_CGROUP_MEMORY, false, "not for a one-shot process (placement costs ~10 ms)");
   }
 
-  spec.max_file_bytes = WORKER_FILE_MAX;
-  spec.max_fds = WORKER_FDS;
-  wb_buf b = {0};
-  wb_encode_setup(&b, &(wb_worker_setup){.home = pl->home,
-                                         .scratch = w->scratch,
-                                         .session = pl->session,
-                                         .spec = spec,
-                                         .image_release_ns = ws->image_release_ns});
-  uint64_t deadline = wb_monotonic_ns() + READY_TIMEOUT_NS;
-  bool ok = wb_frame_write(w->sock, WB_FRAME_SETUP, &b, deadline);
+  bool ok = sent || wb_frame_write(w->sock, WB_FRAME_SETUP, &b, deadline);
   wb_buf_free(&b);
   uint8_t type = 0, *msg = NULL;
   size_t len = 0;
