@@ -253,25 +253,6 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
     worker_end(w);
     return NULL;
   }
-  /* fork, not posix_spawn: glibc's vfork-style spawn unmaps the child's
-   * stack from the shared address space, a TLB shootdown that costs
-   * milliseconds on a VM. Between fork and exec: system calls only. */
-  char **env = worker_env();
-  char *argv[] = {"wasmbox-worker", NULL};
-  int out_of_band[2];
-  int taken_fd = memfd_create("wasmbox-worker-taken", MFD_CLOEXEC);
-  void *taken = MAP_FAILED;
-  if (taken_fd >= 0 && ftruncate(taken_fd, sizeof *w->taken) == 0)
-    taken = mmap(NULL, sizeof *w->taken, PROT_READ, MAP_SHARED, taken_fd, 0);
-  if (taken == MAP_FAILED || pipe2(out_of_band, O_CLOEXEC) != 0) {
-    snprintf(err, errlen, "cannot set up a worker: %s", strerror(errno));
-    if (taken_fd >= 0) close(taken_fd);
-    close(sv[0]);
-    close(sv[1]);
-    worker_end(w);
-    return NULL;
-  }
-  w->taken = taken;
   spec.max_file_bytes = WORKER_FILE_MAX;
   spec.max_fds = WORKER_FDS;
   wb_buf b = {0};
@@ -288,9 +269,26 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
   if (ws->one_shot && !sent) {
     snprintf(err, errlen, "cannot set up a worker: %s", strerror(errno));
     wb_buf_free(&b);
-    close(taken_fd);
-    close(out_of_band[0]);
-    close(out_of_band[1]);
+    close(sv[0]);
+    close(sv[1]);
+    worker_end(w);
+    return NULL;
+  }
+  /* fork, not posix_spawn: glibc's vfork-style spawn unmaps the child's
+   * stack from the shared address space, a TLB shootdown that costs
+   * milliseconds on a VM. Between fork and exec: system calls only. */
+  char **env = worker_env();
+  char *argv[] = {"wasmbox-worker", NULL};
+  int out_of_band[2];
+  int taken_fd = memfd_create("wasmbox-worker-taken", MFD_CLOEXEC);
+  void *taken = MAP_FAILED;
+  if (taken_fd >= 0 && ftruncate(taken_fd, sizeof *w->taken) == 0)
+    taken = mmap(NULL, sizeof *w->taken, PROT_READ, MAP_SHARED, taken_fd, 0);
+  if (taken != MAP_FAILED) w->taken = taken; /* worker_end unmaps it */
+  if (taken == MAP_FAILED || pipe2(out_of_band, O_CLOEXEC) != 0) {
+    snprintf(err, errlen, "cannot set up a worker: %s", strerror(errno));
+    wb_buf_free(&b);
+    if (taken_fd >= 0) close(taken_fd);
     close(sv[0]);
     close(sv[1]);
     worker_end(w);
