@@ -118,9 +118,9 @@ $(BUILD)/pgo_train: $(PGO_SRC) $(BUILD)/libwasmbox-nosnap.a
 $(BUILD)/pgo_train-asan: $(PGO_SRC) $(BUILD)/libwasmbox-asan.a
 	$(CC) $(CFLAGS) $(SAN) $(WARN) $(CPPFLAGS) $< $(BUILD)/libwasmbox-asan.a -o $@ $(LDLIBS)
 
-$(BUILD)/mkimage: tools/mkimage.c src/wasi/image.h
+$(BUILD)/mkimage: tools/mkimage.c src/wasi/image.c src/wasi/image.h
 	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $< -o $@
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) tools/mkimage.c src/wasi/image.c -o $@
 
 # The stdlib with our patches and guest modules (runtimes/python/stdlib.sh).
 PY_STDLIB_SRC := runtimes/python/stdlib.sh $(shell find runtimes/python/lib runtimes/python/patches -type f 2>/dev/null)

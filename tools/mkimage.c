@@ -1,14 +1,18 @@
 /* mkimage DIR OUT: pack the tree under DIR into a read-only image (format in
  * src/wasi/image.h). Only directories and regular files are accepted: a
  * symlink or special file is an error, so an image can never point outside
- * itself. Output is deterministic (sorted names, fixed times). */
+ * itself. Output is deterministic (sorted names, fixed times). The image
+ * written is read back and checked node by node (wb_image_open), so that the
+ * binary it is built into need only check its header. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "wasi/image.h"
 
@@ -43,9 +47,7 @@ static uint32_t add(const char *host_path, const char *name, uint32_t parent, ui
   return count++;
 }
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Children of directory `dir` become consecutive entries (breadth first). */
 static void list_dir(uint32_t dir) {
@@ -84,6 +86,23 @@ static void list_dir(uint32_t dir) {
 
 static void write_all(FILE *f, const void *p, size_t n, const char *out) {
   if (n && fwrite(p, 1, n, f) != n) die("write failed", out);
+}
+
+/* The image as written passes every check wb_image_open makes. */
+static void check(const char *out) {
+  FILE *f = fopen(out, "rb");
+  struct stat st;
+  if (!f || fstat(fileno(f), &st) != 0) die(strerror(errno), out);
+  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+  if (p == MAP_FAILED) die(strerror(errno), out);
+  wb_image img;
+  char err[200];
+  if (!wb_image_open(&img, p, (size_t)st.st_size, err, sizeof err)) {
+    unlink(out);
+    die(err, out);
+  }
+  munmap(p, (size_t)st.st_size);
+  fclose(f);
 }
 
 int main(int argc, char **argv) {
@@ -141,5 +160,6 @@ int main(int argc, char **argv) {
   }
   for (; pos < data; pos++) fputc(0, f);
   if (fclose(f) != 0) die("write failed", argv[2]);
+  check(argv[2]);
   return 0;
 }

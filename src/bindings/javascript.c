@@ -23,8 +23,8 @@ static void prepare_once(void) {
   wasm_rt_init();
   init_modules();
   char err[200];
-  if (!wb_image_open(&packages, wb_javascript_packages, (size_t)(wb_javascript_packages_end - wb_javascript_packages),
-                     err, sizeof err))
+  if (!wb_image_open_built(&packages, wb_javascript_packages,
+                           (size_t)(wb_javascript_packages_end - wb_javascript_packages), err, sizeof err))
     snprintf(prepare_error, sizeof prepare_error, "javascript packages: %s", err);
   else if (!open_base_snapshot(err, sizeof err)) snprintf(prepare_error, sizeof prepare_error, "%s", err);
 }

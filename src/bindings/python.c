@@ -33,14 +33,15 @@ static void prepare_once(void) {
   wasm_rt_init();
   init_modules();
   char err[200];
-  if (!wb_image_open(&stdlib, wb_python_stdlib, (size_t)(wb_python_stdlib_end - wb_python_stdlib), err, sizeof err))
+  if (!wb_image_open_built(&stdlib, wb_python_stdlib, (size_t)(wb_python_stdlib_end - wb_python_stdlib), err,
+                           sizeof err))
     snprintf(prepare_error, sizeof prepare_error, "python stdlib: %s", err);
-  else if (!wb_image_open(&packages, wb_python_packages, (size_t)(wb_python_packages_end - wb_python_packages), err,
-                          sizeof err))
+  else if (!wb_image_open_built(&packages, wb_python_packages, (size_t)(wb_python_packages_end - wb_python_packages),
+                                err, sizeof err))
     snprintf(prepare_error, sizeof prepare_error, "python packages: %s", err);
-  else if (!wb_image_open(&zoneinfo, wb_zoneinfo, (size_t)(wb_zoneinfo_end - wb_zoneinfo), err, sizeof err))
+  else if (!wb_image_open_built(&zoneinfo, wb_zoneinfo, (size_t)(wb_zoneinfo_end - wb_zoneinfo), err, sizeof err))
     snprintf(prepare_error, sizeof prepare_error, "zoneinfo: %s", err);
-  else if (!wb_image_open(&fonts, wb_fonts, (size_t)(wb_fonts_end - wb_fonts), err, sizeof err))
+  else if (!wb_image_open_built(&fonts, wb_fonts, (size_t)(wb_fonts_end - wb_fonts), err, sizeof err))
     snprintf(prepare_error, sizeof prepare_error, "fonts: %s", err);
   else if (!open_base_snapshot(err, sizeof err)) snprintf(prepare_error, sizeof prepare_error, "%s", err);
 }

@@ -9,13 +9,29 @@ static bool fail(char *err, size_t errlen, const char *why) {
   return false;
 }
 
-bool wb_image_open(wb_image *img, const void *base, size_t size, char *err, size_t errlen) {
-  const wb_image_header *h = base;
+/* The header, and the node and name areas it names, within the image. */
+static bool header_ok(const wb_image_header *h, size_t size, char *err, size_t errlen) {
   if (size < sizeof *h || memcmp(h->magic, WB_IMAGE_MAGIC, 8) != 0) return fail(err, errlen, "bad magic");
   if (h->count == 0 || h->count > (size - sizeof *h) / sizeof(wb_image_node)) return fail(err, errlen, "node count");
   size_t nodes_end = sizeof *h + (size_t)h->count * sizeof(wb_image_node);
   if (h->names_offset < nodes_end || h->names_offset > size || h->names_size > size - h->names_offset)
     return fail(err, errlen, "names area");
+  return true;
+}
+
+static void set(wb_image *img, const void *base, size_t size) {
+  const wb_image_header *h = base;
+  img->base = base;
+  img->size = size;
+  img->nodes = (const wb_image_node *)((const uint8_t *)base + sizeof *h);
+  img->count = h->count;
+  img->names = (const char *)base + h->names_offset;
+  img->mtime_ns = h->mtime_ns;
+}
+
+bool wb_image_open(wb_image *img, const void *base, size_t size, char *err, size_t errlen) {
+  const wb_image_header *h = base;
+  if (!header_ok(h, size, err, errlen)) return false;
   const wb_image_node *n = (const wb_image_node *)((const uint8_t *)base + sizeof *h);
   for (uint32_t i = 0; i < h->count; i++) {
     if ((uint64_t)n[i].name_off + n[i].name_len > h->names_size) return fail(err, errlen, "name offset");
@@ -30,12 +46,13 @@ bool wb_image_open(wb_image *img, const void *base, size_t size, char *err, size
     }
   }
   if (n[0].kind != WB_NODE_DIR) return fail(err, errlen, "root is not a directory");
-  img->base = base;
-  img->size = size;
-  img->nodes = n;
-  img->count = h->count;
-  img->names = (const char *)base + h->names_offset;
-  img->mtime_ns = h->mtime_ns;
+  set(img, base, size);
+  return true;
+}
+
+bool wb_image_open_built(wb_image *img, const void *base, size_t size, char *err, size_t errlen) {
+  if (!header_ok(base, size, err, errlen)) return false;
+  set(img, base, size);
   return true;
 }
 
