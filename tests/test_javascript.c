@@ -8,6 +8,31 @@
   "const eq = (a, b) => { const x = JSON.stringify(a), y = JSON.stringify(b);\n" \
   "  if (x !== y) throw new Error(`${x} !== ${y}`); };\n"
 
+/* A one-shot handle (the CLI's) prepares only the runtime of the call its
+ * worker is for (src/api/worker_parent.c); a second call in the other
+ * language gets a worker of its own and runs as the first did. */
+static void test_one_shot_both_runtimes(void **s) {
+  (void)s;
+  char *home = make_dir(), err[512];
+  wasmbox_options o = {.home = home, .one_shot = true};
+  wasmbox *wb = wasmbox_open(&o, err, sizeof err);
+  assert_non_null(wb);
+  const char *calls[][3] = {{"python", "print(6*7)", "42\n"},
+                            {"javascript", "console.log([1, 2].map(x => x * 2).join())", "2,4\n"},
+                            {"python", "import json; print(json.dumps([1]))", "[1]\n"}};
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+    wasmbox_request req = {.language = calls[i][0], .code = calls[i][1]};
+    wasmbox_result *r = NULL;
+    assert_int_equal(wasmbox_run(wb, &req, &r, err, sizeof err), WASMBOX_OK);
+    expect_status(r, WASMBOX_STATUS_OK);
+    assert_string_equal(r->stdout_data, calls[i][2]);
+    wasmbox_result_free(r);
+  }
+  wasmbox_free(wb);
+  rm_tree(home);
+  free(home);
+}
+
 static void test_print(void **s) {
   (void)s;
   expect_js_output("console.log(6*7)", NULL, "42\n");
@@ -473,6 +498,7 @@ int main(void) {
       cmocka_unit_test(test_stateless),
       cmocka_unit_test(test_random_per_call),
       cmocka_unit_test(test_json_result),
+      cmocka_unit_test(test_one_shot_both_runtimes),
   };
   return RUN("javascript", tests);
 }

@@ -267,8 +267,11 @@ static void test_request_bounds(void **state) {
 
 static void test_setup_ready_error(void **state) {
   (void)state;
-  wb_worker_setup su = {
-      .home = "/home/x", .scratch = "/tmp/s", .spec = {.npaths = 1, .max_fds = 9}, .image_release_ns = 1234567};
+  wb_worker_setup su = {.home = "/home/x",
+                        .scratch = "/tmp/s",
+                        .spec = {.npaths = 1, .max_fds = 9},
+                        .image_release_ns = 1234567,
+                        .runtime = "javascript"};
   su.spec.paths[0] = (wb_jail_path){.path = "/srv/ws", .writable = true};
   wb_buf b = {0};
   wb_encode_setup(&b, &su);
@@ -278,10 +281,18 @@ static void test_setup_ready_error(void **state) {
   assert_string_equal(d.spec.paths[0].path, "/srv/ws");
   assert_int_equal(d.spec.max_fds, 9);
   assert_int_equal(d.image_release_ns, 1234567);
+  assert_string_equal(d.runtime, "javascript");
   for (size_t n = 0; n < b.len; n++) {
     r = (wb_reader){.p = (const uint8_t *)b.data, .len = n};
     assert_false(wb_decode_setup(&r, &d));
   }
+  wb_buf_free(&b);
+  su.runtime = NULL; /* every runtime */
+  b = (wb_buf){0};
+  wb_encode_setup(&b, &su);
+  r = (wb_reader){.p = (const uint8_t *)b.data, .len = b.len};
+  assert_true(wb_decode_setup(&r, &d));
+  assert_null(d.runtime);
   wb_buf_free(&b);
   su.spec.paths[0].path = "relative/path"; /* the jail takes absolute paths only */
   b = (wb_buf){0};

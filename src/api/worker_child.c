@@ -158,13 +158,15 @@ static void *runner_main(void *arg) {
 
 /* Before the mount view hides them and seccomp forbids them: this
  * process's pagemap and userfaultfd (which pages a call wrote) and the
- * runtimes' snapshots (mapped from our binary). */
+ * runtimes' snapshots (mapped from our binary): every runtime's, or only
+ * the one named by `ctx` (wb_worker_setup.runtime). */
 static void before_view(void *ctx) {
-  (void)ctx;
+  const char *only = ctx;
   char err[256];
   wb_dirty_keep_open();
   wb_track_init(); /* userfaultfd: forbidden once jailed */
-  for (size_t i = 0; wb_runtimes[i]; i++) wb_runtimes[i]->prepare(err, sizeof err);
+  for (size_t i = 0; wb_runtimes[i]; i++)
+    if (!only || !strcmp(only, wb_runtimes[i]->language)) wb_runtimes[i]->prepare(err, sizeof err);
 }
 
 static bool send_error(int sock, int rc, const char *msg) {
@@ -297,7 +299,7 @@ int wb_worker_main(int sock, int taken_fd) {
   wasmbox *wb = NULL;
   /* A session's store is opened before the lock: Landlock lets the worker
    * reach only its session's directory, not the store's one above it. */
-  if (wb_jail_enter(&spec, &rep, before_view, NULL, err, sizeof err) &&
+  if (wb_jail_enter(&spec, &rep, before_view, (void *)su.runtime, err, sizeof err) &&
       (wb = wb_library_new(su.home, err, sizeof err)) &&
       (!(wb->here = wb_inprocess_new(su.scratch, err, sizeof err)) ||
        (su.session && !wb_store_of(wb, err, sizeof err))))

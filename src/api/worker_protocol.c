@@ -371,6 +371,7 @@ void wb_encode_setup(wb_buf *b, const wb_worker_setup *s) {
   wb_put_u64(b, s->spec.max_file_bytes);
   wb_put_u32(b, s->spec.max_fds);
   wb_put_u64(b, s->image_release_ns);
+  wb_put_str(b, s->runtime);
 }
 
 bool wb_decode_setup(wb_reader *r, wb_worker_setup *s) {
@@ -390,6 +391,7 @@ bool wb_decode_setup(wb_reader *r, wb_worker_setup *s) {
   s->spec.max_file_bytes = wb_get_u64(r);
   s->spec.max_fds = wb_get_u32(r);
   s->image_release_ns = wb_get_u64(r);
+  s->runtime = wb_get_str(r);
   return !r->bad && r->at == r->len && s->home && s->home[0] == '/' && (!s->scratch || s->scratch[0] == '/');
 }
 

@@ -91,6 +91,10 @@ typedef struct {
   bool session; /* a session's worker: it opens the store before its jail is locked */
   wb_jail_spec spec;
   uint64_t image_release_ns; /* wasmbox_options.session_idle_release_s */
+  /* The one runtime (language) the worker prepares before its jail, or NULL
+   * for every runtime. Another one's call still runs: prepared in the jail,
+   * where its snapshot is copied, not mapped (src/engine/snapshot.c). */
+  const char *runtime;
 } wb_worker_setup;
 void wb_encode_setup(wb_buf *b, const wb_worker_setup *s);
 bool wb_decode_setup(wb_reader *r, wb_worker_setup *s);
