@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/capability.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -13,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -234,17 +236,25 @@ static void test_landlock_network_and_signals(void **s) {
 
 /* ---- namespaces and the mount view ------------------------------------------------- */
 
+#define VIEW_TMPFS "/wasmbox-test-tmpfs"
+
 static int in_namespaces(void *arg) {
   dirs *d = arg;
-  wb_jail_spec spec = {.npaths = 2};
+  wb_jail_spec spec = {.npaths = 3};
   spec.paths[0] = (wb_jail_path){.path = d->rw, .writable = true};
   spec.paths[1] = (wb_jail_path){.path = d->ro};
+  spec.paths[2] = (wb_jail_path){.path = (char *)VIEW_TMPFS, .writable = true, .tmpfs = true};
   wb_jail_report rep = {0};
   char err[256];
   if (!wb_jail_enter(&spec, &rep, NULL, NULL, err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     return 1;
   }
+  struct statfs fs;
+  if (statfs(VIEW_TMPFS, &fs) != 0 || fs.f_type != TMPFS_MAGIC) return 27; /* a tmpfs of its own */
+  int made = open(VIEW_TMPFS "/file", O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (made < 0 || write(made, "x", 1) != 1) return 28;
+  close(made);
   for (int l = WB_LAYER_USER_NS; l <= WB_LAYER_MOUNT_VIEW; l++)
     if (!rep.active[l]) return fprintf(stderr, "%s: %s\n", wb_layer_name(l), rep.detail[l]), 10 + l;
   if (getpid() != 1) return 2;
@@ -278,11 +288,13 @@ static void test_namespaces_and_mount_view(void **s) {
   dirs d = make_dirs();
   int lfd;
   d.port = listen_tcp(&lfd);
+  struct stat st;
+  assert_int_not_equal(stat(VIEW_TMPFS, &st), 0); /* the tmpfs is not on the host, before or after */
   expect_exit(in_child(in_namespaces, &d), 0);
+  assert_int_not_equal(stat(VIEW_TMPFS, &st), 0);
   /* what the jailed root made belongs to whoever ran it */
   char p[4200];
   snprintf(p, sizeof p, "%s/made-inside", d.rw);
-  struct stat st;
   assert_int_equal(stat(p, &st), 0);
   assert_int_equal(st.st_uid, geteuid());
   close(lfd);

@@ -1,6 +1,8 @@
 /* JavaScript semantics inside the sandbox: the language (ES2023) as QuickJS
  * implements it, the event loop, node-like console output, the file helpers
  * in /app, and results that carry what the guest did. */
+#include <dirent.h>
+
 #include "harness.h"
 
 /* eq(actual, expected): compares JSON forms and throws with both if they differ */
@@ -10,16 +12,21 @@
 
 /* A one-shot handle (the CLI's) prepares only the runtime of the call its
  * worker is for (src/api/worker_parent.c); a second call in the other
- * language gets a worker of its own and runs as the first did. */
+ * language gets a worker of its own and runs as the first did. Each
+ * worker's /app is a tmpfs in its jail: nothing of it is on the host. */
 static void test_one_shot_both_runtimes(void **s) {
   (void)s;
-  char *home = make_dir(), err[512];
+  char *home = make_dir(), *tmp = make_dir(), err[512];
+  const char *tmpdir = getenv("TMPDIR");
+  char *saved = tmpdir ? strdup(tmpdir) : NULL;
+  assert_int_equal(setenv("TMPDIR", tmp, 1), 0);
   wasmbox_options o = {.home = home, .one_shot = true};
   wasmbox *wb = wasmbox_open(&o, err, sizeof err);
   assert_non_null(wb);
-  const char *calls[][3] = {{"python", "print(6*7)", "42\n"},
-                            {"javascript", "console.log([1, 2].map(x => x * 2).join())", "2,4\n"},
-                            {"python", "import json; print(json.dumps([1]))", "[1]\n"}};
+  const char *calls[][3] = {
+      {"python", "open('/app/a', 'w').write('1'); print(6*7)", "42\n"},
+      {"javascript", "require('fs').writeFileSync('/app/b', '2'); console.log([1, 2].map(x => x * 2).join())", "2,4\n"},
+      {"python", "import json, os; print(json.dumps(os.listdir('/app')))", "[]\n"}};
   for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
     wasmbox_request req = {.language = calls[i][0], .code = calls[i][1]};
     wasmbox_result *r = NULL;
@@ -27,8 +34,18 @@ static void test_one_shot_both_runtimes(void **s) {
     expect_status(r, WASMBOX_STATUS_OK);
     assert_string_equal(r->stdout_data, calls[i][2]);
     wasmbox_result_free(r);
+    DIR *d = opendir(tmp);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) fail_msg("%s/%s is on the host", tmp, e->d_name);
+    closedir(d);
   }
   wasmbox_free(wb);
+  if (saved) setenv("TMPDIR", saved, 1);
+  else unsetenv("TMPDIR");
+  free(saved);
+  rm_tree(tmp);
+  free(tmp);
   rm_tree(home);
   free(home);
 }

@@ -272,13 +272,14 @@ static void test_setup_ready_error(void **state) {
                         .spec = {.npaths = 1, .max_fds = 9},
                         .image_release_ns = 1234567,
                         .runtime = "javascript"};
-  su.spec.paths[0] = (wb_jail_path){.path = "/srv/ws", .writable = true};
+  su.spec.paths[0] = (wb_jail_path){.path = "/srv/ws", .writable = true, .tmpfs = true};
   wb_buf b = {0};
   wb_encode_setup(&b, &su);
   wb_worker_setup d;
   wb_reader r = {.p = (const uint8_t *)b.data, .len = b.len};
   assert_true(wb_decode_setup(&r, &d));
   assert_string_equal(d.spec.paths[0].path, "/srv/ws");
+  assert_true(d.spec.paths[0].tmpfs);
   assert_int_equal(d.spec.max_fds, 9);
   assert_int_equal(d.image_release_ns, 1234567);
   assert_string_equal(d.runtime, "javascript");
@@ -311,14 +312,28 @@ static void test_setup_ready_error(void **state) {
   wb_jail_report rep = {0}, got;
   rep.active[WB_LAYER_SECCOMP] = true;
   snprintf(rep.detail[WB_LAYER_SECCOMP], sizeof rep.detail[0], "on");
+  const char *host_scratch;
   b = (wb_buf){0};
-  wb_encode_ready(&b, &rep);
+  wb_encode_ready(&b, &rep, NULL);
   r = (wb_reader){.p = (const uint8_t *)b.data, .len = b.len};
-  assert_true(wb_decode_ready(&r, &got));
+  assert_true(wb_decode_ready(&r, &got, &host_scratch));
   assert_true(got.active[WB_LAYER_SECCOMP]);
   assert_string_equal(got.detail[WB_LAYER_SECCOMP], "on");
+  assert_null(host_scratch);
   r = (wb_reader){.p = (const uint8_t *)b.data, .len = b.len - 1};
-  assert_false(wb_decode_ready(&r, &got));
+  assert_false(wb_decode_ready(&r, &got, &host_scratch));
+  wb_buf_free(&b);
+  /* the directory a worker without a mount view made for its /app */
+  b = (wb_buf){0};
+  wb_encode_ready(&b, &rep, "/tmp/wasmbox-abc123");
+  r = (wb_reader){.p = (const uint8_t *)b.data, .len = b.len};
+  assert_true(wb_decode_ready(&r, &got, &host_scratch));
+  assert_string_equal(host_scratch, "/tmp/wasmbox-abc123");
+  wb_buf_free(&b);
+  b = (wb_buf){0};
+  wb_encode_ready(&b, &rep, "tmp/relative");
+  r = (wb_reader){.p = (const uint8_t *)b.data, .len = b.len};
+  assert_false(wb_decode_ready(&r, &got, &host_scratch));
   wb_buf_free(&b);
 
   int rc;

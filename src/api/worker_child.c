@@ -169,6 +169,20 @@ static void before_view(void *ctx) {
     if (!only || !strcmp(only, wb_runtimes[i]->language)) wb_runtimes[i]->prepare(err, sizeof err);
 }
 
+/* A tmpfs path of the setup (its /app) needs a mount view. Without one
+ * (the kernel refused the namespaces), the worker makes a directory on the
+ * host in its stead, before its Landlock rules name the path, and tells the
+ * parent (READY), which removes it with the worker. */
+static bool scratch_on_host(wb_worker_setup *su, wb_jail_spec *spec, char **made, char *err, size_t errlen) {
+  for (size_t i = 0; i < spec->npaths; i++) {
+    if (!spec->paths[i].tmpfs) continue;
+    if (!*made && !(*made = wb_scratch_dir("wasmbox", err, errlen))) return false;
+    if (su->scratch && !strcmp(su->scratch, spec->paths[i].path)) su->scratch = *made;
+    spec->paths[i] = (wb_jail_path){.path = *made, .writable = true};
+  }
+  return true;
+}
+
 static bool send_error(int sock, int rc, const char *msg) {
   wb_buf b = {0};
   wb_encode_error(&b, rc, msg);
@@ -299,7 +313,9 @@ int wb_worker_main(int sock, int taken_fd) {
   wasmbox *wb = NULL;
   /* A session's store is opened before the lock: Landlock lets the worker
    * reach only its session's directory, not the store's one above it. */
+  char *host_scratch = NULL;
   if (wb_jail_enter(&spec, &rep, before_view, (void *)su.runtime, err, sizeof err) &&
+      (rep.active[WB_LAYER_MOUNT_VIEW] || scratch_on_host(&su, &spec, &host_scratch, err, sizeof err)) &&
       (wb = wb_library_new(su.home, err, sizeof err)) &&
       (!(wb->here = wb_inprocess_new(su.scratch, err, sizeof err)) ||
        (su.session && !wb_store_of(wb, err, sizeof err))))
@@ -320,13 +336,14 @@ int wb_worker_main(int sock, int taken_fd) {
     wb = NULL;
   }
   if (!wb) {
+    if (host_scratch) rmdir(host_scratch); /* still empty; refused once Landlock holds */
     send_error(sock, WASMBOX_EINTERNAL, err);
     return 1;
   }
   free(setup);
 
   wb_buf b = {0};
-  wb_encode_ready(&b, &rep);
+  wb_encode_ready(&b, &rep, host_scratch);
   bool ok = wb_frame_write(sock, WB_FRAME_READY, &b, 0);
   wb_buf_free(&b);
   while (ok) {

@@ -4,7 +4,8 @@
  * Guest code never runs in the process that holds the caller's sockets and
  * other sessions: each call goes to a worker, a copy of this executable
  * that jailed itself for one placement before it took any call:
- *   stateless, own scratch   its scratch directory (/app) + read-only mounts
+ *   stateless, own scratch   its scratch directory (/app) + read-only mounts;
+ *                            a one-shot process's: a tmpfs in the jail
  *   stateless, a workspace   that directory + read-only mounts
  *   session ID               the session's directory + its mounts
  * Workers stay for the next call of the same placement (a session's memory
@@ -33,6 +34,7 @@
 #include "api/result.h"
 #include "api/worker_child.h"
 #include "api/guest_tools.h"
+#include "engine/runtime.h"
 #include "api/worker_protocol.h"
 #include "wasi/journal.h"
 #include "util/os.h"
@@ -43,6 +45,8 @@
 #define WORKER_FDS 256                /* RLIMIT_NOFILE: the guest's 128 and ours */
 #define WORKER_TASKS 32               /* pids cgroup: threads count */
 #define WORKER_FILE_MAX (16ull << 30) /* RLIMIT_FSIZE backstop; the quota is smaller */
+/* A one-shot stateless worker's /app: a tmpfs at this path in its view */
+static const char view_scratch[] = "/wasmbox-scratch";
 #define READY_TIMEOUT_NS (20ull * 1000000000ull)
 #ifdef __SANITIZE_ADDRESS__
 #define WORKER_OVERHEAD (2ull << 30) /* shadow memory and quarantine */
@@ -208,11 +212,17 @@ static uint64_t memory_for(const wb_resolved *rs, size_t stdin_len) {
 }
 
 static char **worker_env(void) {
-  static char *env[4];
-  static char fd[32], asan[1024];
+  static char *env[5];
+  static char fd[32], asan[1024], tmpdir[PATH_MAX + 8];
   snprintf(fd, sizeof fd, "%s=%d", wb_worker_fd_env, WB_WORKER_SOCKET_FD);
   size_t n = 0;
   env[n++] = fd;
+  /* where a worker without a mount view makes its /app (scratch_on_host) */
+  const char *t = getenv("TMPDIR");
+  if (t && strlen(t) < PATH_MAX) {
+    snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", t);
+    env[n++] = tmpdir;
+  }
 #ifdef __SANITIZE_ADDRESS__
   /* LeakSanitizer stops the world with ptrace, which the jail forbids */
   const char *a = getenv("ASAN_OPTIONS");
@@ -231,6 +241,16 @@ static char **worker_env(void) {
   return env;
 }
 
+/* Whether this process has opened a runtime's built-in snapshot (a
+ * session made in it, say): a worker that is a plain fork would find the
+ * runtime prepared but not its descriptor, which the fork closes, so then
+ * a one-shot worker too starts from a clean image. */
+static bool runtime_prepared(void) {
+  for (size_t i = 0; wb_runtimes[i]; i++)
+    if (wb_runtimes[i]->base_snapshot()) return true;
+  return false;
+}
+
 static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, char *err, size_t errlen) {
   worker *w = calloc(1, sizeof *w);
   if (!w || !(w->key = strdup(pl->key.data ? pl->key.data : ""))) {
@@ -241,11 +261,20 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
   w->sock = -1;
   w->pid = -1;
   wb_jail_spec spec = pl->spec;
-  if (pl->own_scratch) {
+  const char *scratch = NULL;
+  if (pl->own_scratch && ws->one_shot) {
+    /* Its one call's files need no directory on the host: making one and
+     * removing it cost 0.1 ms of every `wasmbox run` (ext4), and a killed
+     * process left it behind. A worker without a mount view makes one
+     * itself, and says so in READY. */
+    scratch = view_scratch;
+    spec.paths[spec.npaths++] = (wb_jail_path){.path = (char *)view_scratch, .writable = true, .tmpfs = true};
+  } else if (pl->own_scratch) {
     if (!(w->scratch = wb_scratch_dir("wasmbox", err, errlen))) {
       worker_end(w);
       return NULL;
     }
+    scratch = w->scratch;
     spec.paths[spec.npaths++] = (wb_jail_path){.path = w->scratch, .writable = true};
   }
   int sv[2];
@@ -258,17 +287,19 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
   spec.max_fds = WORKER_FDS;
   wb_buf b = {0};
   wb_encode_setup(&b, &(wb_worker_setup){.home = pl->home,
-                                         .scratch = w->scratch,
+                                         .scratch = scratch,
                                          .session = pl->session,
                                          .spec = spec,
                                          .image_release_ns = ws->image_release_ns,
                                          .runtime = pl->runtime});
   uint64_t deadline = wb_monotonic_ns() + READY_TIMEOUT_NS;
-  /* A one-shot worker finds its setup in the socket when it starts: no
-   * cgroup to join first and no exec that may fail, so the parent need not
-   * wait for it (those two wake-ups cost 0.1 ms of every `wasmbox run`). */
-  bool sent = ws->one_shot && wb_frame_write(sv[0], WB_FRAME_SETUP, &b, deadline);
-  if (ws->one_shot && !sent) {
+  /* A one-shot worker that is a plain fork (below) finds its setup in the
+   * socket when it starts: no cgroup to join first and no exec that may
+   * fail, so the parent need not wait for it (those two wake-ups cost 0.1
+   * ms of every `wasmbox run`). */
+  bool plain = ws->one_shot && !runtime_prepared();
+  bool sent = plain && wb_frame_write(sv[0], WB_FRAME_SETUP, &b, deadline);
+  if (plain && !sent) {
     snprintf(err, errlen, "cannot set up a worker: %s", strerror(errno));
     wb_buf_free(&b);
     close(sv[0]);
@@ -307,7 +338,7 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
     /* A one-shot process holds nothing but this call: its worker is a plain
      * fork (an exec costs milliseconds). Others start from a clean image,
      * so that no data of other calls is in a worker's memory. */
-    if (ws->one_shot) {
+    if (plain) {
       if (syscall(SYS_close_range, 5u, ~0u, 0u) != 0) _exit(127);
       /* its one stateless call is never undone: following its writes would
        * only cost faults (a tracked range gets no fault-around) */
@@ -325,7 +356,7 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
   close(sv[1]);
   w->sock = sv[0];
   int exec_errno = 0;
-  ssize_t got_errno = pid > 0 && !ws->one_shot ? read(out_of_band[0], &exec_errno, sizeof exec_errno) : 0;
+  ssize_t got_errno = pid > 0 && !plain ? read(out_of_band[0], &exec_errno, sizeof exec_errno) : 0;
   close(out_of_band[0]);
   if (pid < 0 || got_errno > 0) {
     snprintf(err, errlen, "cannot start a worker process: %s", strerror(pid < 0 ? errno : exec_errno));
@@ -352,11 +383,18 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
   ok = ok && wb_frame_read(w->sock, &type, &msg, &len, WB_SMALL_FRAME_MAX, deadline);
   wb_reader rd = {.p = msg, .len = len};
   wb_jail_report theirs;
+  const char *host_scratch;
   if (ok && type == WB_FRAME_READY) {
-    if (wb_decode_ready(&rd, &theirs)) {
+    if (wb_decode_ready(&rd, &theirs, &host_scratch)) {
       for (int l = 0; l < WB_LAYER_COUNT; l++)
         if (l != WB_LAYER_CGROUP_PIDS && l != WB_LAYER_CGROUP_MEMORY) /* those are ours */
           wb_report_set(&rep, (wb_layer)l, theirs.active[l], "%s", theirs.detail[l]);
+      /* removed with the worker; READY comes before the worker has read
+       * any call, so what it names here is the jail's own doing */
+      if (host_scratch && scratch == view_scratch && !(w->scratch = strdup(host_scratch))) {
+        snprintf(err, errlen, "out of memory");
+        ok = false;
+      }
     }
   } else if (ok && type == WB_FRAME_ERROR) {
     int code;

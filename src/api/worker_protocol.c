@@ -367,6 +367,7 @@ void wb_encode_setup(wb_buf *b, const wb_worker_setup *s) {
     wb_put_str(b, s->spec.paths[i].path);
     wb_put_u8(b, s->spec.paths[i].writable);
     wb_put_u8(b, s->spec.paths[i].is_file);
+    wb_put_u8(b, s->spec.paths[i].tmpfs);
   }
   wb_put_u64(b, s->spec.max_file_bytes);
   wb_put_u32(b, s->spec.max_fds);
@@ -385,6 +386,7 @@ bool wb_decode_setup(wb_reader *r, wb_worker_setup *s) {
     s->spec.paths[i].path = (char *)wb_get_str(r);
     s->spec.paths[i].writable = wb_get_u8(r) != 0;
     s->spec.paths[i].is_file = wb_get_u8(r) != 0;
+    s->spec.paths[i].tmpfs = wb_get_u8(r) != 0;
     if (!s->spec.paths[i].path || s->spec.paths[i].path[0] != '/') r->bad = true;
   }
   s->spec.npaths = r->bad ? 0 : n;
@@ -395,14 +397,15 @@ bool wb_decode_setup(wb_reader *r, wb_worker_setup *s) {
   return !r->bad && r->at == r->len && s->home && s->home[0] == '/' && (!s->scratch || s->scratch[0] == '/');
 }
 
-void wb_encode_ready(wb_buf *b, const wb_jail_report *rep) {
+void wb_encode_ready(wb_buf *b, const wb_jail_report *rep, const char *host_scratch) {
   for (int l = 0; l < WB_LAYER_COUNT; l++) {
     wb_put_u8(b, rep->active[l]);
     wb_put_str(b, rep->detail[l]);
   }
+  wb_put_str(b, host_scratch);
 }
 
-bool wb_decode_ready(wb_reader *r, wb_jail_report *rep) {
+bool wb_decode_ready(wb_reader *r, wb_jail_report *rep, const char **host_scratch) {
   memset(rep, 0, sizeof *rep);
   for (int l = 0; l < WB_LAYER_COUNT && !r->bad; l++) {
     rep->active[l] = wb_get_u8(r) != 0;
@@ -410,7 +413,8 @@ bool wb_decode_ready(wb_reader *r, wb_jail_report *rep) {
     if (!d) r->bad = true;
     else snprintf(rep->detail[l], sizeof rep->detail[l], "%s", d);
   }
-  return !r->bad && r->at == r->len;
+  *host_scratch = wb_get_str(r);
+  return !r->bad && r->at == r->len && (!*host_scratch || (*host_scratch)[0] == '/');
 }
 
 void wb_encode_error(wb_buf *b, int rc, const char *message) {

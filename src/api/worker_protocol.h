@@ -99,9 +99,11 @@ typedef struct {
 void wb_encode_setup(wb_buf *b, const wb_worker_setup *s);
 bool wb_decode_setup(wb_reader *r, wb_worker_setup *s);
 
-/* READY: the jail's layers as the worker set them up. */
-void wb_encode_ready(wb_buf *b, const wb_jail_report *rep);
-bool wb_decode_ready(wb_reader *r, wb_jail_report *rep);
+/* READY: the jail's layers as the worker set them up, and the directory it
+ * made on the host for its /app when its setup asked for a tmpfs there but
+ * it has no mount view (NULL: none; the parent removes it with the worker). */
+void wb_encode_ready(wb_buf *b, const wb_jail_report *rep, const char *host_scratch);
+bool wb_decode_ready(wb_reader *r, wb_jail_report *rep, const char **host_scratch);
 
 /* ERROR: a wasmbox_run() return code and its message. Decoding maps any
  * code but WASMBOX_EUSAGE to WASMBOX_EINTERNAL. */

@@ -7,8 +7,9 @@
  *                    of the new pid namespace and returns in that child
  *                    only (the parent mirrors the child's end and never
  *                    returns). Then the mount view: an empty read-only root
- *                    holding only spec->paths (at their host paths) and a
- *                    /proc of the new pid namespace. Call it single-threaded.
+ *                    holding only spec->paths (at their host paths; a
+ *                    tmpfs path as a new tmpfs) and a /proc of the new pid
+ *                    namespace. Call it single-threaded.
  *   wb_jail_lock()   no_new_privs, Landlock (spec->paths only; no TCP; no
  *                    signals or abstract sockets outside the worker),
  *                    capabilities dropped, and a seccomp-bpf allowlist that
@@ -33,6 +34,8 @@ typedef struct {
   char *path;    /* absolute, symlinks resolved */
   bool writable; /* else read-only */
   bool is_file;  /* a single file (bound over a writable directory's entry) */
+  bool tmpfs;    /* not a host path: an empty tmpfs made at `path` in the
+                    view (writable, gone with the jail), when there is a view */
 } wb_jail_path;
 
 typedef struct {

@@ -143,6 +143,11 @@ static bool bind_one(const wb_jail_path *p, char *err, size_t errlen) {
   char from[4200], to[4200];
   snprintf(from, sizeof from, "/oldroot%s", p->path);
   snprintf(to, sizeof to, "/newroot%s", p->path);
+  if (p->tmpfs) {
+    if (!mkdirs(to) || mount("tmpfs", to, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") != 0)
+      return FAIL("cannot make a tmpfs at %s in the view: %s", p->path, strerror(errno));
+    return true;
+  }
   if (p->is_file) {
     char *slash = strrchr(to, '/');
     *slash = 0;
