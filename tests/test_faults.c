@@ -104,12 +104,10 @@ static void drain(const char *dir) {
   unlink(p);
 }
 
-static int disk_full_child(void) {
+static int disk_full_child(const char *state) {
   /* a 64 MiB tmpfs over the state directory, seen by this child and its
    * workers only */
   if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) return 10;
-  char state[2048];
-  snprintf(state, sizeof state, "%s/full", home);
   if (mount("tmpfs", state, "tmpfs", 0, "size=64m")) return 11;
   char err[512];
   wasmbox_options o = {.home = state};
@@ -149,17 +147,23 @@ static int disk_full_child(void) {
   return 0;
 }
 
-static void test_disk_fills_up(void **s) {
-  (void)s;
+/* Directory `sub` of the home made, `child` run on it in a forked process,
+ * which must succeed (else `what` and the step that failed are printed). */
+static void child_on_dir(const char *sub, int (*child)(const char *dir), const char *what) {
   char dir[2048];
-  snprintf(dir, sizeof dir, "%s/full", home);
+  snprintf(dir, sizeof dir, "%s/%s", home, sub);
   assert_int_equal(mkdir(dir, 0700), 0);
   fflush(NULL);
   pid_t p = fork();
-  if (p == 0) _exit(disk_full_child());
+  if (p == 0) _exit(child(dir));
   int code = child_status(p);
-  if (code) fprintf(stderr, "the full-disk child failed at step %d\n", code);
+  if (code) fprintf(stderr, "%s failed at step %d\n", what, code);
   assert_int_equal(code, 0);
+}
+
+static void test_disk_fills_up(void **s) {
+  (void)s;
+  child_on_dir("full", disk_full_child, "the full-disk child");
 }
 
 /* ---- failing system calls ----------------------------------------------------------- */
@@ -274,15 +278,7 @@ static int no_namespaces_child(const char *tmp) {
 
 static void test_one_shot_scratch_without_namespaces(void **s) {
   (void)s;
-  char tmp[2048];
-  snprintf(tmp, sizeof tmp, "%s/tmp", home);
-  assert_int_equal(mkdir(tmp, 0700), 0);
-  fflush(NULL);
-  pid_t p = fork();
-  if (p == 0) _exit(no_namespaces_child(tmp));
-  int code = child_status(p);
-  if (code) fprintf(stderr, "the child without namespaces failed at step %d\n", code);
-  assert_int_equal(code, 0);
+  child_on_dir("tmp", no_namespaces_child, "the child without namespaces");
 }
 
 int main(void) {
