@@ -92,8 +92,8 @@ typedef struct {
   wb_jail_spec spec;
   uint64_t image_release_ns; /* wasmbox_options.session_idle_release_s */
   /* The one runtime (language) the worker prepares before its jail, or NULL
-   * for every runtime. Another one's call still runs: prepared in the jail,
-   * where its snapshot is copied, not mapped (src/engine/snapshot.c). */
+   * for every runtime. The runtime is part of the worker's placement, so
+   * its calls are of that runtime (src/api/worker_parent.c). */
   const char *runtime;
 } wb_worker_setup;
 void wb_encode_setup(wb_buf *b, const wb_worker_setup *s);
