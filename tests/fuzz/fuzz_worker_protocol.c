@@ -83,13 +83,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (wb_decode_setup(&r, &su)) {
         check(su.spec.npaths <= WB_JAIL_PATHS_MAX && su.home[0] == '/');
         for (size_t i = 0; i < su.spec.npaths; i++) check(su.spec.paths[i].path[0] == '/');
+        check(!su.runtime || strlen(su.runtime) < n);
       }
       break;
     }
     case 3: {
       wb_jail_report rep;
-      if (wb_decode_ready(&r, &rep))
+      const char *host_scratch;
+      if (wb_decode_ready(&r, &rep, &host_scratch)) {
         for (int l = 0; l < WB_LAYER_COUNT; l++) check(memchr(rep.detail[l], 0, sizeof rep.detail[l]) != NULL);
+        check(!host_scratch || host_scratch[0] == '/');
+      }
       break;
     }
     case 4: {
