@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -147,6 +148,15 @@ static inline int rm_entry(const char *p, const struct stat *st, int flag, struc
 }
 
 static inline void rm_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* How many entries directory `dir` holds (. and .. aside); -1 if unreadable. */
+static inline int dir_entries(const char *dir) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  if (d) closedir(d);
+  return d ? n : -1;
+}
 
 /* A fresh directory under $TMPDIR; caller frees and removes it. */
 static inline char *make_dir(void) {

@@ -5,7 +5,6 @@
  * the caller and leave the session at its previous or its new state, never
  * lost and never half; once the fault is gone the session goes on. And a
  * kernel that refuses namespaces: the calls still run, with less jail. */
-#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -227,15 +226,6 @@ static void test_failing_writes_syncs_and_links(void **s) {
 
 /* ---- a kernel without namespaces --------------------------------------------------- */
 
-/* How many entries directory `dir` holds (. and .. aside). */
-static int entries(const char *dir) {
-  DIR *d = opendir(dir);
-  int n = 0;
-  for (struct dirent *e; d && (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-  if (d) closedir(d);
-  return d ? n : -1;
-}
-
 /* One stateless call of a one-shot handle that writes a file in /app: its
  * worker made its /app in `tmp` (the host: no mount view), gone once the
  * handle is freed. 0 or the step that failed. */
@@ -250,9 +240,9 @@ static int one_shot_scratch_on_host(const char *tmp, int step) {
   if (r->status != WASMBOX_STATUS_OK) return dump(r), step + 1;
   if (strcmp(r->stdout_data, "['f']\n")) return step + 2;
   wasmbox_result_free(r);
-  if (entries(tmp) != 1) return step + 3; /* the worker's directory, with the call's file */
+  if (dir_entries(tmp) != 1) return step + 3; /* the worker's directory, with the call's file */
   wasmbox_free(w);
-  if (entries(tmp) != 0) return step + 4;
+  if (dir_entries(tmp) != 0) return step + 4;
   return 0;
 }
 
