@@ -1,4 +1,5 @@
-/* wasm_fuel [-v] [--counter-only] [--initial N] [--split N] [--merge-data GAP] IN.wasm OUT.wasm
+/* wasm_fuel [-v] [--counter-only] [--initial N] [--split N] [--cache none|callfree|loops]
+ *           [--merge-data GAP] IN.wasm OUT.wasm
  *
  * Adds deterministic fuel metering to a WebAssembly module, before wasm2c.
  *
@@ -379,7 +380,8 @@ static uint8_t *read_file(const char *path, size_t *len) {
 }
 
 static void usage(void) {
-  fputs("usage: wasm_fuel [-v] [--counter-only] [--initial N] [--split N] [--merge-data GAP] IN.wasm OUT.wasm\n",
+  fputs("usage: wasm_fuel [-v] [--counter-only] [--initial N] [--split N] [--cache none|callfree|loops] "
+        "[--merge-data GAP] IN.wasm OUT.wasm\n",
         stderr);
   exit(2);
 }

@@ -11,7 +11,9 @@
  * on every way out of it (falling out, branching out, returning), before a
  * trap, and around calls that may read or change the counter. Which loops
  * (m->cache): none, those that make no such calls (the default: no stores
- * in the loop), or all. */
+ * in the loop), or all. Where the translation keeps the global in a
+ * register (r15: tools/w2c_split.py, gcc on x86-64) a copy is only moves,
+ * and runtimes/native.sh asks for none. */
 typedef struct {
   wf_buf *out;
   uint32_t global;  /* the counter */
