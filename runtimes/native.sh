@@ -70,13 +70,14 @@ case "$WB_FUEL" in
   # the unmetered build (make bench, measured before the counter moved to a
   # register).
   on) fuel_flags=(--split 0)
-    # Where the counter lives in r15 (tools/w2c_split.py's GUEST_REGISTERS:
-    # gcc on x86-64), loops charge it there; a loop's local copy of it
-    # only added moves (JavaScript's compute suite against a build without
-    # charges, paired runs: +5.2 % -> +3.8 %). Elsewhere it is the instance's global,
-    # and a loop without calls charges a copy (the pass's default).
-    if printf '#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)\nin_register\n#endif\n' |
-        "$W2C_CC" -E -P - 2>/dev/null | grep -q in_register; then
+    # Where the counter lives in r15 (tools/w2c_split.py's GUEST_REGISTERS,
+    # under the condition it prints: gcc on x86-64), loops charge it there;
+    # a loop's local copy of it only added moves (JavaScript's compute suite
+    # against a build without charges, paired runs: +5.2 % -> +3.8 %).
+    # Elsewhere it is the instance's global, and a loop without calls
+    # charges a copy (the pass's default).
+    registers_if=$(python3 "$here/../tools/w2c_split.py" --registers-if) || die "tools/w2c_split.py --registers-if failed"
+    if printf '%s\nin_register\n#endif\n' "$registers_if" | "$W2C_CC" -E -P - 2>/dev/null | grep -q in_register; then
       fuel_flags+=(--cache none)
     fi ;;
   counter-only) fuel_flags=(--counter-only) ;;

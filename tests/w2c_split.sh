@@ -230,6 +230,13 @@ check "  computes what the reference computes" same tabclang interp 100000
 for f in 1 1000; do
   check "  out of fuel inside the loop (budget $f) stops where the reference stops" same_fuel $f tabclang interp 100000
 done
+# runtimes/native.sh asks the compiler --registers-if's condition to choose
+# --cache none: it must be the one the split code keeps its registers under
+registers_if=$(python3 "$here/../tools/w2c_split.py" --registers-if)
+check "--registers-if prints the condition the split code reserves r15 and r14 under" \
+  grep -qxF "$registers_if" "$tmp/tab/split/common.h"
+holds() { printf '%s\nyes\n#endif\n' "$registers_if" | "$1" -E -P - | grep -qx yes; }
+check "  it holds for gcc on x86-64, not for clang" bash -c "$(declare -f holds); registers_if='$registers_if'; holds gcc && ! holds clang-19"
 
 # ---- functions listed cold go to files of their own (cold_N.c), which
 # runtimes/native.sh compiles without a profile; the code is the same -------

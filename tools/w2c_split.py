@@ -2,6 +2,7 @@
 """Split one wasm2c (wabt 1.0.32) output file into files that compile in parallel.
 
 usage: w2c_split.py MODULE.c OUTDIR CHUNK_BYTES [COLD]
+       w2c_split.py --registers-if
 
 wasm2c writes a single .c: a prelude (macros, static inline helpers), the
 function-type table, forward declarations of every function (static), data and
@@ -17,6 +18,10 @@ Functions lose `static` so the files can call each other; the build links them
 with `ld -r` and keeps only the module's API symbols global, so nothing leaks
 between modules. The split is purely textual and checked: every function body
 must land in exactly one file.
+
+--registers-if prints the preprocessor condition under which the split code
+keeps the fuel counter and the memory base in registers (below), for
+runtimes/native.sh to ask the compiler before translating.
 
 Snapshot support, generated from the module's own header: functions that
 save and load the instance's globals (Z_<mod>_wb_globals_*), a flag saying
@@ -173,10 +178,13 @@ int wasm_rt_memory_preloaded(const wasm_rt_memory_t* mem);
     }                                           \
   } while (0)
 '''
+# Where the guest's registers are reserved: runtimes/native.sh asks the
+# compiler this same condition (`w2c_split.py --registers-if`) to choose how
+# tools/wasm_fuel charges loops, before there is any C to compile.
+REGISTERS_IF = '#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)'
 # Declared before every function of a file (gcc reserves the register only in
 # code it compiles after the declaration).
-GUEST_REGISTERS = r'''
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+GUEST_REGISTERS = '\n' + REGISTERS_IF + r'''
 /* wasmbox: while guest code runs, the fuel counter lives in r15 and the
  * memory base in r14 (tools/w2c_split.py); exports set and restore both */
 #define WB_FUEL_IN_REGISTER 1
@@ -652,8 +660,11 @@ def enter_exports(text, eh):
 
 
 def main():
+    if sys.argv[1:] == ['--registers-if']:
+        print(REGISTERS_IF)
+        return
     if len(sys.argv) not in (4, 5):
-        sys.exit('usage: w2c_split.py MODULE.c OUTDIR CHUNK_BYTES [COLD]')
+        sys.exit('usage: w2c_split.py MODULE.c OUTDIR CHUNK_BYTES [COLD] | --registers-if')
     src, outdir, chunk = sys.argv[1], sys.argv[2], int(sys.argv[3])
     cold = set()
     if len(sys.argv) == 5:
