@@ -147,11 +147,18 @@ compile() {  # compile PROFILE_FLAGS
 # module's code goes in one section between two symbols: a signal handler
 # tells by the interrupted address whether the module's code was running
 # (src/wasm_rt/guest.c: then r15 holds its fuel counter).
+# Inside it, what the profile found hot (gcc's .text.hot, from every file)
+# comes first, together; then the rest; then what is never or rarely run
+# (.text.unlikely: the cold parts gcc split off hot functions; the
+# out-of-line fuel traps). In the order of the files, each file's hot code
+# sat between megabytes of the rest.
 cat > "$work/code.ld" <<EOF
 SECTIONS {
   .text.wb_$name : {
     Z_${name}_wb_code_start = .;
-    *(.text .text.*)
+    *(.text.hot .text.hot.*)
+    *(.text)
+    *(.text.*)
     Z_${name}_wb_code_end = .;
   }
 }
