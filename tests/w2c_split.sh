@@ -236,7 +236,8 @@ registers_if=$(python3 "$here/../tools/w2c_split.py" --registers-if)
 check "--registers-if prints the condition the split code reserves r15 and r14 under" \
   grep -qxF "$registers_if" "$tmp/tab/split/common.h"
 holds() { printf '%s\nyes\n#endif\n' "$registers_if" | "$1" -E -P - | grep -qx yes; }
-check "  it holds for gcc on x86-64, not for clang" bash -c "$(declare -f holds); registers_if='$registers_if'; holds gcc && ! holds clang-19"
+holds_for_gcc_only() { holds gcc && ! holds clang-19; }
+check "  it holds for gcc on x86-64, not for clang" holds_for_gcc_only
 
 # ---- functions listed cold go to files of their own (cold_N.c), which
 # runtimes/native.sh compiles without a profile; the code is the same -------
