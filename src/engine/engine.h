@@ -98,10 +98,12 @@ bool wb_instance_rebase(wb_instance *in, const wb_snapshot *snap, char *err, siz
 ssize_t wb_instance_written(wb_instance *in, uint32_t **out);
 /* The same, and from now on writes count from what the memory holds: as
  * after wb_instance_rebase onto a snapshot of it, which the caller makes
- * of these pages, without a second pass over the memory. A reset to an
- * older snapshot can no longer tell what changed: an instance whose
- * caller then fails to keep that snapshot must go. After -1, nothing is
- * counted from here (some pages may be): rebase as before. */
+ * of these pages, without a second pass over the memory. The pages taken
+ * may be counted again by the next take, changed or not (they stay
+ * writable for a while: wb_rt_memory_written). A reset to an older
+ * snapshot can no longer tell what changed: an instance whose caller then
+ * fails to keep that snapshot must go. After -1, nothing is counted from
+ * here (some pages may be): rebase as before. */
 ssize_t wb_instance_take_written(wb_instance *in, uint32_t **out);
 bool wb_instance_started(const wb_instance *in);
 /* A started instance's memory and globals (runtime->globals_size() bytes). */

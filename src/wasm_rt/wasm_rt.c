@@ -269,7 +269,7 @@ static uint32_t byte_size(uint64_t pages) { return pages >= 65536 ? UINT32_MAX :
 #define TRACKED_MAX 512
 static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *tracked[TRACKED_MAX];
-static unsigned recycles[TRACKED_MAX]; /* wb_rt_memory_recycle's since it protected all */
+static unsigned recycles[TRACKED_MAX]; /* recycles (or takes) since it protected all */
 static bool tracking_off;
 
 void wb_rt_tracking_disable(void) { tracking_off = true; }
@@ -308,7 +308,7 @@ static void arm(uint8_t *base, size_t bytes) {
 
 /* A recycle protects all written pages again every RECYCLE_LEARN-th time,
  * or when more than RECYCLE_HOT_MAX were written (each is copied back at
- * every recycle while it stays writable). */
+ * every recycle while it stays writable); a take likewise (below). */
 #define RECYCLE_LEARN 8
 #define RECYCLE_HOT_MAX 256
 
@@ -387,16 +387,31 @@ bool wb_rt_memory_reset(wasm_rt_memory_t *m, const wb_memory_image *img) { retur
 
 bool wb_rt_memory_recycle(wasm_rt_memory_t *m, const wb_memory_image *img) { return reset(m, img, true); }
 
-ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, bool rearm, uint32_t **out) {
+ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, bool take, uint32_t **out) {
   *out = NULL;
   unsigned *count = recycle_count(m->data);
   if (!count) return -1;
+  /* A take leaves the pages writable, as a recycle does: protecting them
+   * again flushed each 2 MB it changed from every CPU that had run this
+   * process (0.1 ms of a session's call here, an IPI to an idle CPU each
+   * time), and the next call took a write fault on each. Unchanged pages
+   * taken again cost their caller a comparison. The same learning bounds
+   * what stays writable: all is protected again every RECYCLE_LEARN-th
+   * take, in the same pass, or after one of more than RECYCLE_HOT_MAX. */
+  bool learn = take && ++*count >= RECYCLE_LEARN;
   wb_span *spans;
-  ssize_t n = wb_track_written(m->data, (size_t)m->pages * PAGE_SIZE, rearm, &spans);
+  ssize_t n = wb_track_written(m->data, (size_t)m->pages * PAGE_SIZE, learn, &spans);
   if (n < 0) return -1;
-  if (rearm) *count = 0;
   size_t pages = 0;
   for (ssize_t i = 0; i < n; i++) pages += spans[i].len / 4096;
+  if (take && !learn && pages > RECYCLE_HOT_MAX) {
+    learn = true;
+    if (!wb_track_rearm_spans(m->data, spans, (size_t)n)) {
+      free(spans);
+      return -1;
+    }
+  }
+  if (learn) *count = 0;
   uint32_t *v = malloc((pages ? pages : 1) * sizeof *v);
   size_t k = 0;
   for (ssize_t i = 0; v && i < n; i++)

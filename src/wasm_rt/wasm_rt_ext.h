@@ -81,10 +81,12 @@ bool wb_rt_memory_recycle(wasm_rt_memory_t *m, const wb_memory_image *img);
 bool wb_rt_memory_rebase(wasm_rt_memory_t *m, const wb_memory_image *img);
 
 /* Written pages of `m` since it last held an image, as 4 KiB page
- * indexes (malloc'd in *out); -1 when not tracked. With `rearm`, they are
- * protected again in the same pass: `m` then counts writes from what it
- * holds now, as after wb_rt_memory_rebase onto an image of it. */
-ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, bool rearm, uint32_t **out);
+ * indexes (malloc'd in *out); -1 when not tracked. With `take`, `m` then
+ * counts writes from what it holds now, as after wb_rt_memory_rebase onto
+ * an image of it; the pages stay writable, as after a recycle, so later
+ * calls count them again, written or not, until a take now and then
+ * protects them all again. */
+ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, bool take, uint32_t **out);
 
 /* Always map again, never track (for tests of that path). */
 void wb_rt_tracking_disable(void);
