@@ -615,6 +615,22 @@ static void test_page_log(void **state) {
   assert_true(wb_pagelog_append(log, end, m2, again, &n, &prior, &end2, err, sizeof err));
   assert_int_equal(n, 2);
   replay_equals(log, end2, base, BASE * P, m2, GROWN * P, 4);
+  /* the same against an image read in place (a session's overlay has a
+   * view) writes the same record */
+  int other = memfd_create("units-log-view", MFD_CLOEXEC);
+  uint32_t same[] = {0, 1};
+  uint64_t other_end;
+  n = 2;
+  prior = (wb_memory_image){.fd = -1, .view = m1, .pages = 2};
+  assert_true(other >= 0 && wb_pagelog_append(other, 0, m2, same, &n, &prior, &other_end, err, sizeof err));
+  assert_int_equal(n, 2);
+  assert_int_equal(other_end, end2 - end);
+  uint8_t *want = malloc(other_end), *got = malloc(other_end);
+  assert_true(want && got && wb_pread_all(log, want, other_end, end) && wb_pread_all(other, got, other_end, 0));
+  assert_memory_equal(got, want, other_end);
+  free(want);
+  free(got);
+  close(other);
 
   /* a whole-page record (as a compaction writes) over the differences,
    * after the thread gave its compression context back (an idle worker

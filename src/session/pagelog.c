@@ -17,13 +17,14 @@
 #define BATCH 1024              /* pages per record: 4 MiB uncompressed */
 #define LEVEL 1                 /* fast: a save sits on the call's critical path */
 
-/* page ^= other, true if the page is now all zeros */
-static bool xor_page(uint8_t *page, const uint8_t *other) {
+/* out = page ^ other, in one pass; true if the two are the same. Three
+ * distinct buffers (restrict): gcc -O2 vectorizes it only then. */
+static bool xor_pages(uint8_t *restrict out, const uint8_t *restrict page, const uint8_t *restrict other) {
   uint64_t any = 0, a, b;
   for (size_t i = 0; i < WB_HOST_PAGE; i += 8) {
     memcpy(&a, page + i, 8), memcpy(&b, other + i, 8);
     a ^= b, any |= a;
-    memcpy(page + i, &a, 8);
+    memcpy(out + i, &a, 8);
   }
   return any == 0;
 }
@@ -73,10 +74,12 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages,
   for (size_t i = 0; ok && i < *n; i++) {
     uint64_t addr = (uint64_t)pages[i] * WB_HOST_PAGE;
     uint8_t *slot = raw + batched * WB_HOST_PAGE;
-    memcpy(slot, mem + addr, WB_HOST_PAGE);
     if (prior) {
-      ok = wb_image_read(prior, addr, old, WB_HOST_PAGE);
-      if (!ok || xor_page(slot, old)) continue; /* written, but the same bytes */
+      const uint8_t *was = wb_image_at(prior, addr, WB_HOST_PAGE);
+      if (!was) ok = wb_image_read(prior, addr, old, WB_HOST_PAGE), was = old;
+      if (!ok || xor_pages(slot, mem + addr, was)) continue; /* written, but the same bytes */
+    } else {
+      memcpy(slot, mem + addr, WB_HOST_PAGE);
     }
     pages[kept++] = pages[i];
     if (++batched == BATCH) {
@@ -208,7 +211,7 @@ bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, 
   *records = 0;
   uint32_t head[3 + BATCH];
   size_t cap = ZSTD_compressBound(BATCH * WB_HOST_PAGE);
-  uint8_t *raw = malloc(BATCH * WB_HOST_PAGE), *comp = malloc(cap);
+  uint8_t *raw = malloc(BATCH * WB_HOST_PAGE), *comp = malloc(cap), mixed[WB_HOST_PAGE];
   ZSTD_DCtx *dctx = ZSTD_createDCtx();
   bool ok = raw && comp && dctx;
   const char *why = "out of memory";
@@ -242,8 +245,8 @@ bool wb_pagelog_apply(int fd, uint64_t length, uint8_t *mem, uint64_t mem_size, 
       }
       uint8_t *page = mem + (size_t)head[3 + j] * WB_HOST_PAGE, *rec = raw + (size_t)j * WB_HOST_PAGE;
       if (changed) changed[head[3 + j] / 64] |= 1ull << (head[3 + j] % 64);
-      if (head[0] == MAGIC_XOR) xor_page(page, rec);
-      else memcpy(page, rec, WB_HOST_PAGE);
+      if (head[0] == MAGIC_XOR) xor_pages(mixed, page, rec);
+      memcpy(page, head[0] == MAGIC_XOR ? mixed : rec, WB_HOST_PAGE);
     }
     *records += k;
     at += hlen + c;

@@ -163,6 +163,11 @@ bool wb_image_read(const wb_memory_image *img, uint64_t at, uint8_t *out, size_t
   return !in || wb_pread_all(img->fd, out, in, img->offset + at);
 }
 
+const uint8_t *wb_image_at(const wb_memory_image *img, uint64_t at, size_t n) {
+  uint64_t bytes = (uint64_t)img->pages * PAGE_SIZE;
+  return img->view && at <= bytes && n <= bytes - at ? img->view + at : NULL;
+}
+
 static bool map_image(uint8_t *base, const wb_memory_image *img) {
   size_t bytes = (size_t)img->pages * PAGE_SIZE;
   if (!bytes) return true;

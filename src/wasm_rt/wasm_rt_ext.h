@@ -39,6 +39,9 @@ typedef struct wb_memory_image {
 /* `n` bytes of the image at byte `at` into `out`: from `view` when there is
  * one, else from `fd`; bytes beyond its pages read as zeros. */
 bool wb_image_read(const wb_memory_image *img, uint64_t at, uint8_t *out, size_t n);
+/* The same bytes in place, when the image has a view holding all of them
+ * (no copy); else NULL, and wb_image_read must copy them. */
+const uint8_t *wb_image_at(const wb_memory_image *img, uint64_t at, size_t n);
 
 /* An overlay of `pages` wasm pages on `under` with nothing changed yet;
  * false (errno set) if it cannot be mapped. */
