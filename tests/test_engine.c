@@ -83,6 +83,18 @@ static void expect_memory_is(wb_instance *in, const wb_snapshot *snap) {
   }
 }
 
+/* A commit's way: take the writes (counted from here at once: nothing is
+ * written after) into the overlay `over` and its globals; the pages taken
+ * in *pages. */
+static ssize_t take_into(wb_instance *in, wb_snapshot *over, uint32_t **pages) {
+  wasm_rt_memory_t *m = wb_instance_memory(in);
+  ssize_t n = wb_instance_take_written(in, pages);
+  assert_true(n > 0);
+  assert_true(wb_overlay_put(&over->memory, m->pages, m->data, *pages, (size_t)n));
+  wb_instance_save_globals(in, over->globals);
+  return n;
+}
+
 static const char *scribble =
     "import random\n"
     "junk = [random.random() for _ in range(200000)]\n"
@@ -148,36 +160,26 @@ static void reset_is_exact(bool tracked) {
   assert_true(wb_instance_reset(in, &over, err, sizeof err));
   expect_memory_is(in, &over);
   call(in, NULL, false, "assert kept[:3] == bytes([0, 1, 2]) and 'later' not in globals()");
-  /* a commit's way: take the writes (counted from here at once: nothing is
-   * written after), keep them in the overlay, go back to it */
+  /* a commit's way (take_into), then back to the overlay */
   call(in, NULL, false, "kept[10:20] = b'abcdefghij'\n");
-  n = wb_instance_take_written(in, &pages);
   if (tracked) {
-    assert_true(n > 0);
-    assert_true(wb_overlay_put(&over.memory, m->pages, m->data, pages, (size_t)n));
-    wb_instance_save_globals(in, over.globals);
+    n = take_into(in, &over, &pages);
     /* the pages taken stay writable: counted again, unchanged, by the next
      * look; a write to one of them is not lost (the next take has it) */
     uint32_t *again;
     assert_int_equal(wb_instance_written(in, &again), n);
     assert_memory_equal(again, pages, (size_t)n * sizeof *pages);
     free(again);
-    free(pages);
     call(in, NULL, false, "kept[10:20] = b'ABCDEFGHIJ'\n");
-    n = wb_instance_take_written(in, &pages);
-    assert_true(n > 0);
-    assert_true(wb_overlay_put(&over.memory, m->pages, m->data, pages, (size_t)n));
-    wb_instance_save_globals(in, over.globals);
+    free(pages);
+    take_into(in, &over, &pages);
     /* and a take now and then protects them all again: nothing is written
      * right after it */
     bool protected = false;
     for (int i = 0; i < 16 && !protected; i++) {
-      free(pages);
       call(in, NULL, false, "kept[30:32] = b'qq'\n");
-      n = wb_instance_take_written(in, &pages);
-      assert_true(n > 0);
-      assert_true(wb_overlay_put(&over.memory, m->pages, m->data, pages, (size_t)n));
-      wb_instance_save_globals(in, over.globals);
+      free(pages);
+      take_into(in, &over, &pages);
       ssize_t left = wb_instance_written(in, &again);
       free(again);
       assert_true(left >= 0);
@@ -191,7 +193,7 @@ static void reset_is_exact(bool tracked) {
          "assert kept[:3] == bytes([0, 1, 2]) and kept[10:13] == b'ABC' and kept[30:32] == b'qq' and "
          "'later' not in globals()");
   } else {
-    assert_int_equal(n, -1);
+    assert_int_equal(wb_instance_take_written(in, &pages), -1);
   }
   free(pages);
   wb_instance *other = wb_instance_new(py, err, sizeof err); /* a load's way: started from it */
