@@ -15,7 +15,11 @@
 #define MAGIC_XOR 0x58504257u   /* "WBPX": pages XOR what they were */
 #define MAGIC_SEAL 0x4c534257u  /* "WBSL": the end of a commit */
 #define BATCH 1024              /* pages per record: 4 MiB uncompressed */
-#define LEVEL 1                 /* fast: a save sits on the call's critical path */
+/* zstd levels, fast: a save sits on the call's critical path. Differences
+ * are mostly zeros: level -1 makes them as small as level 1 does, in three
+ * quarters of the time (51 changed pages of a session call: 46 -> 35 us). */
+#define LEVEL 1
+#define LEVEL_XOR (-1)
 
 /* out = page ^ other, in one pass; true if the two are the same. Three
  * distinct buffers (restrict): gcc -O2 vectorizes it only then. */
@@ -65,10 +69,9 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages,
   errno = 0;
   if (ok && !cctx) {
     cctx = ZSTD_createCCtx();
-    ok = cctx && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, LEVEL)) &&
-         !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1));
+    ok = cctx && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1));
   }
-  ok = ok && cctx;
+  ok = ok && cctx && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, prior ? LEVEL_XOR : LEVEL));
   uint32_t magic = prior ? MAGIC_XOR : MAGIC_PAGES;
   size_t kept = 0, batched = 0; /* pages[0..kept) recorded; the last `batched` of them in raw */
   for (size_t i = 0; ok && i < *n; i++) {
