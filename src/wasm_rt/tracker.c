@@ -28,7 +28,6 @@ struct pm_scan_arg {
 
 #define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #define PAGE_IS_WRITTEN (1ull << 1)
-#define PM_SCAN_WP_MATCHING (1ull << 0)
 #define PM_SCAN_CHECK_WPASYNC (1ull << 1)
 
 const unsigned long wb_track_ioctls[WB_TRACK_IOCTLS] = {UFFDIO_REGISTER, UFFDIO_WRITEPROTECT, PAGEMAP_SCAN};
@@ -62,9 +61,9 @@ bool wb_track_arm(uint8_t *base, size_t reserved, size_t len) {
 }
 
 /* One PAGEMAP_SCAN pass over [start, end): written regions into vec. */
-static long scan(uint64_t start, uint64_t end, bool rearm, struct page_region *vec, size_t n, uint64_t *walk_end) {
+static long scan(uint64_t start, uint64_t end, struct page_region *vec, size_t n, uint64_t *walk_end) {
   struct pm_scan_arg a = {.size = sizeof a,
-                          .flags = PM_SCAN_CHECK_WPASYNC | (rearm ? PM_SCAN_WP_MATCHING : 0),
+                          .flags = PM_SCAN_CHECK_WPASYNC,
                           .start = start,
                           .end = end,
                           .vec = (uintptr_t)vec,
@@ -76,7 +75,7 @@ static long scan(uint64_t start, uint64_t end, bool rearm, struct page_region *v
   return r;
 }
 
-ssize_t wb_track_written(uint8_t *base, size_t len, bool rearm, wb_span **out) {
+ssize_t wb_track_written(uint8_t *base, size_t len, wb_span **out) {
   *out = NULL;
   if (uffd < 0) return -1;
   struct page_region vec[256];
@@ -85,7 +84,7 @@ ssize_t wb_track_written(uint8_t *base, size_t len, bool rearm, wb_span **out) {
   uint64_t at = (uintptr_t)base, end = at + len;
   while (at < end) {
     uint64_t walked;
-    long k = scan(at, end, rearm, vec, 256, &walked);
+    long k = scan(at, end, vec, 256, &walked);
     if (k < 0 || walked <= at) {
       free(spans);
       return -1;
@@ -108,13 +107,11 @@ ssize_t wb_track_written(uint8_t *base, size_t len, bool rearm, wb_span **out) {
   return (ssize_t)n;
 }
 
-/* Protection after a copy back by UFFDIO_WRITEPROTECT, not a PAGEMAP_SCAN
- * with PM_SCAN_WP_MATCHING: that one walks the whole range again and
- * flushes the TLB once for every 2 MB it changes (an IPI to each other CPU
- * running the process, every time); this one walks the ranges given and
- * flushes once for each. (A scan that lists pages and protects them in the
- * same pass, wb_track_written's `rearm`, costs less than a walk and then
- * this.) */
+/* Protection by UFFDIO_WRITEPROTECT, not a PAGEMAP_SCAN with
+ * PM_SCAN_WP_MATCHING: that one walks the whole range again and flushes the
+ * TLB once for every 2 MB it changes (an IPI to each other CPU running the
+ * process, every time); this one walks the ranges given and flushes once
+ * for each. */
 bool wb_track_rearm(uint8_t *base, size_t len) {
   if (uffd < 0) return false;
   struct uffdio_writeprotect wp = {.range = {(uintptr_t)base, len}, .mode = UFFDIO_WRITEPROTECT_MODE_WP};

@@ -23,12 +23,11 @@ bool wb_track_init(void);
 bool wb_track_arm(uint8_t *base, size_t reserved, size_t len);
 
 /* Byte spans in [base, base+len) written since they were last protected
- * (malloc'd array in *out; sorted), and with `rearm` protected again in
- * the same pass. -1: cannot tell (with `rearm`, some may be protected). */
+ * (malloc'd array in *out; sorted). -1: cannot tell. */
 typedef struct {
   size_t start, len;
 } wb_span;
-ssize_t wb_track_written(uint8_t *base, size_t len, bool rearm, wb_span **out);
+ssize_t wb_track_written(uint8_t *base, size_t len, wb_span **out);
 
 /* Protect what was written in [base, base+len) again; or only `spans`
  * (sorted, as wb_track_written gives them) when those are all. */

@@ -317,6 +317,14 @@ static void arm(uint8_t *base, size_t bytes) {
 #define RECYCLE_LEARN 8
 #define RECYCLE_HOT_MAX 256
 
+/* After a recycle or a take that found `pages` written: whether they stay
+ * writable, or all are to be protected again (the count starts over). */
+static bool stay_writable(unsigned *count, size_t pages) {
+  bool keep = ++*count < RECYCLE_LEARN && pages <= RECYCLE_HOT_MAX;
+  if (!keep) *count = 0;
+  return keep;
+}
+
 /* Reset without unmapping: drop pages beyond the image, copy back what was
  * written (unless the memory already holds the image), protect it again
  * (a recycle: see wb_rt_memory_recycle). */
@@ -330,15 +338,15 @@ static bool tracked_reset(wasm_rt_memory_t *m, const wb_memory_image *img, bool 
   }
   if (copy) {
     wb_span *spans;
-    ssize_t n = wb_track_written(m->data, keep, false, &spans);
+    ssize_t n = wb_track_written(m->data, keep, &spans);
     bool ok = n >= 0;
     size_t pages = 0;
     for (ssize_t i = 0; ok && i < n; i++) {
       ok = wb_image_read(img, spans[i].start, m->data + spans[i].start, spans[i].len);
       pages += spans[i].len / HOST_PAGE;
     }
-    bool keep_writable = recycle && ++*count < RECYCLE_LEARN && pages <= RECYCLE_HOT_MAX;
-    if (!keep_writable) *count = 0;
+    bool keep_writable = recycle && stay_writable(count, pages);
+    if (!recycle) *count = 0;
     ok = ok && (keep_writable || wb_track_rearm_spans(m->data, spans, (size_t)n)); /* nothing else was written */
     free(spans);
     if (!ok) return false;
@@ -400,23 +408,17 @@ ssize_t wb_rt_memory_written(wasm_rt_memory_t *m, bool take, uint32_t **out) {
    * again flushed each 2 MB it changed from every CPU that had run this
    * process (0.1 ms of a session's call here, an IPI to an idle CPU each
    * time), and the next call took a write fault on each. Unchanged pages
-   * taken again cost their caller a comparison. The same learning bounds
-   * what stays writable: all is protected again every RECYCLE_LEARN-th
-   * take, in the same pass, or after one of more than RECYCLE_HOT_MAX. */
-  bool learn = take && ++*count >= RECYCLE_LEARN;
+   * taken again cost their caller a comparison. The recycle's learning
+   * bounds what stays writable (stay_writable). */
   wb_span *spans;
-  ssize_t n = wb_track_written(m->data, (size_t)m->pages * PAGE_SIZE, learn, &spans);
+  ssize_t n = wb_track_written(m->data, (size_t)m->pages * PAGE_SIZE, &spans);
   if (n < 0) return -1;
   size_t pages = 0;
   for (ssize_t i = 0; i < n; i++) pages += spans[i].len / 4096;
-  if (take && !learn && pages > RECYCLE_HOT_MAX) {
-    learn = true;
-    if (!wb_track_rearm_spans(m->data, spans, (size_t)n)) {
-      free(spans);
-      return -1;
-    }
+  if (take && !stay_writable(count, pages) && !wb_track_rearm_spans(m->data, spans, (size_t)n)) {
+    free(spans);
+    return -1;
   }
-  if (learn) *count = 0;
   uint32_t *v = malloc((pages ? pages : 1) * sizeof *v);
   size_t k = 0;
   for (ssize_t i = 0; v && i < n; i++)
