@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
@@ -21,6 +22,7 @@
 
 #include "harness.h"
 #include "jail/jail.h"
+#include "util/os.h"
 
 /* Run fn in a child; its wait status. */
 static int in_child(int (*fn)(void *), void *arg) {
@@ -640,7 +642,7 @@ static void test_every_thread_of_a_worker_is_locked(void **s) {
     threads++;
   }
   closedir(d);
-  assert_true(threads >= 2); /* the one reading the socket, the one running the guest */
+  assert_true(threads >= 2); /* the one listening for cancels, the one running the guest */
   signal_worker(worker, SIGKILL);
   pthread_join(t, NULL);
   assert_non_null(c.res);
@@ -659,6 +661,73 @@ static void test_worker_killed_mid_call(void **s) {
   assert_true(c.res->duration_ms < 5000);
   wasmbox_result_free(c.res);
   expect_output("print('next call fine')", ws, "next call fine\n");
+  rm_tree(ws);
+  free(ws);
+}
+
+/* A cancel reaches a worker apart from its calls (worker_protocol.h): the
+ * guest stops, and the worker stays for the next call. */
+static void test_cancel_keeps_the_worker(void **s) {
+  (void)s;
+  char *ws = make_dir();
+  wasmbox_cancel *tok = wasmbox_cancel_new();
+  call_t c = {.req = {.code = "while True: pass", .workspace = ws, .timeout_seconds = 20, .cancel = tok}};
+  pthread_t t;
+  pid_t worker = start_call_on_new_worker(&c, &t);
+  double t0 = wb_monotonic_s();
+  wasmbox_cancel_fire(tok);
+  pthread_join(t, NULL);
+  assert_true(wb_monotonic_s() - t0 < 1);
+  expect_status(c.res, WASMBOX_STATUS_CANCELLED);
+  wasmbox_result_free(c.res);
+  wasmbox_cancel_free(tok);
+  expect_output("print('after the cancel')", ws, "after the cancel\n");
+  pid_t now[64];
+  size_t n = children(now, 64);
+  bool same = false;
+  for (size_t i = 0; i < n; i++) same |= now[i] == worker;
+  assert_true(same); /* the call ran in the worker that was cancelled */
+  rm_tree(ws);
+  free(ws);
+}
+
+/* A worker whose parent dies mid-call stops its guest and ends: it is
+ * not left spinning until the call's timeout. (This process takes the
+ * orphans as their subreaper, to see them end.) */
+static void test_worker_ends_with_its_parent(void **s) {
+  (void)s;
+  char *ws = make_dir();
+  assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  fflush(NULL);
+  pid_t parent = fork();
+  assert_true(parent >= 0);
+  if (parent == 0) {
+    char err[256];
+    wasmbox *w = wasmbox_new(err, sizeof err);
+    wasmbox_request req = {.code = "while True: pass", .workspace = ws, .timeout_seconds = 60};
+    wasmbox_result *r = NULL;
+    if (w) wasmbox_run(w, &req, &r, err, sizeof err);
+    _exit(1);
+  }
+  pid_t worker[8];
+  size_t n = 0;
+  for (int tries = 0; tries < 500 && !n; tries++) {
+    usleep(20 * 1000);
+    n = children_of(parent, worker, 8);
+  }
+  assert_int_equal(n, 1);
+  usleep(500 * 1000); /* well into the call */
+  kill(parent, SIGKILL);
+  assert_int_equal(waitpid(parent, NULL, 0), parent);
+  double t0 = wb_monotonic_s();
+  pid_t got = 0;
+  while (got == 0 && wb_monotonic_s() - t0 < 10) {
+    got = waitpid(worker[0], NULL, WNOHANG);
+    if (got == 0) usleep(10 * 1000);
+  }
+  assert_int_equal(got, worker[0]);
+  assert_true(wb_monotonic_s() - t0 < 3);
+  assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
   rm_tree(ws);
   free(ws);
 }
@@ -805,6 +874,8 @@ int main(void) {
       cmocka_unit_test(test_worker_killed_mid_call),
       cmocka_unit_test(test_session_worker_killed_at_random_points),
       cmocka_unit_test(test_worker_seccomp_death_is_named),
+      cmocka_unit_test(test_cancel_keeps_the_worker),
+      cmocka_unit_test(test_worker_ends_with_its_parent),
       cmocka_unit_test(test_stuck_worker_is_stopped_at_its_deadline),
       cmocka_unit_test(test_session_survives_its_worker),
       cmocka_unit_test(test_workspace_made_again),

@@ -13,9 +13,12 @@ extern const char wb_worker_fd_env[];
  * one-shot process's worker is a plain fork that calls this directly.)
  * `taken_fd` is a shared page where the worker counts the calls it has
  * taken off the socket, before it does anything for one: a parent whose
- * worker died can tell a call that never started from one that did. */
-int wb_worker_main(int sock, int taken_fd);
+ * worker died can tell a call that never started from one that did, and
+ * the count numbers the calls. `cancel_sock` carries the parent's cancels
+ * (worker_protocol.h), apart from the calls, and its end is the parent's. */
+int wb_worker_main(int sock, int cancel_sock, int taken_fd);
 #define WB_WORKER_SOCKET_FD 3
 #define WB_WORKER_TAKEN_FD 4
+#define WB_WORKER_CANCEL_FD 5
 
 #endif

@@ -57,6 +57,7 @@ static const char view_scratch[] = "/wasmbox-scratch";
 typedef struct {
   pid_t pid;
   int sock;
+  int cancel;    /* the cancel socket (worker_protocol.h) */
   char *key;     /* its placement */
   char *scratch; /* its own /app for stateless calls, or NULL */
   wb_cgroup cg;
@@ -173,6 +174,7 @@ static int place(wasmbox *wb, const wasmbox_request *req, wasmbox_request *out, 
 static void worker_end(worker *w) {
   if (!w) return;
   if (w->sock >= 0) close(w->sock);
+  if (w->cancel >= 0) close(w->cancel);
   if (w->pid > 0) {
     kill(w->pid, SIGKILL);
     while (!w->unreaped && waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {}
@@ -258,7 +260,7 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
     snprintf(err, errlen, "out of memory");
     return NULL;
   }
-  w->sock = -1;
+  w->sock = w->cancel = -1;
   w->pid = -1;
   wb_jail_spec spec = pl->spec;
   const char *scratch = NULL;
@@ -277,9 +279,16 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
     scratch = w->scratch;
     spec.paths[spec.npaths++] = (wb_jail_path){.path = w->scratch, .writable = true};
   }
-  int sv[2];
+  int sv[2], cv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) != 0) {
+    snprintf(err, errlen, "socketpair: %s", strerror(errno));
+    worker_end(w);
+    return NULL;
+  }
+  w->cancel = cv[0]; /* worker_end closes it */
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     snprintf(err, errlen, "socketpair: %s", strerror(errno));
+    close(cv[1]);
     worker_end(w);
     return NULL;
   }
@@ -304,6 +313,7 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
     wb_buf_free(&b);
     close(sv[0]);
     close(sv[1]);
+    close(cv[1]);
     worker_end(w);
     return NULL;
   }
@@ -324,6 +334,7 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
     if (taken_fd >= 0) close(taken_fd);
     close(sv[0]);
     close(sv[1]);
+    close(cv[1]);
     worker_end(w);
     return NULL;
   }
@@ -331,29 +342,32 @@ static worker *spawn(wb_workers *ws, const placement *pl, uint64_t cg_memory, ch
   if (pid == 0) {
     /* out of the way first, so that no dup lands on its own source */
     int sock = fcntl(sv[1], F_DUPFD_CLOEXEC, 10), report = fcntl(out_of_band[1], F_DUPFD_CLOEXEC, 10);
-    int page = fcntl(taken_fd, F_DUPFD_CLOEXEC, 10), null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (sock < 0 || report < 0 || page < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-        dup2(sock, WB_WORKER_SOCKET_FD) < 0 || dup2(page, WB_WORKER_TAKEN_FD) < 0)
+    int page = fcntl(taken_fd, F_DUPFD_CLOEXEC, 10), cancel = fcntl(cv[1], F_DUPFD_CLOEXEC, 10);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (sock < 0 || report < 0 || page < 0 || cancel < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+        dup2(sock, WB_WORKER_SOCKET_FD) < 0 || dup2(page, WB_WORKER_TAKEN_FD) < 0 ||
+        dup2(cancel, WB_WORKER_CANCEL_FD) < 0)
       _exit(127);
     /* A one-shot process holds nothing but this call: its worker is a plain
      * fork (an exec costs milliseconds). Others start from a clean image,
      * so that no data of other calls is in a worker's memory. */
     if (plain) {
-      if (syscall(SYS_close_range, 5u, ~0u, 0u) != 0) _exit(127);
+      if (syscall(SYS_close_range, 6u, ~0u, 0u) != 0) _exit(127);
       /* its one stateless call is never undone: following its writes would
        * only cost faults (a tracked range gets no fault-around) */
       if (!pl->session) wb_rt_tracking_disable();
-      _exit(wb_worker_main(WB_WORKER_SOCKET_FD, WB_WORKER_TAKEN_FD));
+      _exit(wb_worker_main(WB_WORKER_SOCKET_FD, WB_WORKER_CANCEL_FD, WB_WORKER_TAKEN_FD));
     }
-    if (dup3(report, 5, O_CLOEXEC) < 0 || syscall(SYS_close_range, 6u, ~0u, 0u) != 0) _exit(127);
+    if (dup3(report, 6, O_CLOEXEC) < 0 || syscall(SYS_close_range, 7u, ~0u, 0u) != 0) _exit(127);
     execve(ws->program, argv, env);
     int e = errno;
-    if (write(5, &e, sizeof e) < 0) _exit(126);
+    if (write(6, &e, sizeof e) < 0) _exit(126);
     _exit(127);
   }
   close(taken_fd);
   close(out_of_band[1]);
   close(sv[1]);
+  close(cv[1]);
   w->sock = sv[0];
   int exec_errno = 0;
   ssize_t got_errno = pid > 0 && !plain ? read(out_of_band[0], &exec_errno, sizeof exec_errno) : 0;
@@ -760,9 +774,10 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
       if (r < 0 && errno != EINTR) break;
       if (r <= 0) continue;
       if (cfd >= 0 && !cancel_sent && p[1].revents) {
-        wb_buf none = {0};
+        /* 8 bytes into an empty buffer: a worker that does not drain it
+         * is stopped at the deadline; one that is gone, at the next read */
         cancel_sent = true;
-        if (!wb_frame_write(w->sock, WB_FRAME_CANCEL, &none, deadline)) break;
+        if (send(w->cancel, &w->sent, sizeof w->sent, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno != EAGAIN) break;
         continue;
       }
       got = wb_frame_read(w->sock, &type, &msg, &len, frame_max, deadline);

@@ -3,9 +3,12 @@
  * (worker_child.c), in one place.
  *
  * Frames: [u32 length][u8 type][payload] over a stream socket. The parent
- * sends SETUP once, then RUN (a request) and CANCEL; the worker answers
- * SETUP with READY (its jail report) or ERROR, and each RUN with RESULT or
- * ERROR. While a RUN runs, the worker may send TOOL (a guest's tool request,
+ * sends SETUP once, then RUN (a request); the worker answers SETUP with
+ * READY (its jail report) or ERROR, and each RUN with RESULT or ERROR.
+ * A cancel goes apart, on a second socket (worker_child.h), so that the
+ * thread that runs the calls reads the first alone: it is the number of
+ * the call it stops (the parent's count of calls sent, the worker's of
+ * calls taken), a u64 in host order. While a RUN runs, the worker may send TOOL (a guest's tool request,
  * numbered) and the parent answers each with TOOL_REPLY (the same number,
  * the reply); the parent checks and answers them itself (api/guest_tools.h), so
  * a worker can ask only what its guest could. Payloads are built with
@@ -39,7 +42,6 @@ enum {
   WB_FRAME_SETUP = 1,
   WB_FRAME_READY,
   WB_FRAME_RUN,
-  WB_FRAME_CANCEL,
   WB_FRAME_RESULT,
   WB_FRAME_ERROR,
   WB_FRAME_TOOL,
