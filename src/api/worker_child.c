@@ -45,7 +45,7 @@ typedef struct {
   pthread_mutex_t mu;
   pthread_cond_t ended; /* a call ended (a main thread waits only when the parent is gone) */
   uint64_t call;        /* the number of the call on (*taken when it was taken), 0 between calls */
-  wb_cancel *cancel;    /* its token */
+  wb_cancel *cancel;    /* the calls' token (reset for each: no eventfd made per call) */
   uint64_t cancelled;   /* the last call the parent cancelled before it was taken */
   /* The call thread's own: */
   uint64_t deadline_ns; /* the call's */
@@ -190,19 +190,18 @@ static bool serve_call(runner *r, uint64_t number, const uint8_t *payload, size_
   wb_resolved rs;
   char err[1024] = "";
   int rc = wb_resolve(&req, &rs, err, sizeof err);
-  wb_cancel *cancel = rc ? NULL : wb_cancel_new();
-  if (!cancel) {
+  if (rc) {
     wb_request_storage_free(&storage);
-    return send_error(r->sock, rc ? rc : WASMBOX_EINTERNAL, rc ? err : "out of memory");
+    return send_error(r->sock, rc, err);
   }
-  req.cancel = (wasmbox_cancel *)cancel;
+  req.cancel = (wasmbox_cancel *)r->cancel;
   wb_jail_cpu_budget(rs.timeout_s + 10);
   r->deadline_ns = wb_monotonic_ns() + (uint64_t)(rs.timeout_s * 1e9);
   r->parent_lost = false;
   pthread_mutex_lock(&r->mu);
   r->call = number;
-  r->cancel = cancel;
-  if (r->cancelled == number) wb_cancel_fire(cancel); /* it came before the call */
+  wb_cancel_reset(r->cancel);
+  if (r->cancelled == number) wb_cancel_fire(r->cancel); /* it came before the call */
   pthread_mutex_unlock(&r->mu);
   wasmbox_result *res = NULL;
   wb_tool_route route = {.answer = ask_parent, .ctx = r};
@@ -210,12 +209,10 @@ static bool serve_call(runner *r, uint64_t number, const uint8_t *payload, size_
   bool answered = answer(r->sock, rc, res, err);
   pthread_mutex_lock(&r->mu);
   r->call = 0;
-  r->cancel = NULL;
   pthread_cond_broadcast(&r->ended); /* no syscall unless the main thread waits */
   pthread_mutex_unlock(&r->mu);
   wasmbox_result_free(res);
   wb_request_storage_free(&storage);
-  wb_cancel_free(cancel);
   /* after the answer: the next call waits for this, not this one */
   wb_inprocess_tidy(r->wb->here);
   return answered && !r->parent_lost;
@@ -323,7 +320,12 @@ int wb_worker_main(int sock, int cancel_sock, int taken_fd) {
                .wb = wb,
                .sock = sock,
                .taken = taken,
-               .image_release_ns = su.image_release_ns};
+               .image_release_ns = su.image_release_ns,
+               .cancel = wb ? wb_cancel_new() : NULL};
+  if (wb && !rn.cancel) {
+    snprintf(err, sizeof err, "out of memory");
+    wb = NULL;
+  }
   /* Locked before the call thread starts, which inherits every layer: no_new_privs, capabilities, Landlock and
    * seccomp hold for the thread that calls them and the threads it starts afterwards, not for one already running. */
   if (wb) wb_jail_lock(&spec, &rep);

@@ -79,6 +79,16 @@ void wb_cancel_free(wb_cancel *c) {
 
 int wb_cancel_fd(const wb_cancel *c) { return c->event; }
 
+void wb_cancel_reset(wb_cancel *c) {
+  pthread_mutex_lock(&c->mu);
+  uint64_t n;
+  if (c->fired && read(c->event, &n, sizeof n) < 0) {
+    /* not readable: nothing to drain */
+  }
+  c->fired = false;
+  pthread_mutex_unlock(&c->mu);
+}
+
 /* The guest thread gets the timer's signal with its deadline marked as
  * passed: the same path as a timeout, from guest or host code alike. */
 void wb_cancel_fire(wb_cancel *c) {
