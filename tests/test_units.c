@@ -1,6 +1,7 @@
 /* Unit tests of host pieces, without an interpreter: the WASI host's path
  * resolution and bounds checks driven directly through a fake guest memory,
  * the image reader, JSON output and guidance. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -435,6 +436,48 @@ static void scratch_remove(char *top) {
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
   assert_int_equal(system(cmd), 0);
   free(top);
+}
+
+/* Emptiness: "." and ".." do not count, one entry does (also the last of
+ * more than one read of the directory holds), and the descriptor is left
+ * at the directory's start. */
+static void test_dir_emptiness(void **state) {
+  (void)state;
+  char err[256], p[4200];
+  char *top = wb_scratch_dir("wb-units-empty", err, sizeof err);
+  assert_non_null(top);
+  int fd = open(top, O_RDONLY | O_DIRECTORY);
+  assert_true(fd >= 0);
+  assert_true(wb_dir_fd_is_empty(fd));
+  assert_true(wb_dir_is_empty(top));
+  snprintf(p, sizeof p, "%s/only", top);
+  assert_int_equal(mkdir(p, 0700), 0);
+  assert_false(wb_dir_fd_is_empty(fd));
+  assert_false(wb_dir_is_empty(top));
+  assert_int_equal(rmdir(p), 0);
+  assert_true(wb_dir_fd_is_empty(fd));
+  /* 400 entries with long names, then all but the one that sorts last in the directory's own order */
+  char name[200];
+  memset(name, 'n', sizeof name - 8);
+  for (int i = 0; i < 400; i++) {
+    snprintf(p, sizeof p, "%s/%.*s%04d", top, 150, name, i);
+    make_file(p);
+  }
+  assert_false(wb_dir_fd_is_empty(fd));
+  DIR *d = opendir(top);
+  assert_non_null(d);
+  char last[256] = "";
+  for (struct dirent *e; (e = readdir(d));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) snprintf(last, sizeof last, "%s", e->d_name);
+  closedir(d);
+  for (int i = 0; i < 400; i++) {
+    snprintf(p, sizeof p, "%s/%.*s%04d", top, 150, name, i);
+    if (strcmp(strrchr(p, '/') + 1, last)) assert_int_equal(unlink(p), 0);
+  }
+  assert_false(wb_dir_fd_is_empty(fd));
+  assert_int_equal(lseek(fd, 0, SEEK_CUR), 0);
+  close(fd);
+  scratch_remove(top);
 }
 
 static void test_tree_removal(void **state) {
@@ -964,6 +1007,7 @@ int main(void) {
       cmocka_unit_test(test_guidance),
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_tree_removal),
+      cmocka_unit_test(test_dir_emptiness),
       cmocka_unit_test(test_page_log),
       cmocka_unit_test(test_pagelog_room),
       cmocka_unit_test(test_head_copies),
