@@ -102,13 +102,19 @@ void wb_cancel_fire(wb_cancel *c) {
   pthread_mutex_unlock(&c->mu);
 }
 
+/* A guest thread's id, read once when it starts (guest_thread_enter):
+ * asked at every call, by the cancel token and by the deadline's timer. */
+static _Thread_local pid_t guest_tid;
+
+static pid_t this_tid(void) { return guest_tid ? guest_tid : (pid_t)syscall(SYS_gettid); }
+
 /* Mark the call as running on this thread; false if already cancelled. */
 static bool cancel_enter(wb_cancel *c) {
   if (!c) return true;
   pthread_mutex_lock(&c->mu);
   bool go = !c->fired;
   c->running = go;
-  c->tid = (pid_t)syscall(SYS_gettid);
+  c->tid = this_tid();
   pthread_mutex_unlock(&c->mu);
   return go;
 }
@@ -129,7 +135,7 @@ static bool start_timer(timer_t *t, uint64_t timeout_ns) {
   memset(&ev, 0, sizeof ev);
   ev.sigev_notify = SIGEV_THREAD_ID;
   ev.sigev_signo = wb_guest_timer_signal();
-  ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+  ev._sigev_un._tid = this_tid();
   if (timer_create(CLOCK_MONOTONIC, &ev, t) != 0) return false;
   struct itimerspec its = {
       .it_value = {(time_t)(timeout_ns / 1000000000ull), (long)(timeout_ns % 1000000000ull)},
@@ -298,6 +304,7 @@ static void run_task(task *t, wb_guest_frame *frame) {
  * fault handler runs there when the stack is exhausted) and its stack's
  * bounds in the frame. False: it cannot run guest code. */
 static bool guest_thread_enter(wb_guest_frame *frame, stack_t *ss) {
+  guest_tid = (pid_t)syscall(SYS_gettid);
   *ss = (stack_t){.ss_sp = malloc(ALT_STACK), .ss_size = ALT_STACK, .ss_flags = 0};
   memset(frame, 0, sizeof *frame);
   pthread_attr_t attr;
