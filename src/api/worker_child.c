@@ -32,6 +32,7 @@
 #include "session/pagelog.h"
 #include "session/session.h"
 #include "util/os.h"
+#include "wasm_rt/guest.h"
 #include "wasm_rt/tracker.h"
 
 const char wb_worker_fd_env[] = "WASMBOX_WORKER_FD";
@@ -290,7 +291,8 @@ int wb_worker_main(int sock, int cancel_sock, int taken_fd) {
   close(taken_fd);
   if (taken == MAP_FAILED) return 1;
   signal(SIGPIPE, SIG_IGN);
-  signal(SIGXFSZ, SIG_IGN); /* a file over RLIMIT_FSIZE is an error, not death */
+  signal(SIGXFSZ, SIG_IGN);    /* a file over RLIMIT_FSIZE is an error, not death */
+  wb_guest_handlers_settled(); /* nothing here but our own code installs handlers */
   uint8_t type, *setup;
   size_t len;
   if (!wb_frame_read(sock, &type, &setup, &len, WB_SMALL_FRAME_MAX, 0) || type != WB_FRAME_SETUP) return 1;

@@ -2,6 +2,7 @@
 #include "wasm_rt/guest.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
@@ -187,12 +188,19 @@ static void install_timer_handler(void) {
   sigaction(wb_guest_alarm_signal(), &sa, NULL);
 }
 
+static bool settled;              /* wb_guest_handlers_settled() */
+static _Atomic bool claimed_once; /* and since then, claimed */
+
 void wb_guest_install_handlers(void) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, install_timer_handler);
+  if (claimed_once) return; /* three rt_sigaction calls fewer a call */
   pthread_mutex_lock(&install_lock);
   claim(SIGSEGV, &prev_segv);
   claim(SIGBUS, &prev_bus);
   claim(SIGILL, &prev_ill);
+  if (settled) claimed_once = true;
   pthread_mutex_unlock(&install_lock);
 }
+
+void wb_guest_handlers_settled(void) { settled = true; }

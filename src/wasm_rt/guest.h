@@ -54,6 +54,10 @@ typedef struct wb_guest_frame {
  * host program replaced our handler); call before every guest call. Faults
  * that are not the guest's go to the handler we replaced. */
 void wb_guest_install_handlers(void);
+/* This process runs no code that installs signal handlers of its own (a
+ * worker): once claimed, ours are not looked at again before each call.
+ * Call before the first guest call. */
+void wb_guest_handlers_settled(void);
 
 /* Signals used for the wall-clock timer, and for the guest's own alarm. */
 int wb_guest_timer_signal(void);
