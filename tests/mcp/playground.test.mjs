@@ -121,9 +121,15 @@ test('in Chromium: type, run, output, image, error, session and files', async ()
     const setCode = (code) => page.evaluate((c) => document.querySelector('.CodeMirror').CodeMirror.setValue(c), code);
     const run = async (button = '#run') => {
       await page.click(button);
-      await page.waitForFunction(() => !['', 'running'].includes(document.getElementById('status').dataset.status), {
-        timeout: 30000,
-      });
+      // the run is over when the page is idle again: a session's run lists
+      // its files after it shows the result (reading the list at the result
+      // alone read the previous one when the machine was busy)
+      await page.waitForFunction(
+        () =>
+          !['', 'running'].includes(document.getElementById('status').dataset.status) &&
+          !document.getElementById('run').disabled,
+        { timeout: 30000 },
+      );
       return page.evaluate(() => {
         const text = (id) => document.getElementById(id).textContent;
         return {
