@@ -39,6 +39,7 @@ RSS_SLACK = 64 << 20
 FD_SLACK = 4
 THREAD_SLACK = 4
 IDLE_MAX = 12  # idle workers the library keeps (api/worker_parent.c)
+WORKER_FDS = 2  # what the library holds of each: its socket and its cancel socket (api/worker_parent.c)
 
 
 def proc_status(pid):
@@ -269,11 +270,12 @@ def main():
             problems.append('state directory holds %s, alive are %s' % (sorted(on_disk - live), sorted(live)))
         if end['rss'] > base['rss'] + RSS_SLACK:
             problems.append('RSS grew from %d to %d MB' % (base['rss'] >> 20, end['rss'] >> 20))
-        # each worker is one socket here; the pool keeps up to IDLE_MAX
-        # idle workers (api/worker_parent.c) for the next calls
-        if end['fds'] - end['workers'] > base['fds'] - base['workers'] + FD_SLACK:
-            problems.append('open fds besides the workers\' grew from %d to %d'
-                            % (base['fds'] - base['workers'], end['fds'] - end['workers']))
+        # each worker is WORKER_FDS sockets here; the pool keeps up to
+        # IDLE_MAX idle workers (api/worker_parent.c) for the next calls
+        def besides(s):
+            return s['fds'] - WORKER_FDS * s['workers']
+        if besides(end) > besides(base) + FD_SLACK:
+            problems.append('open fds besides the workers\' grew from %d to %d' % (besides(base), besides(end)))
         if end['threads'] > base['threads'] + THREAD_SLACK:
             problems.append('threads grew from %d to %d' % (base['threads'], end['threads']))
         if end['workers'] > IDLE_MAX:
