@@ -721,12 +721,12 @@ static void test_worker_ends_with_its_parent(void **s) {
   assert_int_equal(waitpid(parent, NULL, 0), parent);
   double t0 = wb_monotonic_s();
   pid_t got = 0;
-  while (got == 0 && wb_monotonic_s() - t0 < 10) {
+  while (got == 0 && wb_monotonic_s() - t0 < 20) {
     got = waitpid(worker[0], NULL, WNOHANG);
     if (got == 0) usleep(10 * 1000);
   }
   assert_int_equal(got, worker[0]);
-  assert_true(wb_monotonic_s() - t0 < 3);
+  assert_true(wb_monotonic_s() - t0 < 10); /* far from the 60 s, with room for a loaded machine under ASan */
   assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
   rm_tree(ws);
   free(ws);
