@@ -54,11 +54,6 @@ typedef struct {
   bool parent_lost;     /* the socket failed or spoke nonsense during the call: end after it */
 } runner;
 
-static bool fired(const wb_cancel *c) {
-  struct pollfd p = {.fd = wb_cancel_fd(c), .events = POLLIN};
-  return poll(&p, 1, 0) == 1;
-}
-
 /* The call's socket has failed (or the parent spoke nonsense): stop the
  * guest; the worker ends once the call has. */
 static char *lose_parent(runner *r, size_t *reply_len) {
@@ -74,7 +69,8 @@ static char *lose_parent(runner *r, size_t *reply_len) {
  * number) is dropped. */
 static char *ask_parent(void *ctx, const uint8_t *request, size_t len, size_t *reply_len, bool *pause) {
   runner *r = ctx;
-  if (r->parent_lost || fired(r->cancel)) return wb_tools_error(reply_len, "ToolError", "the call was cancelled");
+  if (r->parent_lost || wb_cancel_fired(r->cancel))
+    return wb_tools_error(reply_len, "ToolError", "the call was cancelled");
   uint32_t seq = ++r->seq;
   wb_buf b = {0};
   wb_encode_tool(&b, seq, 0, request, len);

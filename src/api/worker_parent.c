@@ -717,8 +717,7 @@ int wb_workers_run(wasmbox *wb, const wasmbox_request *req, const wb_resolved *r
   sent.cancel = NULL;
   uint64_t start = wb_monotonic_ns();
   int cfd = req->cancel ? wb_cancel_fd((const wb_cancel *)req->cancel) : -1;
-  struct pollfd fired = {.fd = cfd, .events = POLLIN};
-  if (cfd >= 0 && poll(&fired, 1, 0) == 1) {
+  if (req->cancel && wb_cancel_fired((wb_cancel *)req->cancel)) {
     placement_clear(&pl);
     *out = wb_result_failure(WASMBOX_STATUS_CANCELLED, "Cancelled", "the call was cancelled before it started", req,
                              &lim, 0, req->session_id != NULL);

@@ -89,6 +89,13 @@ void wb_cancel_reset(wb_cancel *c) {
   pthread_mutex_unlock(&c->mu);
 }
 
+bool wb_cancel_fired(wb_cancel *c) {
+  pthread_mutex_lock(&c->mu);
+  bool fired = c->fired;
+  pthread_mutex_unlock(&c->mu);
+  return fired;
+}
+
 /* The guest thread gets the timer's signal with its deadline marked as
  * passed: the same path as a timeout, from guest or host code alike. */
 void wb_cancel_fire(wb_cancel *c) {

@@ -42,6 +42,8 @@ void wb_cancel_fire(wb_cancel *c);
 void wb_cancel_free(wb_cancel *c);
 /* Unfired again, for another call (one that is not running). */
 void wb_cancel_reset(wb_cancel *c);
+/* Whether it has fired (no system call). */
+bool wb_cancel_fired(wb_cancel *c);
 /* Readable once the token has fired (for poll()). */
 int wb_cancel_fd(const wb_cancel *c);
 
