@@ -8,7 +8,9 @@
  * A cancel goes apart, on a second socket (worker_child.h), so that the
  * thread that runs the calls reads the first alone: it is the number of
  * the call it stops (the parent's count of calls sent, the worker's of
- * calls taken), a u64 in host order. While a RUN runs, the worker may send TOOL (a guest's tool request,
+ * calls taken), a u64 in host order.
+ *
+ * While a RUN runs, the worker may send TOOL (a guest's tool request,
  * numbered) and the parent answers each with TOOL_REPLY (the same number,
  * the reply); the parent checks and answers them itself (api/guest_tools.h), so
  * a worker can ask only what its guest could. Payloads are built with

@@ -61,10 +61,8 @@ void wb_jail_cpu_budget(double seconds) {
   rlim_t soft = used + (rlim_t)seconds + 2;
   if (cpu.rlim_max != RLIM_INFINITY && soft > cpu.rlim_max) soft = cpu.rlim_max;
   if (known && soft == cpu.rlim_cur) return;
-  rlim_t was = cpu.rlim_cur;
   cpu.rlim_cur = soft;
-  known = setrlimit(RLIMIT_CPU, &cpu) == 0;
-  if (!known) cpu.rlim_cur = was;
+  known = setrlimit(RLIMIT_CPU, &cpu) == 0; /* if not, the next call reads the limit again */
 }
 
 /* Wait for the pid-1 child and end the same way, so that the worker's
