@@ -480,6 +480,30 @@ static void test_dir_emptiness(void **state) {
   scratch_remove(top);
 }
 
+/* A file's size by seeking: the bytes written, sparse ends included; a
+ * descriptor that is not a file's fails with errno set. */
+static void test_fd_size(void **state) {
+  (void)state;
+  char path[] = "/tmp/wb-units-size-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  unlink(path);
+  uint64_t size = 1;
+  assert_true(wb_fd_size(fd, &size));
+  assert_int_equal(size, 0);
+  assert_true(wb_pwrite_all(fd, "abc", 3, 5000));
+  assert_true(wb_fd_size(fd, &size));
+  assert_int_equal(size, 5003);
+  close(fd);
+  int pipes[2];
+  assert_int_equal(pipe(pipes), 0);
+  errno = 0;
+  assert_false(wb_fd_size(pipes[0], &size));
+  assert_int_equal(errno, ESPIPE);
+  close(pipes[0]);
+  close(pipes[1]);
+}
+
 static void test_tree_removal(void **state) {
   (void)state;
   char err[256], p[4096];
@@ -1008,6 +1032,7 @@ int main(void) {
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_tree_removal),
       cmocka_unit_test(test_dir_emptiness),
+      cmocka_unit_test(test_fd_size),
       cmocka_unit_test(test_page_log),
       cmocka_unit_test(test_pagelog_room),
       cmocka_unit_test(test_head_copies),

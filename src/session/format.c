@@ -367,17 +367,16 @@ static bool accept_seal(const uint8_t *payload, uint32_t len, uint64_t end, void
 
 /* The states the log holds past HEAD's: *h and *globals move to the last.
  * Past HEAD's length there is nothing, room (zeros: the walk stops at
- * once) or the states of commits whose HEAD write was lost: one stat
- * tells whether to look. */
+ * once) or the states of commits whose HEAD write was lost: the size
+ * tells whether to look (not a stat: util/os.h's wb_fd_size says why). */
 static void roll_forward(int dir, wb_head *h, uint8_t **globals) {
   char log[64];
-  struct stat st;
   wb_state_name(log, sizeof log, "log", h->log_no);
-  if (fstatat(dir, log, &st, AT_SYMLINK_NOFOLLOW) != 0 || (uint64_t)st.st_size <= h->log_len) return;
   int fd = openat(dir, log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  uint64_t size;
   if (fd < 0) return;
   sealed_state s = {.h = *h};
-  wb_pagelog_follow(fd, h->log_len, (uint64_t)st.st_size, accept_seal, &s);
+  if (wb_fd_size(fd, &size) && size > h->log_len) wb_pagelog_follow(fd, h->log_len, size, accept_seal, &s);
   close(fd);
   if (s.globals) {
     *h = s.h;
@@ -517,9 +516,8 @@ bool wb_session_repair(int dir, const wb_head *h) {
   closedir(d);
   int lf = openat(dir, log, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (lf < 0) return false;
-  struct stat st;
-  if (fstat(lf, &st) == 0 && (uint64_t)st.st_size != h->log_len &&
-      !wb_pagelog_is_room(lf, h->log_len, (uint64_t)st.st_size))
+  uint64_t size;
+  if (wb_fd_size(lf, &size) && size != h->log_len && !wb_pagelog_is_room(lf, h->log_len, size))
     ok = ftruncate(lf, (off_t)h->log_len) == 0 && ok;
   close(lf);
   return ok;

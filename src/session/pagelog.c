@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -111,12 +110,11 @@ bool wb_pagelog_append(int fd, uint64_t at, const uint8_t *mem, uint32_t *pages,
 #define ROOM_MAX (4u << 20)
 
 bool wb_pagelog_room(int fd, uint64_t from, uint64_t end) {
-  struct stat st;
-  uint64_t n = end - from;
-  if (from == 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size >= end + n) return true;
+  uint64_t n = end - from, size;
+  if (from == 0 || !wb_fd_size(fd, &size) || size >= end + n) return true;
   uint64_t room = 8 * n < ROOM_MIN ? ROOM_MIN : 8 * n > ROOM_MAX ? ROOM_MAX : 8 * n;
   static const uint8_t zeros[64 << 10];
-  for (uint64_t at = (uint64_t)st.st_size > end ? (uint64_t)st.st_size : end; at < end + room;) {
+  for (uint64_t at = size > end ? size : end; at < end + room;) {
     size_t k = end + room - at < sizeof zeros ? (size_t)(end + room - at) : sizeof zeros;
     if (!wb_pwrite_all(fd, zeros, k, at)) return false;
     at += k;

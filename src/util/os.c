@@ -41,6 +41,13 @@ bool wb_pwrite_all(int fd, const void *p, size_t n, uint64_t off) {
   return true;
 }
 
+bool wb_fd_size(int fd, uint64_t *size) {
+  off_t end = lseek(fd, 0, SEEK_END);
+  if (end < 0) return false;
+  *size = (uint64_t)end;
+  return true;
+}
+
 bool wb_pread_all(int fd, void *p, size_t n, uint64_t off) {
   uint8_t *b = p;
   while (n) {
