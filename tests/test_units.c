@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <wasm-rt.h>
+#include <zstd.h>
 
 #include "harness.h"
 #include "api/guidance.h"
@@ -766,6 +767,86 @@ static void test_page_log(void **state) {
   free(base), free(m1), free(m2);
 }
 
+/* A record written by hand: header, pages, one zstd frame of `payload`. */
+static uint64_t put_record(int log, uint64_t at, uint32_t magic, const uint32_t *pages, uint32_t k, const void *payload,
+                           size_t len) {
+  size_t cap = ZSTD_compressBound(len);
+  uint8_t *comp = malloc(cap);
+  assert_non_null(comp);
+  size_t c = ZSTD_compress(comp, cap, payload, len, 1);
+  assert_false(ZSTD_isError(c));
+  uint32_t head[3] = {magic, k, (uint32_t)c};
+  assert_true(wb_pwrite_all(log, head, sizeof head, at));
+  assert_true(wb_pwrite_all(log, pages, k * sizeof *pages, at + sizeof head));
+  assert_true(wb_pwrite_all(log, comp, c, at + sizeof head + k * sizeof *pages));
+  free(comp);
+  return at + sizeof head + k * sizeof *pages + c;
+}
+
+/* Difference records hold only the 8-byte words that changed: the first
+ * and last word of a page and of each 64-word run of its map, and a page
+ * of which every word changed, replay exactly. A log written before them
+ * (whole-page XOR records, "WBPX") replays too. A map that promises more
+ * words than the record holds, or a record with bytes past its pages,
+ * fails the load. */
+static void test_page_log_words(void **state) {
+  (void)state;
+  enum { P = WB_HOST_PAGE, N = 4 };
+  uint8_t *base = malloc(N * P), *mem = malloc(N * P);
+  assert_true(base && mem);
+  for (size_t i = 0; i < N * P; i++) base[i] = (uint8_t)(i * 13 + i / 4096);
+  memcpy(mem, base, N * P);
+  size_t edges[] = {0, 63 * 8, 64 * 8, 127 * 8 + 7, 448 * 8, 511 * 8 + 7};
+  for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) mem[1 * P + edges[i]] ^= 0x81;
+  for (size_t i = 0; i < P; i += 8) mem[2 * P + i + (i / 8) % 8] ^= 0x5a; /* every word of page 2 */
+  int basefd = memfd_with(base, N * P), log = memfd_create("units-log-words", MFD_CLOEXEC);
+  assert_true(log >= 0);
+  char err[256] = "";
+  uint32_t pages[] = {1, 2, 3};
+  size_t n = 3;
+  uint64_t end, records;
+  wb_memory_image prior = {.fd = basefd, .offset = 0, .pages = 1};
+  assert_true(wb_pagelog_append(log, 0, mem, pages, &n, &prior, &end, err, sizeof err));
+  assert_int_equal(n, 2); /* page 3 written back the same */
+  uint32_t magic;
+  assert_true(wb_pread_all(log, &magic, sizeof magic, 0));
+  assert_int_equal(magic, 0x57504257u);
+  replay_equals(log, end, base, N * P, mem, N * P, 2);
+
+  /* an older log: page 1's whole XOR */
+  uint8_t *x = malloc(P), *out = malloc(N * P);
+  assert_true(x && out);
+  for (size_t i = 0; i < P; i++) x[i] = base[P + i] ^ mem[P + i];
+  memcpy(out, base, N * P);
+  memcpy(out + P, mem + P, P);
+  uint32_t one[] = {1};
+  int old = memfd_create("units-log-xor", MFD_CLOEXEC);
+  assert_true(old >= 0);
+  uint64_t old_end = put_record(old, 0, 0x58504257u, one, 1, x, P);
+  replay_equals(old, old_end, base, N * P, out, N * P, 1);
+  close(old);
+
+  /* a map of three words with two of them there; then one extra byte */
+  uint8_t rec[64 + 3 * 8 + 1] = {0};
+  rec[0] = 0x07;
+  uint8_t *copy = malloc(N * P);
+  assert_non_null(copy);
+  int bad = memfd_create("units-log-bad", MFD_CLOEXEC);
+  assert_true(bad >= 0);
+  uint64_t bad_end = put_record(bad, 0, 0x57504257u, one, 1, rec, 64 + 2 * 8);
+  memcpy(copy, base, N * P);
+  assert_false(wb_pagelog_apply(bad, bad_end, copy, N * P, NULL, &records, err, sizeof err));
+  assert_non_null(strstr(err, "ends too soon"));
+  bad_end = put_record(bad, 0, 0x57504257u, one, 1, rec, sizeof rec);
+  memcpy(copy, base, N * P);
+  assert_false(wb_pagelog_apply(bad, bad_end, copy, N * P, NULL, &records, err, sizeof err));
+  assert_non_null(strstr(err, "longer than its pages"));
+  close(bad);
+  free(copy), free(x), free(out);
+  close(log), close(basefd);
+  free(base), free(mem);
+}
+
 static uint64_t file_size(int fd) {
   struct stat st;
   assert_int_equal(fstat(fd, &st), 0);
@@ -815,7 +896,7 @@ static void test_pagelog_room(void **state) {
   wb_head h = {.log_no = 0, .log_len = 73000};
   assert_true(wb_session_repair(dir, &h));
   assert_int_equal(file_size(log), 73000 + 8 * 40000);
-  uint32_t record = 0x58504257u; /* "WBPX": the start of a save's records */
+  uint32_t record = 0x57504257u; /* "WBPW": the start of a save's records */
   assert_true(wb_pwrite_all(log, &record, sizeof record, 73000));
   assert_true(wb_session_repair(dir, &h));
   assert_int_equal(file_size(log), 73000);
@@ -1034,6 +1115,7 @@ int main(void) {
       cmocka_unit_test(test_dir_emptiness),
       cmocka_unit_test(test_fd_size),
       cmocka_unit_test(test_page_log),
+      cmocka_unit_test(test_page_log_words),
       cmocka_unit_test(test_pagelog_room),
       cmocka_unit_test(test_head_copies),
       cmocka_unit_test(test_image_give_back),

@@ -5,10 +5,12 @@
  * next repair cuts off.
  *
  * Record: magic, u32 count, u32 compressed size, u32 pages[count], then one
- * zstd frame (with checksum) of count * 4096 bytes: each page as it is
- * ("WBPG"), or its XOR with what it was before the save ("WBPX"). A save
- * changes a few bytes of most pages it writes, so a difference is mostly
- * zeros, which zstd compresses about ten times faster than the page.
+ * zstd frame (with checksum) of the pages in order: each as it is ("WBPG",
+ * 4096 bytes), or what changed since the save before ("WBPW"): a 64-byte
+ * map of its 512 8-byte words, a bit set for each that changed, then the
+ * XOR of each such word with what it was. A save changes about 1 % of the
+ * bytes of the pages it writes. Logs written before "WBPW" hold "WBPX"
+ * records instead, each page's whole XOR (4096 bytes), which are read.
  *
  * Past the end the file may hold room: zeros, where the next commits are
  * written (wb_pagelog_room), which no walk of the log takes for a record.
