@@ -504,8 +504,9 @@ void mcp_workspace_give(mcp_server *s, char *dir) {
   if (!dir) return;
   /* The code left files: remove them all, but keep the directory, so that
    * the worker whose jail holds it serves the next call too. */
-  if (!wb_dir_is_empty(dir)) wb_empty_dir(dir);
-  if (!wb_dir_is_empty(dir)) {
+  bool left = !wb_dir_is_empty(dir);
+  if (left) wb_empty_dir(dir);
+  if (left && !wb_dir_is_empty(dir)) {
     wb_remove_tree(dir);
     free(dir);
     return;
