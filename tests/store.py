@@ -119,6 +119,24 @@ def main():
     r = run('a', sid, 'print(x)')
     check('a cache that lost its record of the store\'s version reloads whole', r['status'] == 'ok' and
           r['stdout'] == '42\n')
+    # the record is written without a flush: after a crash of the machine
+    # it may be damaged (zeros) or an older one; either reloads
+    stored = os.path.join(DIR, 'a', 'sessions', sid, 'stored')
+    size = os.path.getsize(stored)
+    with open(stored, 'wb') as fh:
+        fh.write(b'\0' * size)
+    r = run('a', sid, 'print(x)')
+    check('a cache whose record of the store\'s version is zeros reloads whole', r['status'] == 'ok' and
+          r['stdout'] == '42\n')
+    with open(stored, 'rb') as fh:
+        older = fh.read()
+    r = run('a', sid, 'x = 43')
+    with open(stored, 'wb') as fh:
+        fh.write(older)
+    r = run('a', sid, 'print(x)')
+    check('a cache whose record is older than its files takes the store\'s state (%s)' % r.get('stdout', r),
+          r['status'] == 'ok' and r['stdout'] == '43\n')
+    r = run('a', sid, 'x = 42')
 
     # a call that fails is rolled back here and leaves the store alone
     rc, out, err = wb('a', 'run', '--session', sid, '--timeout', '1', '--json', '-c',

@@ -69,18 +69,26 @@ static bool write_all(int fd, const void *p, size_t n) {
   return true;
 }
 
-/* Replace dir/name with `len` bytes, durably: temp file, fsync, rename,
- * fsync of the directory. */
-bool wb_write_atomic(int dir, const char *name, const void *a, size_t alen, const void *b, size_t blen) {
+/* Replace dir/name with a then b: temp file, rename; when `flush`, fsync
+ * of the file before the rename and of the directory after it. */
+static bool replace(int dir, const char *name, const void *a, size_t alen, const void *b, size_t blen, bool flush) {
   char tmp[128];
   snprintf(tmp, sizeof tmp, "%s.tmp", name);
   int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return false;
-  bool ok = write_all(fd, a, alen) && write_all(fd, b, blen) && fsync(fd) == 0;
+  bool ok = write_all(fd, a, alen) && write_all(fd, b, blen) && (!flush || fsync(fd) == 0);
   ok = close(fd) == 0 && ok;
-  ok = ok && renameat(dir, tmp, dir, name) == 0 && fsync(dir) == 0;
+  ok = ok && renameat(dir, tmp, dir, name) == 0 && (!flush || fsync(dir) == 0);
   if (!ok) unlinkat(dir, tmp, 0);
   return ok;
+}
+
+bool wb_write_atomic(int dir, const char *name, const void *a, size_t alen, const void *b, size_t blen) {
+  return replace(dir, name, a, alen, b, blen, true);
+}
+
+bool wb_write_replace(int dir, const char *name, const void *a, size_t alen) {
+  return replace(dir, name, a, alen, "", 0, false);
 }
 
 char *wb_read_small(int dir, const char *name, size_t *len) {

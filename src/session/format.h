@@ -79,6 +79,10 @@ void wb_new_id(char prefix, char id[WASMBOX_ID_MAX]);
 bool wb_copy_range(int from, int to, uint64_t len);
 /* name in dir: replaced whole (temp file, fsync, rename) with a then b */
 bool wb_write_atomic(int dir, const char *name, const void *a, size_t alen, const void *b, size_t blen);
+/* The same without flushing: other processes see the old content or the
+ * new, never a mix; after a crash of the machine the file may be old,
+ * new, empty or damaged. For what is only a hint that readers check. */
+bool wb_write_replace(int dir, const char *name, const void *a, size_t alen);
 /* hex: n bytes as 2n lowercase digits and a NUL; back from len digits
  * (either case) into len / 2 bytes, false for anything else */
 void wb_hex(char *out, const void *data, size_t n);

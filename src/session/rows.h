@@ -50,7 +50,9 @@ void wb_marker_clear(wb_marker *mk);
 /* false when damaged (*mk then empty): the cache claims nothing */
 bool wb_marker_parse(const char *text, size_t len, wb_marker *mk);
 bool wb_marker_format(const wb_marker *mk, char **text, size_t *len); /* malloc'd */
-/* The `stored` file of a session directory; read: false when missing too. */
+/* The `stored` file of a session directory; read: false when missing too.
+ * Written whole but not flushed: after a crash of the machine it may be
+ * old, missing or damaged, which makes the next lease reload. */
 bool wb_marker_read(int dir, wb_marker *mk);
 bool wb_marker_write(int dir, const wb_marker *mk);
 /* Remove it: the cache is stale, and the next lease reloads it. */
